@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Dependencies point one way:
+// reshape -> ReshapeServer -> ReshapeProxy -> ReshapeRules -> ReshapeSchema -> ReshapeJSON.
+// Only ReshapeServer (and the demo upstream) touch C.
+let package = Package(
+    name: "Reshape",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "reshape", targets: ["reshape"]),
+        .executable(name: "reshape-demo-upstream", targets: ["reshape-demo-upstream"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CHTTPParser", providers: [.apt(["libhttp-parser-dev"])]),
+
+        .target(name: "ReshapeJSON"),
+        .target(name: "ReshapeSchema", dependencies: ["ReshapeJSON"]),
+        .target(name: "ReshapeRules", dependencies: ["ReshapeJSON", "ReshapeSchema", "Yams"]),
+        .target(name: "ReshapeProxy", dependencies: ["ReshapeRules", "ReshapeJSON"]),
+        .target(name: "ReshapeServer", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON", "CLibUV", "CCurl", "CHTTPParser"]),
+        .executableTarget(name: "reshape", dependencies: [
+            "ReshapeServer", "ReshapeProxy", "ReshapeRules", "ReshapeSchema", "ReshapeJSON",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // A small blocking HTTP server with canned Firebase-shaped data and fault modes,
+        // used by the quick start, docker-compose and the integration tests.
+        .executableTarget(name: "reshape-demo-upstream"),
+        .executableTarget(name: "reshape-bench", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"], path: "bench/Sources"),
+
+        .testTarget(name: "ReshapeJSONTests", dependencies: ["ReshapeJSON"]),
+        .testTarget(name: "ReshapeSchemaTests", dependencies: ["ReshapeSchema", "ReshapeJSON"]),
+        .testTarget(name: "ReshapeRulesTests", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
+        .testTarget(name: "ReshapeProxyTests", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON"]),
+        .testTarget(name: "ReshapeServerTests", dependencies: ["ReshapeServer", "ReshapeJSON", "reshape", "reshape-demo-upstream"]),
+        .testTarget(name: "CLITests", dependencies: ["reshape", "ReshapeJSON"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,93 @@
+import ReshapeJSON
+
+/// An element that a `validate` step with `invalid: drop` removed.
+public struct DroppedElement: Sendable, Equatable {
+    /// JSON Pointer of the element in the value the validate step received.
+    public var pointer: String
+    /// The rule type it failed.
+    public var type: String
+    /// First violation, human readable, with the pointer of the bad value.
+    public var reason: String
+    public init(pointer: String, type: String, reason: String) {
+        self.pointer = pointer
+        self.type = type
+        self.reason = reason
+    }
+}
+
+/// Why a pipeline gave up on a whole document.
+public struct PipelineError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Stable machine code: `select-missing`, `validation-failed`, `not-an-array`, ...
+    public var code: String
+    public var message: String
+    /// JSON Pointer to the offending value, when there is one.
+    public var pointer: String?
+    /// Per-violation details for `validation-failed`: pointer, keyword, reason.
+    public var errors: [Violation]
+
+    public struct Violation: Sendable, Equatable {
+        public var pointer: String
+        public var keyword: String
+        public var reason: String
+        public init(pointer: String, keyword: String, reason: String) {
+            self.pointer = pointer
+            self.keyword = keyword
+            self.reason = reason
+        }
+    }
+
+    public init(code: String, message: String, pointer: String? = nil, errors: [Violation] = []) {
+        self.code = code
+        self.message = message
+        self.pointer = pointer
+        self.errors = errors
+    }
+
+    public var description: String {
+        if let pointer { return "\(code) at \(pointer.isEmpty ? "(root)" : pointer): \(message)" }
+        return "\(code): \(message)"
+    }
+}
+
+/// What a successful run produced.
+public struct PipelineOutput: Sendable {
+    public var value: JSON
+    public var dropped: [DroppedElement]
+    public init(value: JSON, dropped: [DroppedElement]) {
+        self.value = value
+        self.dropped = dropped
+    }
+}
+
+/// State a run carries from step to step.
+public struct TransformContext: Sendable {
+    /// Values captured from the client path (`{id}`), for `set` templates.
+    public var parameters: [String: String]
+    /// Elements removed by `validate` steps so far.
+    public var dropped: [DroppedElement]
+    public init(parameters: [String: String] = [:]) {
+        self.parameters = parameters
+        self.dropped = []
+    }
+}
+
+/// One compiled transform step. Operations mutate in place so that a uniquely held
+/// document is never copied.
+public protocol TransformOperation: Sendable {
+    func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError)
+}
+
+/// A route's transform: compiled steps applied in order. Pure: no I/O, no shared state.
+public struct Pipeline: Sendable {
+    public var steps: [any TransformOperation]
+    public init(steps: [any TransformOperation]) { self.steps = steps }
+
+    public func run(_ input: JSON, parameters: [String: String] = [:]) throws(PipelineError) -> PipelineOutput {
+        var value = input
+        var context = TransformContext(parameters: parameters)
+        for step in steps {
+            try step.apply(to: &value, context: &context)
+        }
+        return PipelineOutput(value: value, dropped: context.dropped)
+    }
+}

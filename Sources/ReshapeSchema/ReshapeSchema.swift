@@ -1,0 +1,2 @@
+// ReshapeSchema module
+import ReshapeJSON

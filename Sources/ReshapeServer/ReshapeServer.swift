@@ -1,0 +1,1 @@
+// ReshapeServer module

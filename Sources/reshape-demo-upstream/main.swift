@@ -1,0 +1,1 @@
+print("reshape-demo-upstream: not built yet")
