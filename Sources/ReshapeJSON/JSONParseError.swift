@@ -1,0 +1,46 @@
+/// Why a document is not JSON, and where: byte offset, 1-based line, and 1-based column
+/// counted in Unicode scalars (so it matches what an editor shows).
+public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public var offset: Int
+    public var line: Int
+    public var column: Int
+
+    public init(message: String, offset: Int, line: Int, column: Int) {
+        self.message = message
+        self.offset = offset
+        self.line = line
+        self.column = column
+    }
+
+    /// `line:column: message`, the form editors and `reshape format` print.
+    public var description: String { "\(line):\(column): \(message)" }
+
+    /// Builds the error for `offset` in `bytes`, counting lines and columns only now, on the error path.
+    static func at(_ offset: Int, in bytes: UnsafeBufferPointer<UInt8>, _ message: String) -> JSONParseError {
+        var line = 1
+        var column = 1
+        var i = 0
+        let end = min(offset, bytes.count)
+        while i < end {
+            let byte = bytes[i]
+            if byte == 0x0A {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+            i += 1
+        }
+        return JSONParseError(message: message, offset: offset, line: line, column: column)
+    }
+}
+
+/// Limits applied while parsing.
+public struct JSONParseOptions: Sendable {
+    /// Deepest nesting of arrays and objects accepted; deeper input is an error, never a stack overflow.
+    public var maxDepth: Int
+    public init(maxDepth: Int = 512) {
+        self.maxDepth = maxDepth
+    }
+}

@@ -1,0 +1,429 @@
+// A strict RFC 8259 parser over raw bytes.
+//
+// Rejects what lenient parsers let through: trailing commas, comments, NaN/Infinity, leading
+// zeros, control characters in strings, invalid UTF-8, lone surrogate escapes, trailing data,
+// and duplicate member names (an object with two `"id"` members means different things to
+// different consumers, so Reshape refuses to guess). Nesting is bounded by
+// `JSONParseOptions.maxDepth`, so hostile input cannot overflow the stack.
+
+extension JSON {
+    /// Parses one JSON document from UTF-8 bytes.
+    public static func parse(_ bytes: [UInt8], options: JSONParseOptions = .init()) throws(JSONParseError) -> JSON {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(JSONParseError) -> JSON in
+            try parse(buffer, options: options)
+        }
+    }
+
+    /// Parses one JSON document from UTF-8 bytes in place, without copying them.
+    public static func parse(_ buffer: UnsafeBufferPointer<UInt8>, options: JSONParseOptions = .init()) throws(JSONParseError) -> JSON {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else {
+            throw JSONParseError(message: "unexpected end of input, expected a value", offset: 0, line: 1, column: 1)
+        }
+        var parser = JSONParser(buffer, base: base, maxDepth: options.maxDepth)
+        return try parser.parseDocument()
+    }
+
+    /// Parses one JSON document from text.
+    public init(parsing text: String, options: JSONParseOptions = .init()) throws(JSONParseError) {
+        var text = text
+        let result: Result<JSON, JSONParseError> = text.withUTF8 { buffer in
+            do throws(JSONParseError) {
+                return .success(try JSON.parse(buffer, options: options))
+            } catch {
+                return .failure(error)
+            }
+        }
+        self = try result.get()
+    }
+}
+
+struct JSONParser {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private let base: UnsafePointer<UInt8>
+    private let end: Int
+    private var position = 0
+    private var depth = 0
+    private let maxDepth: Int
+    /// Reused for strings with escapes, so each one does not allocate a buffer of its own.
+    private var scratch: [UInt8] = []
+
+    /// Objects with more members than this check duplicates with a hash set instead of a scan.
+    private static let linearDuplicateCheckLimit = 12
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, maxDepth: Int) {
+        self.bytes = bytes
+        self.base = base
+        self.end = bytes.count
+        self.maxDepth = maxDepth
+    }
+
+    mutating func parseDocument() throws(JSONParseError) -> JSON {
+        if end >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF {
+            throw error(at: 0, "byte order mark is not allowed (RFC 8259 section 8.1)")
+        }
+        let value = try parseValue()
+        skipWhitespace()
+        if position < end {
+            throw error(at: position, "unexpected \(describe(position)) after the JSON value")
+        }
+        return value
+    }
+
+    // MARK: - Values
+
+    private mutating func parseValue() throws(JSONParseError) -> JSON {
+        skipWhitespace()
+        guard position < end else { throw error(at: position, "unexpected end of input, expected a value") }
+        switch base[position] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw error(at: position, "unexpected \(describe(position)), expected a value")
+        }
+    }
+
+    private mutating func parseObject() throws(JSONParseError) -> JSON {
+        try enterContainer()
+        position += 1  // {
+        var members: [JSONMember] = []
+        var seenKeys: Set<String>? = nil
+        skipWhitespace()
+        if position < end, base[position] == UInt8(ascii: "}") {
+            position += 1
+            depth -= 1
+            return .object(JSONObject(members))
+        }
+        while true {
+            skipWhitespace()
+            guard position < end else { throw error(at: position, "unexpected end of input, expected a member name") }
+            guard base[position] == UInt8(ascii: "\"") else {
+                throw error(at: position, "unexpected \(describe(position)), expected a member name in double quotes")
+            }
+            let keyStart = position
+            let key = try parseString()
+            if members.count < JSONParser.linearDuplicateCheckLimit {
+                for member in members where member.key == key {
+                    throw error(at: keyStart, "duplicate member name \"\(key)\"")
+                }
+            } else {
+                if seenKeys == nil { seenKeys = Set(members.map(\.key)) }
+                if !seenKeys!.insert(key).inserted {
+                    throw error(at: keyStart, "duplicate member name \"\(key)\"")
+                }
+            }
+            skipWhitespace()
+            guard position < end, base[position] == UInt8(ascii: ":") else {
+                throw error(at: position, "\(position < end ? "unexpected \(describe(position))" : "unexpected end of input"), expected ':' after a member name")
+            }
+            position += 1
+            let value = try parseValue()
+            members.append(JSONMember(key: key, value: value))
+            skipWhitespace()
+            guard position < end else { throw error(at: position, "unexpected end of input, expected ',' or '}'") }
+            let byte = base[position]
+            position += 1
+            if byte == UInt8(ascii: ",") {
+                skipWhitespace()
+                if position < end, base[position] == UInt8(ascii: "}") {
+                    throw error(at: position, "trailing comma before '}'")
+                }
+                continue
+            }
+            if byte == UInt8(ascii: "}") { break }
+            throw error(at: position - 1, "unexpected \(describe(position - 1)), expected ',' or '}'")
+        }
+        depth -= 1
+        return .object(JSONObject(members))
+    }
+
+    private mutating func parseArray() throws(JSONParseError) -> JSON {
+        try enterContainer()
+        position += 1  // [
+        var elements: [JSON] = []
+        skipWhitespace()
+        if position < end, base[position] == UInt8(ascii: "]") {
+            position += 1
+            depth -= 1
+            return .array(elements)
+        }
+        while true {
+            elements.append(try parseValue())
+            skipWhitespace()
+            guard position < end else { throw error(at: position, "unexpected end of input, expected ',' or ']'") }
+            let byte = base[position]
+            position += 1
+            if byte == UInt8(ascii: ",") {
+                skipWhitespace()
+                if position < end, base[position] == UInt8(ascii: "]") {
+                    throw error(at: position, "trailing comma before ']'")
+                }
+                continue
+            }
+            if byte == UInt8(ascii: "]") { break }
+            throw error(at: position - 1, "unexpected \(describe(position - 1)), expected ',' or ']'")
+        }
+        depth -= 1
+        return .array(elements)
+    }
+
+    private mutating func enterContainer() throws(JSONParseError) {
+        depth += 1
+        if depth > maxDepth {
+            throw error(at: position, "nesting deeper than \(maxDepth) levels")
+        }
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+        let count = literal.utf8CodeUnitCount
+        let expected = literal.utf8Start
+        for i in 0..<count {
+            guard position + i < end, base[position + i] == expected[i] else {
+                throw error(at: position, "invalid literal, expected '\(literal)'")
+            }
+        }
+        position += count
+    }
+
+    // MARK: - Numbers
+
+    private mutating func parseNumber() throws(JSONParseError) -> JSONNumber {
+        let start = position
+        if base[position] == UInt8(ascii: "-") { position += 1 }
+        guard position < end, isDigit(base[position]) else {
+            throw error(at: position, "expected a digit after '-'")
+        }
+        if base[position] == UInt8(ascii: "0") {
+            position += 1
+            if position < end, isDigit(base[position]) {
+                throw error(at: position - 1, "leading zeros are not allowed in numbers")
+            }
+        } else {
+            while position < end, isDigit(base[position]) { position += 1 }
+        }
+        if position < end, base[position] == UInt8(ascii: ".") {
+            position += 1
+            guard position < end, isDigit(base[position]) else {
+                throw error(at: position, "expected a digit after the decimal point")
+            }
+            while position < end, isDigit(base[position]) { position += 1 }
+        }
+        if position < end, base[position] | 0x20 == UInt8(ascii: "e") {
+            position += 1
+            if position < end, base[position] == UInt8(ascii: "+") || base[position] == UInt8(ascii: "-") {
+                position += 1
+            }
+            guard position < end, isDigit(base[position]) else {
+                throw error(at: position, "expected a digit in the exponent")
+            }
+            while position < end, isDigit(base[position]) { position += 1 }
+        }
+        let text = String(decoding: UnsafeBufferPointer(start: base + start, count: position - start), as: UTF8.self)
+        return JSONNumber(uncheckedText: text)
+    }
+
+    @inline(__always) private func isDigit(_ byte: UInt8) -> Bool {
+        byte &- UInt8(ascii: "0") < 10
+    }
+
+    // MARK: - Strings
+
+    /// Parses a string starting at its opening quote. Plain ASCII runs are scanned eight
+    /// bytes at a time; escapes and non-ASCII take the slower, checked path.
+    private mutating func parseString() throws(JSONParseError) -> String {
+        position += 1  // opening quote
+        let start = position
+        // Fast path: no escapes, ASCII only.
+        while true {
+            while position + 8 <= end {
+                let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
+                if JSONParser.needsAttention(word) { break }
+                position += 8
+            }
+            guard position < end else { throw error(at: start - 1, "unterminated string") }
+            let byte = base[position]
+            if byte == UInt8(ascii: "\"") {
+                let string = String(decoding: UnsafeBufferPointer(start: base + start, count: position - start), as: UTF8.self)
+                position += 1
+                return string
+            }
+            if byte == UInt8(ascii: "\\") || byte >= 0x80 { break }
+            if byte < 0x20 { throw error(at: position, controlCharacterMessage(byte)) }
+            position += 1
+        }
+        return try parseStringSlowPath(start: start)
+    }
+
+    /// True when any of the eight bytes is a quote, a backslash, a control character or non-ASCII.
+    @inline(__always) private static func needsAttention(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let hasQuote = (quote &- ones) & ~quote & highs
+        let hasBackslash = (backslash &- ones) & ~backslash & highs
+        let hasControl = (word &- ones &* 0x20) & ~word & highs
+        return (hasQuote | hasBackslash | hasControl | (word & highs)) != 0
+    }
+
+    private mutating func parseStringSlowPath(start: Int) throws(JSONParseError) -> String {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: UnsafeBufferPointer(start: base + start, count: position - start))
+        while true {
+            guard position < end else { throw error(at: start - 1, "unterminated string") }
+            let byte = base[position]
+            switch byte {
+            case UInt8(ascii: "\""):
+                position += 1
+                return String(decoding: scratch, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                try parseEscape()
+            case 0..<0x20:
+                throw error(at: position, controlCharacterMessage(byte))
+            case 0x80...:
+                let length = try validateUTF8Sequence()
+                scratch.append(contentsOf: UnsafeBufferPointer(start: base + position, count: length))
+                position += length
+            default:
+                scratch.append(byte)
+                position += 1
+            }
+        }
+    }
+
+    private mutating func parseEscape() throws(JSONParseError) {
+        let escapeStart = position
+        position += 1
+        guard position < end else { throw error(at: escapeStart, "unterminated escape sequence") }
+        let byte = base[position]
+        position += 1
+        switch byte {
+        case UInt8(ascii: "\""): scratch.append(0x22)
+        case UInt8(ascii: "\\"): scratch.append(0x5C)
+        case UInt8(ascii: "/"): scratch.append(0x2F)
+        case UInt8(ascii: "b"): scratch.append(0x08)
+        case UInt8(ascii: "f"): scratch.append(0x0C)
+        case UInt8(ascii: "n"): scratch.append(0x0A)
+        case UInt8(ascii: "r"): scratch.append(0x0D)
+        case UInt8(ascii: "t"): scratch.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = try parseHex4(escapeStart: escapeStart)
+            if scalar >= 0xD800 && scalar <= 0xDBFF {
+                guard position + 1 < end, base[position] == UInt8(ascii: "\\"), base[position + 1] == UInt8(ascii: "u") else {
+                    throw error(at: escapeStart, "lone high surrogate \\u\(hex(scalar)) (needs a following low surrogate)")
+                }
+                let lowStart = position
+                position += 2
+                let low = try parseHex4(escapeStart: lowStart)
+                guard low >= 0xDC00 && low <= 0xDFFF else {
+                    throw error(at: escapeStart, "lone high surrogate \\u\(hex(scalar)) (followed by \\u\(hex(low)))")
+                }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if scalar >= 0xDC00 && scalar <= 0xDFFF {
+                throw error(at: escapeStart, "lone low surrogate \\u\(hex(scalar))")
+            }
+            appendUTF8(scalar)
+        default:
+            throw error(at: escapeStart, "invalid escape sequence '\\\(printable(byte))'")
+        }
+    }
+
+    private mutating func parseHex4(escapeStart: Int) throws(JSONParseError) -> UInt32 {
+        guard position + 4 <= end else { throw error(at: escapeStart, "incomplete \\u escape, expected four hex digits") }
+        var value: UInt32 = 0
+        for i in 0..<4 {
+            let byte = base[position + i]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw error(at: escapeStart, "invalid \\u escape, expected four hex digits")
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        position += 4
+        return value
+    }
+
+    private mutating func appendUTF8(_ scalar: UInt32) {
+        switch scalar {
+        case 0..<0x80:
+            scratch.append(UInt8(scalar))
+        case 0x80..<0x800:
+            scratch.append(UInt8(0xC0 | scalar >> 6))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        case 0x800..<0x10000:
+            scratch.append(UInt8(0xE0 | scalar >> 12))
+            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            scratch.append(UInt8(0xF0 | scalar >> 18))
+            scratch.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+
+    /// Checks one multi-byte UTF-8 sequence at `position` (RFC 3629: no overlongs, no
+    /// surrogates, nothing above U+10FFFF) and returns its length.
+    private func validateUTF8Sequence() throws(JSONParseError) -> Int {
+        let lead = base[position]
+        let length: Int
+        var low: UInt8 = 0x80
+        var high: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; low = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; high = 0x9F
+        case 0xF0: length = 4; low = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; high = 0x8F
+        default: throw error(at: position, "invalid UTF-8 byte 0x\(hex(UInt32(lead)))")
+        }
+        guard position + length <= end else { throw error(at: position, "truncated UTF-8 sequence") }
+        let second = base[position + 1]
+        guard second >= low && second <= high else { throw error(at: position, "invalid UTF-8 sequence") }
+        for i in 2..<max(2, length) where base[position + i] & 0xC0 != 0x80 {
+            throw error(at: position, "invalid UTF-8 sequence")
+        }
+        return length
+    }
+
+    // MARK: - Helpers
+
+    @inline(__always) private mutating func skipWhitespace() {
+        while position < end {
+            switch base[position] {
+            case 0x20, 0x0A, 0x0D, 0x09: position += 1
+            default: return
+            }
+        }
+    }
+
+    private func error(at offset: Int, _ message: String) -> JSONParseError {
+        JSONParseError.at(offset, in: bytes, message)
+    }
+
+    private func describe(_ offset: Int) -> String {
+        "character '\(printable(base[offset]))'"
+    }
+
+    private func printable(_ byte: UInt8) -> String {
+        if byte >= 0x20 && byte < 0x7F { return String(UnicodeScalar(byte)) }
+        return "0x\(hex(UInt32(byte)))"
+    }
+
+    private func controlCharacterMessage(_ byte: UInt8) -> String {
+        "control character 0x\(hex(UInt32(byte))) must be escaped in a string"
+    }
+
+    private func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, (value > 0xFF ? 4 : 2) - digits.count)) + digits
+    }
+}

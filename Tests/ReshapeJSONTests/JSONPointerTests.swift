@@ -1,0 +1,35 @@
+import XCTest
+import ReshapeJSON
+
+final class JSONPointerTests: XCTestCase {
+    func testRFC6901Examples() throws {
+        let doc = try JSON(parsing: #"{"foo":["bar","baz"],"":0,"a/b":1,"c%d":2,"e^f":3,"g|h":4,"i\\j":5,"k\"l":6," ":7,"m~n":8}"#)
+        let expectations: [(String, String)] = [
+            ("", doc.serializedString()), ("/foo", #"["bar","baz"]"#), ("/foo/0", #""bar""#), ("/", "0"),
+            ("/a~1b", "1"), ("/c%d", "2"), ("/e^f", "3"), ("/g|h", "4"), ("/i\\j", "5"), ("/k\"l", "6"),
+            ("/ ", "7"), ("/m~0n", "8"),
+        ]
+        for (pointer, expected) in expectations {
+            let parsed = try XCTUnwrap(JSONPointer(pointer), pointer)
+            XCTAssertEqual(doc[parsed]?.serializedString(), expected, pointer)
+            XCTAssertEqual(parsed.description, pointer)
+        }
+    }
+
+    func testMissingAndMalformed() throws {
+        let doc = try JSON(parsing: #"{"a":[1,2]}"#)
+        XCTAssertNil(doc[JSONPointer("/a/2")!])
+        XCTAssertNil(doc[JSONPointer("/a/01")!])
+        XCTAssertNil(doc[JSONPointer("/a/-")!])
+        XCTAssertNil(doc[JSONPointer("/b")!])
+        XCTAssertNil(JSONPointer("a"))
+        XCTAssertNil(JSONPointer("/~2"))
+        XCTAssertNil(JSONPointer("/~"))
+    }
+
+    func testBuildingPointerText() {
+        XCTAssertEqual(JSONPointer.appending(key: "a/b~c", to: "/x"), "/x/a~1b~0c")
+        XCTAssertEqual(JSONPointer.appending(index: 3, to: ""), "/3")
+        XCTAssertEqual(JSONPointer(tokens: ["a/b", "0"]).description, "/a~1b/0")
+    }
+}
