@@ -65,6 +65,9 @@ public struct TransformContext: Sendable {
     public var parameters: [String: String]
     /// Elements removed by `validate` steps so far.
     public var dropped: [DroppedElement]
+    /// Set by a step that dropped the whole value it was given (`validate` or `coerce` with
+    /// `invalid: drop` on one record); the enclosing `each` or `at` then removes that element.
+    var removesCurrentValue = false
     public init(parameters: [String: String] = [:]) {
         self.parameters = parameters
         self.dropped = []

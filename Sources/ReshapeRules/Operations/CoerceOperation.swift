@@ -1,0 +1,151 @@
+import ReshapeJSON
+
+/// `coerce: { age: integer, active: boolean, invalid: fail }` — converts fields of a record
+/// (or of every record in an array) to `integer`, `number`, `boolean` or `string`:
+/// `"42"` → `42`, `"4.5"` → `4.5`, `"true"`/`"false"` → booleans, numbers and booleans →
+/// their text. Absent and `null` fields are left alone. A value that cannot convert makes
+/// its record invalid, handled by `invalid` (`fail`, the default, throws `coerce-failed`;
+/// `drop` removes the record and records it; `keep` leaves it unconverted). `invalid` is
+/// an option, not a field, only when its value is `drop`, `fail` or `keep`.
+public struct CoerceOperation: TransformOperation {
+    public enum Target: String, Sendable, CaseIterable {
+        case integer, number, boolean, string
+    }
+
+    public let fields: [(name: String, target: Target)]
+    public let invalid: InvalidPolicy
+
+    public init(fields: [(name: String, target: Target)], invalid: InvalidPolicy = .fail) {
+        self.fields = fields
+        self.invalid = invalid
+    }
+
+    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError) -> any TransformOperation {
+        let object = try argument.object()
+        var fields: [(name: String, target: Target)] = []
+        var invalid = InvalidPolicy.fail
+        for member in object.members {
+            guard case .string(let text) = member.value else {
+                throw argument.error("the target type must be one of \(Target.allCases.map(\.rawValue).joined(separator: ", ")), found \(member.value.kindName)", at: member.key)
+            }
+            if member.key == "invalid", let policy = InvalidPolicy(rawValue: text) {
+                invalid = policy
+                continue
+            }
+            guard let target = Target(rawValue: text) else {
+                throw argument.error("unknown target type '\(text)' (expected one of: \(Target.allCases.map(\.rawValue).joined(separator: ", ")))", at: member.key)
+            }
+            fields.append((member.key, target))
+        }
+        guard !fields.isEmpty else { throw argument.error("expected at least one 'field: type' pair") }
+        return CoerceOperation(fields: fields, invalid: invalid)
+    }
+
+    public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
+        switch value {
+        case .object(var record):
+            value = .null
+            if let failure = coerce(&record) {
+                if try reject(failure, elementPointer: "", context: &context) {
+                    context.removesCurrentValue = true
+                    return  // value stays null
+                }
+            }
+            value = .object(record)
+        case .array(var elements):
+            value = .null
+            try ElementFilter.removeRejected(from: &elements) { (element: inout JSON, i: Int) throws(PipelineError) -> Bool in
+                guard case .object(var record) = element else {
+                    throw PipelineError(code: "not-an-object", message: "coerce expects records, found \(element.kindName)",
+                                        pointer: JSONPointer.appending(index: i, to: ""))
+                }
+                element = .null
+                defer { element = .object(record) }
+                guard let failure = coerce(&record) else { return true }
+                return try !reject(failure, elementPointer: JSONPointer.appending(index: i, to: ""), context: &context)
+            }
+            value = .array(elements)
+        default:
+            throw PipelineError(code: "not-an-object", message: "coerce expects a record or an array of records, found \(value.kindName)",
+                                pointer: "")
+        }
+    }
+
+    /// A field that would not convert.
+    struct Failure {
+        let field: String
+        let found: JSON
+        let target: Target
+        var reason: String {
+            let shown: String
+            if case .string(let text) = found { shown = "the string \"\(text)\"" } else { shown = found.kindName }
+            return "cannot convert \(shown) to \(target.rawValue)"
+        }
+    }
+
+    /// Converts every field it can; on the first failure stops and reports it, leaving the
+    /// record as it was up to that field (the caller drops, keeps or fails it).
+    private func coerce(_ record: inout JSONObject) -> Failure? {
+        for (name, target) in fields {
+            guard let i = record.index(forKey: name) else { continue }
+            if case .null = record.members[i].value { continue }
+            guard let converted = CoerceOperation.convert(record.members[i].value, to: target) else {
+                return Failure(field: name, found: record.members[i].value, target: target)
+            }
+            record.members[i].value = converted
+        }
+        return nil
+    }
+
+    /// Applies the policy; true when the record must be removed.
+    private func reject(_ failure: Failure, elementPointer: String, context: inout TransformContext) throws(PipelineError) -> Bool {
+        let fieldPointer = JSONPointer.appending(key: failure.field, to: elementPointer)
+        switch invalid {
+        case .fail:
+            throw PipelineError(code: "coerce-failed", message: failure.reason, pointer: fieldPointer)
+        case .keep:
+            return false
+        case .drop:
+            context.recordDrop(pointer: elementPointer, type: "coerce",
+                               reason: "\(JSONPointer.appending(key: failure.field, to: "")): \(failure.reason)")
+            return true
+        }
+    }
+
+    /// The converted value, or nil when `value` has no meaning as `target`.
+    static func convert(_ value: JSON, to target: Target) -> JSON? {
+        switch (target, value) {
+        case (.integer, .number(let number)):
+            return integer(number)
+        case (.integer, .string(let text)):
+            return JSONNumber(text).flatMap(integer)
+        case (.number, .number):
+            return value
+        case (.number, .string(let text)):
+            return JSONNumber(text).map(JSON.number)
+        case (.boolean, .bool):
+            return value
+        case (.boolean, .string(let text)):
+            switch text {
+            case "true": return .bool(true)
+            case "false": return .bool(false)
+            default: return nil
+            }
+        case (.string, .string):
+            return value
+        case (.string, .number(let number)):
+            return .string(number.text)
+        case (.string, .bool(let flag)):
+            return .string(flag ? "true" : "false")
+        default:
+            return nil
+        }
+    }
+
+    /// Whole numbers only; written without a fraction when they fit 64 bits (`"4.0"` → `4`).
+    private static func integer(_ number: JSONNumber) -> JSON? {
+        guard number.isInteger else { return nil }
+        if let exact = number.int64Value { return .number(JSONNumber(uncheckedText: String(exact))) }
+        return .number(number)
+    }
+}

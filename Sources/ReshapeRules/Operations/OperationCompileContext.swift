@@ -1,0 +1,31 @@
+import ReshapeJSON
+
+/// What an operation may refer to while it is compiled.
+public struct OperationCompileContext: Sendable {
+    /// Captures of the route's request template (`{id}`), the only names a `set` template may use.
+    public var parameterNames: Set<String>
+
+    public init(parameterNames: Set<String> = []) {
+        self.parameterNames = parameterNames
+    }
+}
+
+/// A mistake in one transform step. `pointer` is a JSON Pointer relative to the step value
+/// (`/keyed-to-array/order`, or `/each/2/rename` for nested steps) so the loader can turn it
+/// into file:line:column.
+public struct OperationConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public var pointer: String
+
+    public init(message: String, pointer: String) {
+        self.message = message
+        self.pointer = pointer
+    }
+
+    public var description: String { "\(pointer.isEmpty ? "(step)" : pointer): \(message)" }
+
+    /// The same error seen from one level up: `prefix` is the pointer of the value it sits in.
+    func nested(under prefix: String) -> OperationConfigError {
+        OperationConfigError(message: message, pointer: prefix + pointer)
+    }
+}

@@ -1,0 +1,27 @@
+import ReshapeJSON
+
+/// `select: /data/items` — continue with the value at a JSON Pointer; a missing value is
+/// the error `select-missing`.
+public struct SelectOperation: TransformOperation {
+    public let pointer: JSONPointer
+
+    public init(pointer: JSONPointer) { self.pointer = pointer }
+
+    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError) -> any TransformOperation {
+        guard case .string(let text) = argument.value else {
+            throw argument.error("expected a JSON Pointer string such as /data/items, found \(argument.value.kindName)")
+        }
+        guard let pointer = JSONPointer(text) else {
+            throw argument.error("'\(text)' is not a JSON Pointer (it must be empty or start with '/'; '~' only as ~0 or ~1)")
+        }
+        return SelectOperation(pointer: pointer)
+    }
+
+    public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
+        guard let selected = value[pointer] else {
+            throw PipelineError(code: "select-missing", message: "nothing at \(pointer) to select", pointer: pointer.description)
+        }
+        // Replacing the document releases its other parts; the selected subtree becomes unique.
+        value = selected
+    }
+}

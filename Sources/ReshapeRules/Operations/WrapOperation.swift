@@ -1,0 +1,18 @@
+import ReshapeJSON
+
+/// `wrap: objects` — the value becomes `{"objects": value}`.
+public struct WrapOperation: TransformOperation {
+    public let field: String
+
+    public init(field: String) { self.field = field }
+
+    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError) -> any TransformOperation {
+        WrapOperation(field: try argument.string())
+    }
+
+    public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
+        let inner = value
+        value = .null  // leave `inner` the only reference
+        value = .object(JSONObject([JSONMember(key: field, value: inner)]))
+    }
+}
