@@ -136,6 +136,9 @@ extension JSONNumber: Comparable, Hashable {
             return remainder == 0
         }
         let quotient = doubleValue / divisor.doubleValue
-        return quotient.isFinite && quotient == quotient.rounded()
+        guard quotient.isFinite else { return false }
+        // Every Double of magnitude 2^53 or more is whole; below that Int64 holds it exactly.
+        // (Avoids `rounded()`, which needs libm, which this module does not link.)
+        return quotient.magnitude >= 9_007_199_254_740_992 || quotient == Double(Int64(quotient))
     }
 }

@@ -20,6 +20,7 @@ extension JSON {
             throw JSONParseError(message: "unexpected end of input, expected a value", offset: 0, line: 1, column: 1)
         }
         var parser = JSONParser(buffer, base: base, maxDepth: options.maxDepth)
+        defer { parser.releaseStacks() }
         return try parser.parseDocument()
     }
 
@@ -37,6 +38,12 @@ extension JSON {
     }
 }
 
+/// How a large object checks member names: a hash table, or a set after a collision flood.
+enum LargeObjectCheck {
+    case table(MemberNameTable)
+    case set(Set<String>)
+}
+
 struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private let base: UnsafePointer<UInt8>
@@ -47,14 +54,29 @@ struct JSONParser {
     /// Reused for strings with escapes, so each one does not allocate a buffer of its own.
     private var scratch: [UInt8] = []
 
-    /// Objects with more members than this check duplicates with a hash set instead of a scan.
-    private static let linearDuplicateCheckLimit = 12
+    /// Children of every open container, moved into exact-size arrays when it closes.
+    private var memberStack = MoveStack<JSONMember>()
+    private var elementStack = MoveStack<JSON>()
+    /// `memberNameHash` of each member on `memberStack`, so the duplicate check compares
+    /// integers and touches a string only on a hash match.
+    private var memberHashes = MoveStack<UInt64>()
+    private let hashSeed = memberNameHashSeed
+
+    /// Objects with more members than this check duplicates with a hash table instead of a scan.
+    private static let linearDuplicateCheckLimit = 16
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
         self.base = base
         self.end = bytes.count
         self.maxDepth = maxDepth
+    }
+
+    /// Frees the child stacks; call once when done, whether parsing succeeded or not.
+    func releaseStacks() {
+        memberStack.release()
+        elementStack.release()
+        memberHashes.release()
     }
 
     mutating func parseDocument() throws(JSONParseError) -> JSON {
@@ -89,14 +111,14 @@ struct JSONParser {
     private mutating func parseObject() throws(JSONParseError) -> JSON {
         try enterContainer()
         position += 1  // {
-        var members: [JSONMember] = []
-        var seenKeys: Set<String>? = nil
         skipWhitespace()
         if position < end, base[position] == UInt8(ascii: "}") {
             position += 1
             depth -= 1
-            return .object(JSONObject(members))
+            return .object(JSONObject())
         }
+        let mark = memberStack.count
+        var large: LargeObjectCheck? = nil
         while true {
             skipWhitespace()
             guard position < end else { throw error(at: position, "unexpected end of input, expected a member name") }
@@ -104,24 +126,15 @@ struct JSONParser {
                 throw error(at: position, "unexpected \(describe(position)), expected a member name in double quotes")
             }
             let keyStart = position
-            let key = try parseString()
-            if members.count < JSONParser.linearDuplicateCheckLimit {
-                for member in members where member.key == key {
-                    throw error(at: keyStart, "duplicate member name \"\(key)\"")
-                }
-            } else {
-                if seenKeys == nil { seenKeys = Set(members.map(\.key)) }
-                if !seenKeys!.insert(key).inserted {
-                    throw error(at: keyStart, "duplicate member name \"\(key)\"")
-                }
-            }
+            var key = try parseString()
+            try checkDuplicate(&key, since: mark, large: &large, at: keyStart)
             skipWhitespace()
             guard position < end, base[position] == UInt8(ascii: ":") else {
                 throw error(at: position, "\(position < end ? "unexpected \(describe(position))" : "unexpected end of input"), expected ':' after a member name")
             }
             position += 1
             let value = try parseValue()
-            members.append(JSONMember(key: key, value: value))
+            memberStack.push(JSONMember(key: key, value: value))
             skipWhitespace()
             guard position < end else { throw error(at: position, "unexpected end of input, expected ',' or '}'") }
             let byte = base[position]
@@ -137,21 +150,65 @@ struct JSONParser {
             throw error(at: position - 1, "unexpected \(describe(position - 1)), expected ',' or '}'")
         }
         depth -= 1
-        return .object(JSONObject(members))
+        memberHashes.truncate(to: mark)
+        return .object(JSONObject(memberStack.popArray(from: mark)))
+    }
+
+    /// Throws at the second occurrence of a member name. Small objects compare hashes
+    /// linearly; large ones (a keyed collection) switch to a hash table, keeping the check O(n).
+    private mutating func checkDuplicate(_ key: inout String, since mark: Int, large: inout LargeObjectCheck?,
+                                         at keyStart: Int) throws(JSONParseError) {
+        let count = memberStack.count - mark
+        let hash = memberNameHash(&key, seed: hashSeed)
+        memberHashes.push(hash)
+        let members = memberStack.base + mark
+        if count < JSONParser.linearDuplicateCheckLimit {
+            let hashes = memberHashes.base + mark
+            for i in 0..<count where hashes[i] == hash && members[i].key == key {
+                throw error(at: keyStart, "duplicate member name \"\(key)\"")
+            }
+            return
+        }
+        if large == nil {
+            var table = MemberNameTable(expectedCount: count * 4)
+            for i in 0..<count {
+                _ = table.insert(hash: memberHashes.base[mark + i], index: i) { _ in false }
+            }
+            large = .table(table)
+        }
+        let isDuplicate: Bool
+        switch large! {
+        case .table(var table):
+            large = nil  // keep the table uniquely referenced while it is mutated
+            isDuplicate = !table.insert(hash: hash, index: count) { members[$0].key == key }
+            if table.probes > 64 * (count + 1) {
+                // Abnormally many collisions: crafted names. SipHash with a random seed resists that.
+                var names = Set<String>(minimumCapacity: count * 2)
+                for i in 0..<count { names.insert(members[i].key) }
+                large = .set(names)
+            } else {
+                large = .table(table)
+            }
+        case .set(var names):
+            large = nil
+            isDuplicate = !names.insert(key).inserted
+            large = .set(names)
+        }
+        if isDuplicate { throw error(at: keyStart, "duplicate member name \"\(key)\"") }
     }
 
     private mutating func parseArray() throws(JSONParseError) -> JSON {
         try enterContainer()
         position += 1  // [
-        var elements: [JSON] = []
         skipWhitespace()
         if position < end, base[position] == UInt8(ascii: "]") {
             position += 1
             depth -= 1
-            return .array(elements)
+            return .array([])
         }
+        let mark = elementStack.count
         while true {
-            elements.append(try parseValue())
+            elementStack.push(try parseValue())
             skipWhitespace()
             guard position < end else { throw error(at: position, "unexpected end of input, expected ',' or ']'") }
             let byte = base[position]
@@ -167,7 +224,7 @@ struct JSONParser {
             throw error(at: position - 1, "unexpected \(describe(position - 1)), expected ',' or ']'")
         }
         depth -= 1
-        return .array(elements)
+        return .array(elementStack.popArray(from: mark))
     }
 
     private mutating func enterContainer() throws(JSONParseError) {

@@ -98,6 +98,22 @@ final class JSONParserTests: XCTestCase {
         }
     }
 
+    func testDuplicatesAreFoundAroundTheTableSwitchAndAfterGrowth() {
+        for size in [15, 16, 17, 40, 5000] {
+            let members = (0..<size).map { "\"key-\($0)\":\($0)" }.joined(separator: ",")
+            XCTAssertNoThrow(try JSON(parsing: "{\(members)}"), "\(size)")
+            for duplicate in [0, size / 2, size - 1] {
+                XCTAssertThrowsError(try JSON(parsing: "{\(members),\"key-\(duplicate)\":true}"), "\(size)") { error in
+                    XCTAssertEqual((error as! JSONParseError).message, "duplicate member name \"key-\(duplicate)\"")
+                }
+            }
+        }
+    }
+
+    func testDuplicateSpelledWithAnEscapeIsStillADuplicate() {
+        assertError(#"{"ab":1,"\u0061b":2}"#, 1, 9, "duplicate member name \"ab\"")
+    }
+
     func testErrorDescriptionIsLineColonColumn() {
         XCTAssertThrowsError(try JSON(parsing: "{\n  \"a\": tru\n}")) { error in
             XCTAssertEqual("\(error)", "2:8: invalid literal, expected 'true'")
