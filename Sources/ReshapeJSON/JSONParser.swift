@@ -39,9 +39,9 @@ extension JSON {
 }
 
 /// How a large object checks member names: a hash table, or a set after a collision flood.
-enum LargeObjectCheck {
-    case table(MemberNameTable)
-    case set(Set<String>)
+struct LargeObjectCheck {
+    var table: MemberNameTable
+    var names: Set<String>? = nil
 }
 
 struct JSONParser {
@@ -174,25 +174,20 @@ struct JSONParser {
             for i in 0..<count {
                 _ = table.insert(hash: memberHashes.base[mark + i], index: i) { _ in false }
             }
-            large = .table(table)
+            large = LargeObjectCheck(table: table)
         }
         let isDuplicate: Bool
-        switch large! {
-        case .table(var table):
-            large = nil  // keep the table uniquely referenced while it is mutated
-            isDuplicate = !table.insert(hash: hash, index: count) { members[$0].key == key }
-            if table.probes > 64 * (count + 1) {
+        if large!.names == nil {
+            isDuplicate = !large!.table.insert(hash: hash, index: count) { members[$0].key == key }
+            if large!.table.probes > 64 * (count + 1) {
                 // Abnormally many collisions: crafted names. SipHash with a random seed resists that.
                 var names = Set<String>(minimumCapacity: count * 2)
                 for i in 0..<count { names.insert(members[i].key) }
-                large = .set(names)
-            } else {
-                large = .table(table)
+                if !isDuplicate { names.insert(key) }
+                large!.names = names
             }
-        case .set(var names):
-            large = nil
-            isDuplicate = !names.insert(key).inserted
-            large = .set(names)
+        } else {
+            isDuplicate = !large!.names!.insert(key).inserted
         }
         if isDuplicate { throw error(at: keyStart, "duplicate member name \"\(key)\"") }
     }

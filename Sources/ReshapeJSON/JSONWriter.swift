@@ -1,13 +1,24 @@
 // The canonical writer: deterministic output (members in their stored order, numbers as
 // their exact text), compact or pretty with two-space indentation. Only what JSON requires
-// is escaped: `"`, `\` and control characters; `/` and non-ASCII are written as they are.
+// is escaped: `"`, `\` and control characters (as `\n`, `\t`, ... or `\u00XX`); `/` and
+// non-ASCII are written as they are, in UTF-8.
 
 extension JSON {
     /// The value as UTF-8 JSON text.
     public func serialized(pretty: Bool = false) -> [UInt8] {
-        var writer = JSONWriter(pretty: pretty)
+        var output: [UInt8] = []
+        serialize(into: &output, pretty: pretty)
+        return output
+    }
+
+    /// Appends the value as UTF-8 JSON text to `output`, so a caller can reuse one buffer
+    /// (clear it with `removeAll(keepingCapacity: true)` between documents).
+    public func serialize(into output: inout [UInt8], pretty: Bool = false) {
+        var writer = JSONWriter(pretty: pretty, capacity: max(4096, output.capacity - output.count))
+        defer { writer.sink.release() }
         writer.write(self)
-        return writer.output
+        output.reserveCapacity(output.count + writer.sink.count)
+        writer.sink.copy(into: &output)
     }
 
     /// The value as JSON text.
@@ -16,23 +27,21 @@ extension JSON {
     }
 }
 
-/// Appends JSON text to a byte buffer; reuse one writer to reuse its buffer.
-public struct JSONWriter {
-    public var output: [UInt8]
-    public let pretty: Bool
+struct JSONWriter {
+    var sink: ByteSink
+    let pretty: Bool
     private var indentLevel = 0
 
-    public init(pretty: Bool = false, capacity: Int = 4096) {
+    init(pretty: Bool, capacity: Int) {
         self.pretty = pretty
-        output = []
-        output.reserveCapacity(capacity)
+        sink = ByteSink(capacity: capacity)
     }
 
-    public mutating func write(_ value: JSON) {
+    mutating func write(_ value: JSON) {
         switch value {
         case .null: appendLiteral("null")
         case .bool(let flag): appendLiteral(flag ? "true" : "false")
-        case .number(let number): appendUTF8(number.text)
+        case .number(let number): appendRaw(number.text)
         case .string(let string): writeString(string)
         case .array(let elements): writeArray(elements)
         case .object(let object): writeObject(object)
@@ -44,18 +53,19 @@ public struct JSONWriter {
             appendLiteral("[]")
             return
         }
-        output.append(UInt8(ascii: "["))
+        sink.append(UInt8(ascii: "["))
         indentLevel += 1
-        var first = true
-        for element in elements {
-            if !first { output.append(UInt8(ascii: ",")) }
-            first = false
-            newline()
-            write(element)
+        // Walking the storage directly lets each element be borrowed instead of copied (retained).
+        elements.withUnsafeBufferPointer { elements in
+            for i in 0..<elements.count {
+                if i > 0 { sink.append(UInt8(ascii: ",")) }
+                newline()
+                write(elements[i])
+            }
         }
         indentLevel -= 1
         newline()
-        output.append(UInt8(ascii: "]"))
+        sink.append(UInt8(ascii: "]"))
     }
 
     private mutating func writeObject(_ object: JSONObject) {
@@ -63,82 +73,134 @@ public struct JSONWriter {
             appendLiteral("{}")
             return
         }
-        output.append(UInt8(ascii: "{"))
+        sink.append(UInt8(ascii: "{"))
         indentLevel += 1
-        var first = true
-        for member in object.members {
-            if !first { output.append(UInt8(ascii: ",")) }
-            first = false
-            newline()
-            writeString(member.key)
-            output.append(UInt8(ascii: ":"))
-            if pretty { output.append(UInt8(ascii: " ")) }
-            write(member.value)
+        object.members.withUnsafeBufferPointer { members in
+            for i in 0..<members.count {
+                if i > 0 { sink.append(UInt8(ascii: ",")) }
+                newline()
+                writeString(members[i].key)
+                if pretty {
+                    sink.reserve(2)
+                    sink.appendReserved(UInt8(ascii: ":"))
+                    sink.appendReserved(UInt8(ascii: " "))
+                } else {
+                    sink.append(UInt8(ascii: ":"))
+                }
+                write(members[i].value)
+            }
         }
         indentLevel -= 1
         newline()
-        output.append(UInt8(ascii: "}"))
+        sink.append(UInt8(ascii: "}"))
     }
 
     @inline(__always) private mutating func newline() {
         guard pretty else { return }
-        output.append(0x0A)
-        for _ in 0..<indentLevel {
-            output.append(0x20)
-            output.append(0x20)
-        }
+        sink.reserve(1 + 2 * indentLevel)
+        sink.appendReserved(0x0A)
+        for _ in 0..<(2 * indentLevel) { sink.appendReserved(0x20) }
     }
 
     @inline(__always) private mutating func appendLiteral(_ literal: StaticString) {
-        output.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+        sink.append(literal.utf8Start, count: literal.utf8CodeUnitCount)
     }
 
-    @inline(__always) private mutating func appendUTF8(_ string: String) {
-        var string = string
-        string.withUTF8 { output.append(contentsOf: $0) }
+    @inline(__always) private mutating func appendRaw(_ text: String) {
+        let written = text.utf8.withContiguousStorageIfAvailable { bytes in
+            if let base = bytes.baseAddress { sink.append(base, count: bytes.count) }
+        }
+        if written == nil {
+            var copy = text
+            copy.withUTF8 { bytes in
+                if let base = bytes.baseAddress { sink.append(base, count: bytes.count) }
+            }
+        }
     }
 
-    /// Writes a quoted string, copying runs that need no escaping in one go.
-    public mutating func writeString(_ string: String) {
-        var string = string
-        output.append(UInt8(ascii: "\""))
-        string.withUTF8 { bytes in
-            var runStart = 0
-            var i = 0
+    /// Writes a quoted string. Strings with nothing to escape (checked eight bytes at a
+    /// time) are copied in one go; others go byte by byte.
+    mutating func writeString(_ string: String) {
+        // The non-mutating view avoids copying (retaining) the string; native strings always have one.
+        if string.utf8.withContiguousStorageIfAvailable({ writeString(utf8: $0) }) == nil {
+            var copy = string
+            copy.withUTF8 { writeString(utf8: $0) }
+        }
+    }
+
+    private mutating func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        do {
             let count = bytes.count
+            sink.reserve(count + 2)
+            sink.appendReserved(UInt8(ascii: "\""))
+            guard let base = bytes.baseAddress else {
+                sink.appendReserved(UInt8(ascii: "\""))
+                return
+            }
+            var i = 0
+            while i + 8 <= count {
+                if JSONWriter.needsEscape(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) { break }
+                i += 8
+            }
+            while i < count, !JSONWriter.needsEscape(base[i]) { i += 1 }
+            if i == count {
+                sink.appendReserved(base, count: count)
+                sink.appendReserved(UInt8(ascii: "\""))
+                return
+            }
+            sink.appendReserved(base, count: i)
+            var runStart = i
             while i < count {
-                let byte = bytes[i]
-                if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
+                let byte = base[i]
+                if !JSONWriter.needsEscape(byte) {
                     i += 1
                     continue
                 }
-                if runStart < i { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
+                sink.append(base + runStart, count: i - runStart)
                 appendEscape(byte)
                 i += 1
                 runStart = i
             }
-            if runStart < count { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count])) }
+            sink.append(base + runStart, count: count - runStart)
+            sink.append(UInt8(ascii: "\""))
         }
-        output.append(UInt8(ascii: "\""))
+    }
+
+    @inline(__always) private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    /// True when any of the eight bytes is a quote, a backslash or a control character.
+    /// (Bytes of 0x80 and up are UTF-8 and pass; they are masked out of the control test.)
+    @inline(__always) private static func needsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let hasQuote = (quote &- ones) & ~quote & highs
+        let hasBackslash = (backslash &- ones) & ~backslash & highs
+        let hasControl = (word &- ones &* 0x20) & ~word & highs
+        return (hasQuote | hasBackslash | hasControl) != 0
     }
 
     private mutating func appendEscape(_ byte: UInt8) {
-        output.append(UInt8(ascii: "\\"))
+        sink.reserve(6)
+        sink.appendReserved(UInt8(ascii: "\\"))
         switch byte {
-        case UInt8(ascii: "\""): output.append(UInt8(ascii: "\""))
-        case UInt8(ascii: "\\"): output.append(UInt8(ascii: "\\"))
-        case 0x08: output.append(UInt8(ascii: "b"))
-        case 0x0C: output.append(UInt8(ascii: "f"))
-        case 0x0A: output.append(UInt8(ascii: "n"))
-        case 0x0D: output.append(UInt8(ascii: "r"))
-        case 0x09: output.append(UInt8(ascii: "t"))
+        case UInt8(ascii: "\""): sink.appendReserved(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): sink.appendReserved(UInt8(ascii: "\\"))
+        case 0x08: sink.appendReserved(UInt8(ascii: "b"))
+        case 0x0C: sink.appendReserved(UInt8(ascii: "f"))
+        case 0x0A: sink.appendReserved(UInt8(ascii: "n"))
+        case 0x0D: sink.appendReserved(UInt8(ascii: "r"))
+        case 0x09: sink.appendReserved(UInt8(ascii: "t"))
         default:
             let hexDigits: StaticString = "0123456789abcdef"
-            output.append(UInt8(ascii: "u"))
-            output.append(UInt8(ascii: "0"))
-            output.append(UInt8(ascii: "0"))
-            output.append(hexDigits.utf8Start[Int(byte >> 4)])
-            output.append(hexDigits.utf8Start[Int(byte & 0x0F)])
+            sink.appendReserved(UInt8(ascii: "u"))
+            sink.appendReserved(UInt8(ascii: "0"))
+            sink.appendReserved(UInt8(ascii: "0"))
+            sink.appendReserved(hexDigits.utf8Start[Int(byte >> 4)])
+            sink.appendReserved(hexDigits.utf8Start[Int(byte & 0x0F)])
         }
     }
 }

@@ -1,0 +1,57 @@
+/// An append-only byte buffer in manually managed memory: the writer's hot loop checks
+/// capacity once per value instead of paying `Array.append`'s uniqueness and bounds checks
+/// per byte. Owners call `release()` exactly once.
+struct ByteSink {
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    /// Makes room for `extra` more bytes.
+    @inline(__always) mutating func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(to: count + extra) }
+    }
+
+    private mutating func grow(to needed: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.update(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    /// Appends one byte; the caller has reserved room.
+    @inline(__always) mutating func appendReserved(_ byte: UInt8) {
+        base[count] = byte
+        count += 1
+    }
+
+    /// Appends bytes; the caller has reserved room.
+    @inline(__always) mutating func appendReserved(_ bytes: UnsafePointer<UInt8>, count n: Int) {
+        (base + count).update(from: bytes, count: n)
+        count += n
+    }
+
+    @inline(__always) mutating func append(_ byte: UInt8) {
+        reserve(1)
+        appendReserved(byte)
+    }
+
+    @inline(__always) mutating func append(_ bytes: UnsafePointer<UInt8>, count n: Int) {
+        reserve(n)
+        appendReserved(bytes, count: n)
+    }
+
+    /// Appends the written bytes to `array`.
+    func copy(into array: inout [UInt8]) {
+        array.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
+    }
+
+    func release() { base.deallocate() }
+}
