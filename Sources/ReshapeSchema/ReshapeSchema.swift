@@ -1,2 +1,0 @@
-// ReshapeSchema module
-import ReshapeJSON
