@@ -1,0 +1,53 @@
+import ReshapeJSON
+@testable import ReshapeRules
+import XCTest
+
+final class OperationCatalogTests: XCTestCase {
+    func testNamesListEveryOperation() {
+        XCTAssertEqual(Set(OperationCatalog.names), ["select", "keyed-to-array", "array-to-keyed", "each", "at", "rename", "drop",
+                                                     "keep", "default", "set", "coerce", "sort", "wrap"])
+    }
+
+    func testUnknownOperationSuggestsTheClosestName() throws {
+        let error = try XCTUnwrap(configError(#"{"keyed-to-arry": {}}"#))
+        XCTAssertEqual(error.pointer, "/keyed-to-arry")
+        XCTAssertTrue(error.message.contains("did you mean 'keyed-to-array'?"), error.message)
+        XCTAssertTrue(error.message.contains("select"), "lists the known names: \(error.message)")
+    }
+
+    func testUnknownOperationFarFromAnyNameHasNoSuggestion() throws {
+        let error = try XCTUnwrap(configError(#"{"transmogrify": 1}"#))
+        XCTAssertFalse(error.message.contains("did you mean"), error.message)
+    }
+
+    func testStepMustHaveExactlyOneMember() throws {
+        XCTAssertEqual(configError(#"{"drop": ["a"], "keep": ["b"]}"#)?.pointer, "")
+        XCTAssertEqual(configError(#"{}"#)?.pointer, "")
+        XCTAssertEqual(configError(#""wrap""#)?.pointer, "")
+    }
+
+    func testStepsPointersStartWithTheIndex() throws {
+        let steps = json(#"[{"wrap": "x"}, {"sort": {"order": "sideways"}}]"#)
+        XCTAssertThrowsError(try OperationCatalog.compile(steps: steps, context: OperationCompileContext())) { error in
+            XCTAssertEqual((error as? OperationConfigError)?.pointer, "/1/sort/order")
+        }
+    }
+
+    func testStepsMustBeAnArray() {
+        XCTAssertThrowsError(try OperationCatalog.compile(steps: json(#"{"wrap": "x"}"#), context: OperationCompileContext())) { error in
+            XCTAssertEqual((error as? OperationConfigError)?.pointer, "")
+        }
+    }
+
+    func testStepsRunInOrder() throws {
+        let pipeline = try OperationCatalog.compile(steps: json(#"[{"keyed-to-array": {}}, {"wrap": "objects"}]"#),
+                                                    context: OperationCompileContext())
+        assertJSON(try pipeline.run(json(#"{"a": {"n": 1}}"#)).value, #"{"objects": [{"objectId": "a", "n": 1}]}"#)
+    }
+
+    func testEditDistance() {
+        XCTAssertEqual(OperationCatalog.editDistance(Array("kitten".utf8), Array("sitting".utf8)), 3)
+        XCTAssertEqual(OperationCatalog.editDistance([], Array("abc".utf8)), 3)
+        XCTAssertEqual(OperationCatalog.closestName(to: "sortt"), "sort")
+    }
+}
