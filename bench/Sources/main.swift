@@ -29,6 +29,11 @@ _ = run("ReshapeJSON serialize (compact)") { blackHole(parsed.serialized()) }
 _ = run("ReshapeJSON serialize (pretty)", bytes: parsed.serialized(pretty: true).count) {
     blackHole(parsed.serialized(pretty: true))
 }
+var reused: [UInt8] = []
+_ = run("ReshapeJSON serialize into a reused buffer") {
+    reused.removeAll(keepingCapacity: true)
+    parsed.serialize(into: &reused)
+}
 let roundTrip = run("ReshapeJSON parse+serialize") { blackHole(try! JSON.parse(document.bytes).serialized()) }
 
 let (pipeline, pipelineLabel) = pipelineUnderTest()
@@ -38,7 +43,7 @@ let pipelineFigure = run(pipelineLabel) {
 }
 
 let data = Data(document.bytes)
-let foundation = run("Foundation parse+serialize", runs: max(1, min(runs, 3))) {
+let foundation = run("Foundation JSONSerialization parse+serialize", runs: max(1, min(runs, 3))) {
     blackHole(try! foundationRoundTrip(data))
 }
 
