@@ -21,6 +21,7 @@ public enum OperationCatalog {
         ("set", SetOperation.compile),
         ("coerce", CoerceOperation.compile),
         ("sort", SortOperation.compile),
+        ("validate", ValidateOperation.compile),
         ("wrap", WrapOperation.compile),
     ]
 

@@ -1,11 +1,15 @@
 import ReshapeJSON
+import ReshapeSchema
 
 /// What an operation may refer to while it is compiled.
 public struct OperationCompileContext: Sendable {
+    /// The rule files' types, the only names a `validate` step may use (nil: there are none).
+    public var types: SchemaSet?
     /// Captures of the route's request template (`{id}`), the only names a `set` template may use.
     public var parameterNames: Set<String>
 
-    public init(parameterNames: Set<String> = []) {
+    public init(types: SchemaSet? = nil, parameterNames: Set<String> = []) {
+        self.types = types
         self.parameterNames = parameterNames
     }
 }

@@ -1,0 +1,108 @@
+import ReshapeJSON
+import ReshapeSchema
+
+/// `validate: { type: User, invalid: fail }` (or `validate: User`) — checks against a rule
+/// type. On an array each element is checked; on anything else the whole value.
+/// `invalid: fail` (default) throws `validation-failed` with every violation's absolute
+/// pointer (element + bad value; at most 100); `drop` removes the element and records a
+/// `DroppedElement` whose reason starts with the bad value's pointer inside the element
+/// (a dropped non-array value becomes `null`, and an enclosing `each`/`at` removes it);
+/// `keep` leaves invalid values in place and records nothing.
+public struct ValidateOperation: TransformOperation {
+    public let typeName: String
+    public let validator: Validator
+    public let invalid: InvalidPolicy
+
+    /// Violations reported by one `validation-failed` error, across all elements.
+    static let maxReportedViolations = 100
+
+    public init(typeName: String, validator: Validator, invalid: InvalidPolicy = .fail) {
+        self.typeName = typeName
+        self.validator = validator
+        self.invalid = invalid
+    }
+
+    static func compile(_ argument: OperationArgument, _ context: OperationCompileContext) throws(OperationConfigError) -> any TransformOperation {
+        let typeName: String
+        var typeMember: String? = nil
+        var invalid = InvalidPolicy.fail
+        if case .string = argument.value {
+            typeName = try argument.string()
+        } else {
+            let object = try argument.object(allowing: ["type", "invalid"])
+            guard object["type"] != nil else { throw argument.error("missing 'type' (the name of a rule type)") }
+            typeName = try argument.option("type", in: object, default: "")
+            typeMember = "type"
+            invalid = InvalidPolicy(rawValue: try argument.option("invalid", in: object, default: "fail",
+                                                                  choices: InvalidPolicy.allCases.map(\.rawValue)))!
+        }
+        guard let validator = context.types?.validator(named: typeName) else {
+            throw argument.error("unknown type '\(typeName)' (types are declared under 'types:' in a rule file)", at: typeMember)
+        }
+        return ValidateOperation(typeName: typeName, validator: validator, invalid: invalid)
+    }
+
+    public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
+        guard case .array(var elements) = value else {
+            // The whole value: checked as one.
+            if validator.isValid(value) { return }
+            let violations = validator.validate(value, maxErrors: ValidateOperation.maxReportedViolations)
+            switch invalid {
+            case .keep: return
+            case .fail: throw failure(violations.map { violation($0, in: "") }, firstInvalid: "")
+            case .drop:
+                context.recordDrop(pointer: "", type: typeName, reason: ValidateOperation.reason(violations))
+                value = .null
+                context.removesCurrentValue = true
+            }
+            return
+        }
+        // Fast path: one cheap check per element, no allocation while everything is valid.
+        guard let firstInvalid = elements.firstIndex(where: { !validator.isValid($0) }) else { return }
+        switch invalid {
+        case .keep:
+            return
+        case .fail:
+            var errors: [PipelineError.Violation] = []
+            for i in firstInvalid..<elements.count where errors.count < ValidateOperation.maxReportedViolations {
+                if i != firstInvalid && validator.isValid(elements[i]) { continue }
+                let prefix = JSONPointer.appending(index: i, to: "")
+                for found in validator.validate(elements[i], maxErrors: ValidateOperation.maxReportedViolations - errors.count) {
+                    errors.append(violation(found, in: prefix))
+                }
+            }
+            throw failure(errors, firstInvalid: JSONPointer.appending(index: firstInvalid, to: ""))
+        case .drop:
+            value = .null
+            var kept = firstInvalid
+            for i in firstInvalid..<elements.count {
+                if i == firstInvalid || !validator.isValid(elements[i]) {
+                    context.recordDrop(pointer: JSONPointer.appending(index: i, to: ""), type: typeName,
+                                       reason: ValidateOperation.reason(validator.validate(elements[i], maxErrors: 1)))
+                    continue
+                }
+                elements.swapAt(kept, i)
+                kept += 1
+            }
+            elements.removeLast(elements.count - kept)
+            value = .array(elements)
+        }
+    }
+
+    private func violation(_ found: SchemaViolation, in prefix: String) -> PipelineError.Violation {
+        PipelineError.Violation(pointer: prefix + found.instancePointer, keyword: found.keyword, reason: found.reason)
+    }
+
+    private func failure(_ errors: [PipelineError.Violation], firstInvalid: String) -> PipelineError {
+        let first = errors.first.map { " (\($0.pointer.isEmpty ? "(root)" : $0.pointer): \($0.reason))" } ?? ""
+        return PipelineError(code: "validation-failed",
+                             message: "value does not match type \(typeName)\(first)",
+                             pointer: firstInvalid, errors: errors)
+    }
+
+    /// The first violation as `pointer-in-element: keyword: reason`.
+    static func reason(_ violations: [SchemaViolation]) -> String {
+        guard let first = violations.first else { return "does not match" }
+        return "\(first.instancePointer.isEmpty ? "(root)" : first.instancePointer): \(first.keyword): \(first.reason)"
+    }
+}
