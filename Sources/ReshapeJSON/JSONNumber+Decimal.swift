@@ -78,6 +78,13 @@ struct DecimalForm: Hashable {
     }
 }
 
+extension JSONNumber {
+    /// Nil when `text` is not a valid JSON number; the same as `JSONNumber(text)`.
+    public init?(text: String) {
+        self.init(text)
+    }
+}
+
 extension JSONNumber: Comparable, Hashable {
     /// Numeric equality: `1`, `1.0` and `1e0` are equal; `-0` equals `0`.
     public static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool {

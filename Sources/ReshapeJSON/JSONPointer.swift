@@ -29,10 +29,17 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
         return text
     }
 
+    /// This pointer with one more (unescaped) token.
     public func appending(_ token: String) -> JSONPointer {
-        JSONPointer(tokens: tokens + [token])
+        var copy = self
+        copy.tokens.append(token)
+        return copy
     }
 
+    /// This pointer extended by an object member name.
+    public func appending(key: String) -> JSONPointer { appending(key) }
+
+    /// This pointer extended by an array index.
     public func appending(index: Int) -> JSONPointer { appending(String(index)) }
 
     /// `~` → `~0`, `/` → `~1`.

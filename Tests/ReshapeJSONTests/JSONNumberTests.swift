@@ -45,6 +45,11 @@ final class JSONNumberTests: XCTestCase {
         XCTAssertFalse(n("1").isMultiple(of: n("0")))
     }
 
+    func testTextInitializerChecksGrammar() {
+        XCTAssertEqual(JSONNumber(text: "1.5E+300")?.text, "1.5E+300")
+        XCTAssertNil(JSONNumber(text: "01"))
+    }
+
     func testDoubleValue() {
         XCTAssertEqual(n("1.5E+3").doubleValue, 1500)
     }

@@ -31,5 +31,7 @@ final class JSONPointerTests: XCTestCase {
         XCTAssertEqual(JSONPointer.appending(key: "a/b~c", to: "/x"), "/x/a~1b~0c")
         XCTAssertEqual(JSONPointer.appending(index: 3, to: ""), "/3")
         XCTAssertEqual(JSONPointer(tokens: ["a/b", "0"]).description, "/a~1b/0")
+        XCTAssertEqual(JSONPointer().appending(key: "m~n").appending(index: 2).description, "/m~0n/2")
+        XCTAssertEqual(JSONPointer("/m~0n/2")?.tokens, ["m~n", "2"])
     }
 }

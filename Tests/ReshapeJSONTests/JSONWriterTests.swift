@@ -1,5 +1,5 @@
 import XCTest
-import ReshapeJSON
+@testable import ReshapeJSON
 
 final class JSONWriterTests: XCTestCase {
     func testPrettyOutputIsStable() throws {
@@ -22,6 +22,18 @@ final class JSONWriterTests: XCTestCase {
     func testControlCharactersAreEscaped() {
         let value = JSON.string("\u{01}\u{1F}\u{7F}\"\\")
         XCTAssertEqual(value.serializedString(), "\"\\u0001\\u001f\u{7F}\\\"\\\\\"")
+    }
+
+    func testSerializeIntoAppendsToTheCallersBuffer() throws {
+        var buffer = Array("prefix:".utf8)
+        try JSON(parsing: #"{"a":[1,"x\ty"]}"#).serialize(into: &buffer)
+        XCTAssertEqual(String(decoding: buffer, as: UTF8.self), #"prefix:{"a":[1,"x\ty"]}"#)
+    }
+
+    func testLongStringsWithLateEscapesAndUnicode() {
+        let plain = String(repeating: "abcdefgh", count: 40)
+        let value = JSON.string(plain + "é\n\u{1}" + plain + "/")
+        XCTAssertEqual(value.serializedString(), "\"" + plain + "é\\n\\u0001" + plain + "/\"")
     }
 
     func testOutputReparsesToAnEqualValue() throws {
