@@ -1,1 +1,59 @@
-print("reshape-demo-upstream: not built yet")
+// reshape-demo-upstream: a small blocking HTTP/1.1 server with canned Firebase-shaped data
+// and fault modes, used by the quick start, docker-compose and the integration tests.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let usage = """
+    usage: reshape-demo-upstream [--listen HOST:PORT]
+
+    Serves Firebase-shaped demo data over HTTP/1.1 (default 127.0.0.1:8081; port 0 picks a
+    free port). Prints "listening on HOST:PORT" once ready.
+
+      GET /users.json  /users/{id}.json  /devices.json  /scores.json  /widgets.json
+          (any Firebase path; ?print=pretty, ?shallow=true; a missing path is 200 null)
+      /fault/hang  /fault/slow?ms=N  /fault/reset  /fault/status/NNN  /fault/html
+      /fault/invalid-json (error at line 3, column 5)  /fault/big?bytes=N  /fault/gzip
+      /echo[/...]  the request as received     /_log[?clear=1]  the last requests
+
+    """
+
+func fail(_ message: String, status: Int32 = 2) -> Never {
+    let text = "reshape-demo-upstream: \(message)\n"
+    _ = text.withCString { write(2, $0, strlen($0)) }
+    exit(status)
+}
+
+var listenText = "127.0.0.1:8081"
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--listen":
+        guard let value = arguments.popFirst() else { fail("--listen needs HOST:PORT\n\n" + usage) }
+        listenText = value
+    case "-h", "--help":
+        print(usage, terminator: "")
+        exit(0)
+    default:
+        fail("unknown argument \(argument)\n\n" + usage)
+    }
+}
+guard let address = ListenAddress(listenText) else { fail("--listen wants HOST:PORT, got \(listenText)") }
+
+// Ctrl-C and `kill` are the normal way to stop the demo: exit 0 at once.
+signal(SIGTERM) { _ in _exit(0) }
+signal(SIGINT) { _ in _exit(0) }
+signal(SIGPIPE, SIG_IGN)
+
+let listener: Listener
+do {
+    listener = try Listener.open(address)
+} catch {
+    fail("\(error)", status: 1)
+}
+// Written straight to fd 1 so it is never held in a buffer: scripts wait for this line.
+let ready = "listening on \(listener.bound.host):\(listener.bound.port)\n"
+_ = ready.withCString { write(1, $0, strlen($0)) }
+
+let log = RequestLog()
+listener.serve(router: Router(log: log), log: log)

@@ -1,0 +1,152 @@
+// Maps a request to a reply: the Firebase-shaped database, the fault modes and the
+// inspection endpoints (/echo, /_log). Everything here is pure; the connection does the I/O.
+
+struct Router: Sendable {
+    let log: RequestLog
+
+    /// Body of `/fault/invalid-json`: the syntax error is at line 3, column 5 (a `]` where a
+    /// member name must be). The same position is sent in the headers below so tests need not
+    /// hard-code it.
+    static let invalidJSONBody = "{\n  \"name\": \"Ada\",\n    ]\n}\n"
+    static let invalidJSONLine = 3
+    static let invalidJSONColumn = 5
+
+    func reply(to request: DemoRequest) -> DemoReply {
+        let path = request.path
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+
+        if path == "/_log" {
+            if request.queryValue("clear") == "1" { log.clear() }
+            return .respond(.json(log.snapshot, pretty: request.queryValue("print") == "pretty"))
+        }
+        if path == "/echo" || path.hasPrefix("/echo/") {
+            return .respond(.json(echo(request)))
+        }
+        if segments.first == "fault" {
+            return fault(Array(segments.dropFirst()), request)
+        }
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return .respond(.firebaseError(405, "The demo upstream serves GET only."))
+        }
+        guard path.hasSuffix(".json") else {
+            return .respond(.firebaseError(404, "Paths end in .json, as in Firebase: try /users.json"))
+        }
+        // Firebase answers a missing path with 200 and `null`.
+        let dataPath = String(path.dropLast(".json".count)).split(separator: "/").map { percentDecodedPath(String($0)) }
+        var value = DemoData.lookup(dataPath) ?? .null
+        if request.queryValue("shallow") == "true" { value = value.shallow }
+        if request.queryValue("print") == "silent" {
+            return .respond(DemoResponse(status: 204, headers: [], body: []))
+        }
+        return .respond(.json(value, pretty: request.queryValue("print") == "pretty"))
+    }
+
+    private func fault(_ segments: [String], _ request: DemoRequest) -> DemoReply {
+        switch segments.first ?? "" {
+        case "hang":
+            return .hang
+        case "slow":
+            let ms = max(0, min(Int(request.queryValue("ms") ?? "") ?? 1000, 600_000))
+            return .delayed(milliseconds: ms, .json(.object([("slow", .bool(true)), ("ms", .int(ms))])))
+        case "reset":
+            let body = Array(DemoData.users.text(pretty: true).utf8)
+            return .resetMidBody(.json(DemoData.users, pretty: true), sentBytes: min(100, body.count / 2))
+        case "status":
+            guard segments.count > 1, let status = Int(segments[1]), (200...599).contains(status),
+                  status != 204, status != 304 else {
+                return .respond(.firebaseError(400, "Use /fault/status/NNN with NNN in 200...599 (not 204/304)."))
+            }
+            return .respond(.firebaseError(status, "Demo fault: status \(status)."))
+        case "html":
+            let page = "<!DOCTYPE html>\n<html><head><title>Maintenance</title></head>\n<body><h1>Down for maintenance</h1></body></html>\n"
+            return .respond(DemoResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: Array(page.utf8)))
+        case "invalid-json":
+            return .respond(DemoResponse(status: 200, headers: [
+                ("Content-Type", "application/json; charset=utf-8"),
+                ("Demo-Error-Line", String(Router.invalidJSONLine)),
+                ("Demo-Error-Column", String(Router.invalidJSONColumn)),
+            ], body: Array(Router.invalidJSONBody.utf8)))
+        case "big":
+            let bytes = max(2, min(Int(request.queryValue("bytes") ?? "") ?? 1_000_000, 512 * 1024 * 1024))
+            return .respond(DemoResponse(status: 200, headers: [("Content-Type", "application/json")], body: Router.bigDocument(bytes: bytes)))
+        case "gzip":
+            let plain = Array(DemoData.users.text().utf8)
+            return .respond(DemoResponse(status: 200, headers: [
+                ("Content-Type", "application/json; charset=utf-8"), ("Content-Encoding", "gzip"),
+            ], body: Gzip.encodeStored(plain)))
+        default:
+            return .respond(.firebaseError(404, "Unknown fault. Known: hang, slow?ms=N, reset, status/NNN, html, invalid-json, big?bytes=N, gzip."))
+        }
+    }
+
+    /// A valid keyed JSON object of at least `bytes` bytes (a few dozen more at most).
+    static func bigDocument(bytes: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes + 64)
+        out.append(UInt8(ascii: "{"))
+        var index = 0
+        while out.count + 1 < bytes {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            let number = String(index)
+            let key = "-Big" + String(repeating: "0", count: max(0, 16 - number.count)) + number
+            out.append(contentsOf: Array("\"\(key)\":{\"name\":\"item \(index)\",\"value\":\(index)}".utf8))
+            index += 1
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// The request as received, so tests can check what Reshape forwarded.
+    private func echo(_ request: DemoRequest) -> DemoValue {
+        var headerObject: [(String, DemoValue)] = []
+        for (name, value) in request.headers {
+            let key = name.lowercased()
+            if let index = headerObject.firstIndex(where: { $0.0 == key }), case .string(let old) = headerObject[index].1 {
+                headerObject[index].1 = .string(old + ", " + value)
+            } else {
+                headerObject.append((key, .string(value)))
+            }
+        }
+        return .object([
+            ("method", .string(request.method)),
+            ("target", .string(request.target)),
+            ("path", .string(request.path)),
+            ("query", .object(lastWins(request.query))),
+            ("queryList", .array(request.query.map { .array([.string($0.name), .string($0.value)]) })),
+            ("version", .string(request.version)),
+            ("headers", .object(headerObject)),
+            ("headerList", .array(request.headers.map { .array([.string($0.name), .string($0.value)]) })),
+            ("bodyBytes", .int(request.body.count)),
+            ("body", .string(String(decoding: request.body, as: UTF8.self))),
+        ])
+    }
+
+    /// Query parameters as object members; a repeated name keeps its last value (all are in `queryList`).
+    private func lastWins(_ pairs: [(name: String, value: String)]) -> [(String, DemoValue)] {
+        var members: [(String, DemoValue)] = []
+        for (name, value) in pairs {
+            if let index = members.firstIndex(where: { $0.0 == name }) {
+                members[index].1 = .string(value)
+            } else {
+                members.append((name, .string(value)))
+            }
+        }
+        return members
+    }
+
+    private func percentDecodedPath(_ segment: String) -> String {
+        guard segment.contains("%") else { return segment }
+        var bytes: [UInt8] = []
+        let input = Array(segment.utf8)
+        var i = 0
+        while i < input.count {
+            if input[i] == UInt8(ascii: "%"), i + 2 < input.count,
+               let v = UInt8(String(decoding: input[(i + 1)...(i + 2)], as: UTF8.self), radix: 16) {
+                bytes.append(v); i += 3
+            } else {
+                bytes.append(input[i]); i += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
