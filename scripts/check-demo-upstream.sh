@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Starts reshape-demo-upstream on a free port and checks every endpoint the quick start and the
+# integration tests rely on: data shapes, fault modes, /echo, /_log, and a clean exit on SIGTERM.
+# Usage: scripts/check-demo-upstream.sh [path/to/reshape-demo-upstream]   (builds debug if omitted)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bin=${1:-}
+if [ -z "$bin" ]; then
+  scratch=${SCRATCH_PATH:-.build}
+  swift build --scratch-path "$scratch" --product reshape-demo-upstream >/dev/null
+  bin="$scratch/debug/reshape-demo-upstream"
+fi
+
+out=$(mktemp)
+"$bin" --listen 127.0.0.1:0 >"$out" &
+pid=$!
+trap 'kill "$pid" 2>/dev/null || true; rm -f "$out"' EXIT
+for _ in $(seq 50); do grep -q '^listening on ' "$out" && break; sleep 0.1; done
+port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$out")
+[ -n "$port" ] || { echo "FAIL: no 'listening on HOST:PORT' line; got: $(cat "$out")"; exit 1; }
+base="http://127.0.0.1:$port"
+failures=0
+
+# check NAME PYTHON-EXPRESSION CURL-ARGS... : the expression sees `status`, `headers` (lower-case
+# names), `body` (bytes) and `doc` (parsed JSON or None) and must be true.
+check() {
+  local name=$1 expr=$2; shift 2
+  local head body
+  head=$(mktemp); body=$(mktemp)
+  curl -sS -o "$body" -D "$head" "$@" || true
+  if python3 - "$head" "$body" "$expr" <<'PY'
+import json, sys
+head, body_path, expr = sys.argv[1], sys.argv[2], sys.argv[3]
+lines = open(head, encoding="latin-1", newline="").read().split("\r\n")
+status = int(lines[0].split()[1]) if lines and lines[0] else 0
+headers = {l.split(":", 1)[0].strip().lower(): l.split(":", 1)[1].strip() for l in lines[1:] if ":" in l}
+body = open(body_path, "rb").read()
+try:
+    doc = json.loads(body)
+except Exception:
+    doc = None
+sys.exit(0 if eval(expr) else 1)
+PY
+  then echo "ok   $name"; else echo "FAIL $name"; failures=$((failures + 1)); fi
+  rm -f "$head" "$body"
+}
+
+check "users: keyed by 20-char push ids, with corrupt records" \
+  'status == 200 and len(doc) >= 6 and all(len(k) == 20 and k.startswith("-N") for k in doc) and any(v.get("name") == "" for v in doc.values()) and any(isinstance(v.get("age"), str) for v in doc.values()) and any("name" not in v for v in doc.values())' \
+  "$base/users.json"
+check "one user" 'status == 200 and doc["name"] == "Ada Lovelace"' "$base/users/-NqK3a9Xb2mLp0Rt7Yv1.json"
+check "missing user is 200 null" 'status == 200 and body.strip() == b"null"' "$base/users/-Nmissing0000000000.json"
+check "devices: nested keyed" 'status == 200 and all(isinstance(d, dict) and all("model" in x for x in d.values()) for d in doc.values())' "$base/devices.json"
+check "scores: array with null holes" 'status == 200 and isinstance(doc, list) and doc[0] is None and doc[1]["score"] == 10' "$base/scores.json"
+check "widgets: keyed" 'status == 200 and len(doc) >= 3' "$base/widgets.json"
+check "print=pretty" 'status == 200 and b"\n  " in body and doc["name"] == "Ada Lovelace"' "$base/users/-NqK3a9Xb2mLp0Rt7Yv1.json?print=pretty"
+check "shallow=true" 'status == 200 and set(doc.values()) == {True}' "$base/users.json?shallow=true"
+check "keep-alive" 'status == 200' --http1.1 "$base/scores.json" -o /dev/null "$base/widgets.json"
+check "status fault" 'status == 503 and "error" in doc' "$base/fault/status/503"
+check "html fault" 'status == 200 and headers["content-type"].startswith("text/html")' "$base/fault/html"
+check "invalid json at its documented place" \
+  'status == 200 and doc is None and headers["demo-error-line"] == "3" and headers["demo-error-column"] == "5" and body.split(b"\n")[2][4:5] == b"]"' \
+  "$base/fault/invalid-json"
+check "big" 'status == 200 and 200000 <= len(body) < 200100 and isinstance(doc, dict)' "$base/fault/big?bytes=200000"
+check "gzip is a valid gzip stream" 'status == 200 and headers["content-encoding"] == "gzip" and __import__("json").loads(__import__("gzip").decompress(body))["-NqK3a9Xb2mLp0Rt7Yv1"]["name"] == "Ada Lovelace"' "$base/fault/gzip"
+check "slow" 'status == 200 and doc["ms"] == 200' "$base/fault/slow?ms=200"
+check "echo" 'status == 200 and doc["method"] == "GET" and doc["target"] == "/echo/a%2Fb?x=1&y=%20z" and doc["query"] == {"x": "1", "y": " z"} and doc["headers"]["x-check"] == "yes"' \
+  -H 'X-Check: yes' "$base/echo/a%2Fb?x=1&y=%20z"
+
+# Faults that end the connection: curl must see them fail.
+if curl -sS -o /dev/null "$base/fault/reset" 2>/dev/null; then echo "FAIL reset: transfer succeeded"; failures=$((failures + 1)); else echo "ok   reset: transfer failed"; fi
+curl -sS "$base/_log?clear=1" >/dev/null
+curl -sS -m 0.5 -o /dev/null "$base/fault/hang" 2>/dev/null || true
+sleep 0.3
+check "log records the hang as client-aborted" \
+  'status == 200 and doc[-1]["target"] == "/fault/hang" and doc[-1]["clientAborted"] and not doc[-1]["completed"]' "$base/_log"
+
+kill -TERM "$pid"
+if wait "$pid"; then echo "ok   SIGTERM exits 0"; else echo "FAIL SIGTERM exit status $?"; failures=$((failures + 1)); fi
+trap 'rm -f "$out"' EXIT
+
+[ "$failures" -eq 0 ] || { echo "check-demo-upstream: $failures failed"; exit 1; }
+echo "check-demo-upstream: all passed"
