@@ -61,6 +61,7 @@ struct JSONParser {
     /// integers and touches a string only on a hash match.
     private var memberHashes = MoveStack<UInt64>()
     private let hashSeed = memberNameHashSeed
+    private var nameCache = MemberNameCache()
 
     /// Objects with more members than this check duplicates with a hash table instead of a scan.
     private static let linearDuplicateCheckLimit = 16
@@ -77,6 +78,7 @@ struct JSONParser {
         memberStack.release()
         elementStack.release()
         memberHashes.release()
+        nameCache.release()
     }
 
     mutating func parseDocument() throws(JSONParseError) -> JSON {
@@ -126,8 +128,8 @@ struct JSONParser {
                 throw error(at: position, "unexpected \(describe(position)), expected a member name in double quotes")
             }
             let keyStart = position
-            var key = try parseString()
-            try checkDuplicate(&key, since: mark, large: &large, at: keyStart)
+            let (key, hash) = try parseMemberName()
+            try checkDuplicate(key, hash: hash, since: mark, large: &large, at: keyStart)
             skipWhitespace()
             guard position < end, base[position] == UInt8(ascii: ":") else {
                 throw error(at: position, "\(position < end ? "unexpected \(describe(position))" : "unexpected end of input"), expected ':' after a member name")
@@ -156,10 +158,9 @@ struct JSONParser {
 
     /// Throws at the second occurrence of a member name. Small objects compare hashes
     /// linearly; large ones (a keyed collection) switch to a hash table, keeping the check O(n).
-    private mutating func checkDuplicate(_ key: inout String, since mark: Int, large: inout LargeObjectCheck?,
+    private mutating func checkDuplicate(_ key: String, hash: UInt64, since mark: Int, large: inout LargeObjectCheck?,
                                          at keyStart: Int) throws(JSONParseError) {
         let count = memberStack.count - mark
-        let hash = memberNameHash(&key, seed: hashSeed)
         memberHashes.push(hash)
         let members = memberStack.base + mark
         if count < JSONParser.linearDuplicateCheckLimit {
@@ -190,6 +191,47 @@ struct JSONParser {
             isDuplicate = !large!.names!.insert(key).inserted
         }
         if isDuplicate { throw error(at: keyStart, "duplicate member name \"\(key)\"") }
+    }
+
+    /// Parses a member name at its opening quote, returning it with its duplicate-check hash.
+    /// Short plain names come from `nameCache` when seen before.
+    @inline(__always) private mutating func parseMemberName() throws(JSONParseError) -> (String, UInt64) {
+        guard position + 17 <= end else {
+            var key = try parseString()
+            return (key, memberNameHash(&key, seed: hashSeed))
+        }
+        let raw = UnsafeRawPointer(base + position + 1)
+        let first = raw.loadUnaligned(as: UInt64.self)
+        let second = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+        // The lowest flagged byte is exact (SWAR false positives only occur above a true hit).
+        let length: Int
+        var low = first
+        var high: UInt64 = 0
+        let firstMask = JSONParser.attentionMask(first)
+        if firstMask != 0 {
+            length = firstMask.trailingZeroBitCount >> 3
+            low = length == 0 ? 0 : first & (UInt64.max >> (64 - 8 * length))
+        } else {
+            let secondMask = JSONParser.attentionMask(second)
+            guard secondMask != 0 else { return try parseUncachedName() }
+            length = 8 + secondMask.trailingZeroBitCount >> 3
+            high = length == 8 ? 0 : second & (UInt64.max >> (128 - 8 * length))
+        }
+        guard base[position + 1 + length] == UInt8(ascii: "\"") else { return try parseUncachedName() }
+        if let hit = nameCache.lookup(low: low, high: high, length: length) {
+            position += length + 2
+            return hit
+        }
+        var key = String(decoding: UnsafeBufferPointer(start: base + position + 1, count: length), as: UTF8.self)
+        let hash = memberNameHash(&key, seed: hashSeed)
+        nameCache.store(low: low, high: high, length: length, name: key, hash: hash)
+        position += length + 2
+        return (key, hash)
+    }
+
+    private mutating func parseUncachedName() throws(JSONParseError) -> (String, UInt64) {
+        var key = try parseString()
+        return (key, memberNameHash(&key, seed: hashSeed))
     }
 
     private mutating func parseArray() throws(JSONParseError) -> JSON {
@@ -311,6 +353,12 @@ struct JSONParser {
 
     /// True when any of the eight bytes is a quote, a backslash, a control character or non-ASCII.
     @inline(__always) private static func needsAttention(_ word: UInt64) -> Bool {
+        attentionMask(word) != 0
+    }
+
+    /// The high bit of each byte that is a quote, a backslash, a control character or
+    /// non-ASCII (bytes above a flagged byte may be flagged falsely; the lowest is exact).
+    @inline(__always) static func attentionMask(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let quote = word ^ (ones &* 0x22)
@@ -318,7 +366,7 @@ struct JSONParser {
         let hasQuote = (quote &- ones) & ~quote & highs
         let hasBackslash = (backslash &- ones) & ~backslash & highs
         let hasControl = (word &- ones &* 0x20) & ~word & highs
-        return (hasQuote | hasBackslash | hasControl | (word & highs)) != 0
+        return hasQuote | hasBackslash | hasControl | (word & highs)
     }
 
     private mutating func parseStringSlowPath(start: Int) throws(JSONParseError) -> String {

@@ -110,6 +110,19 @@ final class JSONParserTests: XCTestCase {
         }
     }
 
+    func testRepeatedMemberNamesOfEveryLengthRoundTrip() throws {
+        // Names of 0...20 bytes, repeated across records, exercise the name cache's word masks.
+        let names = (0...20).map { String(repeating: "k", count: $0) } + ["é", "a\\\"b", "abcdefgh", "abcdefghi"]
+        let record = "{" + names.enumerated().map { "\"\($1)\":\($0)" }.joined(separator: ",") + "}"
+        let text = "[" + Array(repeating: record, count: 3).joined(separator: ",") + "]"
+        let value = try JSON(parsing: text)
+        XCTAssertEqual(value.serializedString(), text)
+        guard case .array(let records) = value, case .object(let last) = records[2] else { return XCTFail() }
+        XCTAssertEqual(last.keys, names.map { $0.replacingOccurrences(of: "\\\"", with: "\"") })
+        assertError(#"[{"abc":1},{"abc":1,"abc":2}]"#, 1, 21, "duplicate member name \"abc\"")
+        assertError(#"[{"":1},{"":1,"":2}]"#, 1, 15, "duplicate member name \"\"")
+    }
+
     func testDuplicateSpelledWithAnEscapeIsStillADuplicate() {
         assertError(#"{"ab":1,"\u0061b":2}"#, 1, 9, "duplicate member name \"ab\"")
     }
