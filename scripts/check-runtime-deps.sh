@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Checks that the Dockerfile's runtime stage installs every Debian package the shipped binaries
+# need: reads each binary's NEEDED libraries (readelf -d), finds the package owning each
+# (dpkg -S), and compares with the runtime stage's `apt-get install` list.
+# Usage: scripts/check-runtime-deps.sh [BINARY ...]
+#   Without arguments it builds reshape and reshape-demo-upstream release with
+#   --static-swift-stdlib (as the Dockerfile does) into $SCRATCH_PATH (default .build),
+#   which is quick when that build already exists.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# In debian:bookworm-slim already (Essential or required by it), so not installed explicitly.
+base_image_packages="libc6 libgcc-s1"
+
+binaries=("$@")
+if [ ${#binaries[@]} -eq 0 ]; then
+  scratch=${SCRATCH_PATH:-.build}
+  for product in reshape reshape-demo-upstream; do
+    swift build -c release --static-swift-stdlib --scratch-path "$scratch" --product "$product" >/dev/null
+  done
+  bin_dir=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
+  binaries=("$bin_dir/reshape" "$bin_dir/reshape-demo-upstream")
+fi
+
+# The runtime stage's install list: the stage named "runtime", continuation lines joined,
+# words after "apt-get install" up to the next "&&", options dropped.
+installed=$(awk '
+  /^FROM / { in_runtime = ($0 ~ / AS runtime$/) }
+  in_runtime { line = line " " $0 }
+  END { print line }' Dockerfile |
+  sed 's/\\ / /g' | grep -o 'apt-get install[^&]*' | sed 's/apt-get install//' | tr ' ' '\n' | grep -v '^-' | grep -v '^$' || true)
+[ -n "$installed" ] || { echo "FAIL: no apt-get install list found in the Dockerfile's runtime stage"; exit 1; }
+echo "runtime stage installs: $(echo $installed)"
+
+# A path dpkg knows: with merged /usr, ldconfig says /lib/... while dpkg recorded /usr/lib/...
+package_of() {
+  local path=$1 owner
+  for candidate in "$path" "$(readlink -f "$path")" "/usr$path" "/usr$(readlink -f "$path")"; do
+    owner=$(dpkg -S "$candidate" 2>/dev/null | head -n 1 | cut -d: -f1) && [ -n "$owner" ] && { echo "$owner"; return; }
+  done
+}
+
+missing=0
+for binary in "${binaries[@]}"; do
+  [ -x "$binary" ] || { echo "FAIL: $binary is not an executable"; exit 1; }
+  echo "$binary:"
+  for lib in $(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+    path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib && /x86-64|AArch64|aarch64/ { print $NF; exit }')
+    [ -n "$path" ] || path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib { print $NF; exit }')
+    package=${path:+$(package_of "$path")}
+    if [ -z "$package" ]; then
+      echo "  FAIL $lib: no Debian package found for it"; missing=$((missing + 1))
+    elif echo " $base_image_packages " | grep -q " $package "; then
+      echo "  ok   $lib ($package, in the base image)"
+    elif echo "$installed" | grep -qx "$package"; then
+      echo "  ok   $lib ($package)"
+    else
+      echo "  FAIL $lib ($package) is not in the runtime stage's apt-get install list"; missing=$((missing + 1))
+    fi
+  done
+done
+[ "$missing" -eq 0 ] || { echo "check-runtime-deps: $missing library(ies) not covered"; exit 1; }
+echo "check-runtime-deps: every needed library is covered"
