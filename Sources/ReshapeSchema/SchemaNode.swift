@@ -1,0 +1,129 @@
+import ReshapeJSON
+
+/// One compiled (sub)schema. Nodes form a graph (refs may be cyclic), are built once by
+/// `SchemaCompiler` and never mutated afterwards, which is why sharing them is safe.
+final class SchemaNode: @unchecked Sendable {
+    /// Where this schema is, for violations: a JSON Pointer in the root document, or
+    /// `uri#pointer` for schemas loaded from elsewhere.
+    let location: String
+    /// The schema resource (`$id` scope) the node belongs to, for `$dynamicRef`'s dynamic scope.
+    let resource: Int
+    /// Set for boolean schemas (`true` / `false`); then `keywords` is empty.
+    var constant: Bool?
+    /// Checked in order; `unevaluated*` keywords always come last.
+    var keywords: [CompiledKeyword] = []
+    /// True when the node has `unevaluatedProperties`/`unevaluatedItems`, so its other keywords
+    /// must report which properties/items they evaluated.
+    var tracksEvaluated = false
+
+    init(location: String, resource: Int) {
+        self.location = location
+        self.resource = resource
+    }
+}
+
+/// A keyword with its location, ready to evaluate.
+struct CompiledKeyword {
+    let keyword: Keyword
+    /// Keyword name as written, e.g. "minimum" (the violation's `keyword`).
+    let name: String
+    /// JSON Pointer (or `uri#pointer`) of the keyword, for violations.
+    let location: String
+}
+
+/// Bits of JSON Schema's `type` keyword.
+struct TypeMask: OptionSet {
+    let rawValue: UInt8
+    static let null = TypeMask(rawValue: 1)
+    static let boolean = TypeMask(rawValue: 2)
+    static let integer = TypeMask(rawValue: 4)
+    static let number = TypeMask(rawValue: 8)
+    static let string = TypeMask(rawValue: 16)
+    static let array = TypeMask(rawValue: 32)
+    static let object = TypeMask(rawValue: 64)
+
+    static func named(_ name: String) -> TypeMask? {
+        switch name {
+        case "null": return .null
+        case "boolean": return .boolean
+        case "integer": return .integer
+        case "number": return .number
+        case "string": return .string
+        case "array": return .array
+        case "object": return .object
+        default: return nil
+        }
+    }
+
+    var names: [String] {
+        let all: [(TypeMask, String)] = [(.null, "null"), (.boolean, "boolean"), (.integer, "integer"),
+                                         (.number, "number"), (.string, "string"), (.array, "array"),
+                                         (.object, "object")]
+        return all.filter { contains($0.0) }.map(\.1)
+    }
+}
+
+/// A compiled regular expression and the source it came from (for messages).
+struct CompiledPattern: @unchecked Sendable {
+    let source: String
+    let regex: Regex<AnyRegexOutput>
+
+    /// ECMA-262 is the dialect JSON Schema names: `\d` and `\w` are ASCII, matching is by
+    /// Unicode scalar (like the `u` flag), and patterns are unanchored.
+    init(_ source: String) throws {
+        self.source = source
+        regex = try Regex(source).matchingSemantics(.unicodeScalar).asciiOnlyDigits().asciiOnlyWordCharacters()
+    }
+
+    func matches(_ text: String) -> Bool {
+        (try? regex.firstMatch(in: text)) != nil
+    }
+}
+
+/// What a keyword checks, with everything precomputed (nodes resolved, regexes compiled).
+enum Keyword {
+    case type(TypeMask)
+    case const(JSON)
+    case enumeration([JSON])
+    case minimum(JSONNumber, exclusive: Bool)
+    case maximum(JSONNumber, exclusive: Bool)
+    case multipleOf(JSONNumber)
+    case minLength(Int)
+    case maxLength(Int)
+    case pattern(CompiledPattern)
+    case format(String, FormatCheck)
+    case prefixItems([SchemaNode])
+    /// `items`: applies to elements from `start` (after `prefixItems`).
+    case items(SchemaNode, start: Int)
+    case contains(SchemaNode, min: Int, max: Int?)
+    case minItems(Int)
+    case maxItems(Int)
+    case uniqueItems
+    case properties([String: SchemaNode])
+    case patternProperties([(CompiledPattern, SchemaNode)])
+    case additionalProperties(SchemaNode, named: Set<String>, patterns: [CompiledPattern])
+    case propertyNames(SchemaNode)
+    case required([String])
+    case dependentRequired([(String, [String])])
+    case dependentSchemas([(String, SchemaNode)])
+    case minProperties(Int)
+    case maxProperties(Int)
+    case allOf([SchemaNode])
+    case anyOf([SchemaNode])
+    case oneOf([SchemaNode])
+    case not(SchemaNode)
+    case conditional(if: SchemaNode, then: SchemaNode?, else: SchemaNode?)
+    case ref(SchemaNode)
+    /// `$dynamicRef`: `target` is the static resolution; when `anchor` is set the outermost
+    /// resource in the dynamic scope declaring that `$dynamicAnchor` wins.
+    case dynamicRef(SchemaNode, anchor: String?)
+    case unevaluatedItems(SchemaNode)
+    case unevaluatedProperties(SchemaNode)
+}
+
+/// Every compiled node's `$dynamicAnchor`s, per resource, for `$dynamicRef`'s runtime lookup.
+final class DynamicAnchorTable: @unchecked Sendable {
+    var anchors: [[String: SchemaNode]] = []
+    /// False when no `$dynamicRef` was compiled: validation then skips scope tracking.
+    var isUsed = false
+}

@@ -1,0 +1,38 @@
+import XCTest
+import ReshapeSchema
+
+/// The official JSON Schema draft 2020-12 suite: every required test must pass.
+final class ConformanceTests: XCTestCase {
+    func testRequiredDraft202012Suite() throws {
+        let suite = try XCTUnwrap(ConformanceSuite.locate(),
+                                  "json-schema-test-suite not found; set RESHAPE_CONFORMANCE_DIR")
+        let files = suite.jsonFiles(in: "")
+        XCTAssertEqual(files.count, 46, "expected the 46 required draft2020-12 files")
+        var passed = 0
+        var failures: [String] = []
+        for file in files {
+            let outcome = suite.run(file)
+            print("\(file): \(outcome.passed) passed, \(outcome.failures.count) failed")
+            passed += outcome.passed
+            failures += outcome.failures
+        }
+        print("draft2020-12 required: \(passed) passed, \(failures.count) failed of \(passed + failures.count)")
+        for failure in failures { XCTFail(failure) }
+        XCTAssertEqual(passed + failures.count, 1299, "the required suite has 1,299 tests")
+    }
+
+    /// `optional/format/*` with format assertion on: counts are printed, not enforced here
+    /// (see docs/schema.md); the formats we claim are enforced in FormatTests.
+    func testOptionalFormatSuiteCounts() throws {
+        let suite = try XCTUnwrap(ConformanceSuite.locate())
+        var passed = 0, failed = 0
+        for file in suite.jsonFiles(in: "optional/format") {
+            let outcome = suite.run(file, options: .init(assertFormat: true))
+            print("\(file): \(outcome.passed) passed, \(outcome.failures.count) failed")
+            for failure in outcome.failures { print("  \(failure)") }
+            passed += outcome.passed
+            failed += outcome.failures.count
+        }
+        print("optional/format (asserting): \(passed) passed, \(failed) failed")
+    }
+}
