@@ -88,11 +88,11 @@ extension JSONNumber {
 extension JSONNumber: Comparable, Hashable {
     /// Numeric equality: `1`, `1.0` and `1e0` are equal; `-0` equals `0`.
     public static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool {
-        lhs.text == rhs.text || DecimalForm(lhs.text) == DecimalForm(rhs.text)
+        lhs.text == rhs.text || compare(lhs, rhs) == 0
     }
 
     public static func < (lhs: JSONNumber, rhs: JSONNumber) -> Bool {
-        DecimalForm.compare(DecimalForm(lhs.text), DecimalForm(rhs.text)) < 0
+        compare(lhs, rhs) < 0
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -14,6 +14,21 @@ extension JSON {
         }
     }
 
+    /// Parses one JSON document from any collection of UTF-8 bytes (an `ArraySlice`, a
+    /// `String.UTF8View`, ...); contiguous storage is read in place, anything else copied once.
+    public static func parse<Bytes: Collection>(_ bytes: Bytes, options: JSONParseOptions = .init()) throws(JSONParseError) -> JSON
+    where Bytes.Element == UInt8 {
+        let result = bytes.withContiguousStorageIfAvailable { buffer -> Result<JSON, JSONParseError> in
+            do throws(JSONParseError) {
+                return .success(try parse(buffer, options: options))
+            } catch {
+                return .failure(error)
+            }
+        }
+        if let result { return try result.get() }
+        return try parse(Array(bytes), options: options)
+    }
+
     /// Parses one JSON document from UTF-8 bytes in place, without copying them.
     public static func parse(_ buffer: UnsafeBufferPointer<UInt8>, options: JSONParseOptions = .init()) throws(JSONParseError) -> JSON {
         guard let base = buffer.baseAddress, !buffer.isEmpty else {

@@ -27,6 +27,16 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(try JSON(parsing: "\"\(mixed)\""), .string(ascii + "é" + ascii + "\n" + ascii))
     }
 
+    func testParsesAnyByteCollection() throws {
+        let bytes = Array("xx[1,{\"a\":true}]yy".utf8)
+        XCTAssertEqual(try JSON.parse(bytes[2..<16]).serializedString(), #"[1,{"a":true}]"#)
+        XCTAssertEqual(try JSON.parse("[null]".utf8), .array([.null]))
+        XCTAssertEqual(try JSON.parse(AnyCollection(Array("\"é\"".utf8))), .string("é"))
+        XCTAssertThrowsError(try JSON.parse(bytes[0..<16])) { error in
+            XCTAssertEqual("\(error)", "1:1: unexpected character 'x', expected a value")
+        }
+    }
+
     func testWhitespaceAroundValues() throws {
         XCTAssertEqual(try JSON(parsing: " \t\r\n[ 1 , 2 ]\n "), .array([.number(JSONNumber(1)), .number(JSONNumber(2))]))
     }
