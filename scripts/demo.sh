@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The quick start: installs missing system packages, builds, starts the built-in demo upstream
+# (Firebase-shaped data, no internet needed) and `reshape serve` on examples/rules, then prints
+# curl commands to try. Runs until Ctrl-C, then stops both.
+#
+#   scripts/demo.sh            run the demo
+#   scripts/demo.sh --smoke    start, run every printed curl command, check the answers, stop
+#
+# Environment: RESHAPE_PORT (8080), DEMO_UPSTREAM_PORT (8081),
+#              DEMO_BUILD_CONFIG (debug; a clean debug build is several times faster than
+#              release and the demo's traffic does not need the optimizer),
+#              SCRATCH_PATH (.build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+smoke=false
+case "${1:-}" in
+  --smoke) smoke=true ;;
+  "") ;;
+  -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "usage: scripts/demo.sh [--smoke]" >&2; exit 2 ;;
+esac
+
+reshape_port=${RESHAPE_PORT:-8080}
+upstream_port=${DEMO_UPSTREAM_PORT:-8081}
+config=${DEMO_BUILD_CONFIG:-debug}
+scratch=${SCRATCH_PATH:-.build}
+export DEMO_UPSTREAM_URL="http://127.0.0.1:$upstream_port"
+
+scripts/setup.sh
+echo "demo: building ($config)..." >&2
+swift build -c "$config" --scratch-path "$scratch" --product reshape
+swift build -c "$config" --scratch-path "$scratch" --product reshape-demo-upstream
+bin=$(swift build -c "$config" --scratch-path "$scratch" --show-bin-path)
+
+upstream_pid="" reshape_pid=""
+work=$(mktemp -d)
+stop() {
+  trap - EXIT INT TERM
+  for pid in $reshape_pid $upstream_pid; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in $reshape_pid $upstream_pid; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap stop EXIT
+trap 'echo; echo "demo: stopping" >&2; exit 0' INT TERM
+
+"$bin/reshape-demo-upstream" --listen "127.0.0.1:$upstream_port" >"$work/upstream.out" 2>&1 &
+upstream_pid=$!
+for _ in $(seq 100); do
+  grep -q '^listening on ' "$work/upstream.out" && break
+  kill -0 "$upstream_pid" 2>/dev/null || { echo "demo: the demo upstream did not start:" >&2; cat "$work/upstream.out" >&2; exit 1; }
+  sleep 0.1
+done
+echo "demo: demo upstream $(cat "$work/upstream.out")" >&2
+
+"$bin/reshape" serve --rules examples/rules --listen "127.0.0.1:$reshape_port" &
+reshape_pid=$!
+base="http://127.0.0.1:$reshape_port"
+ready=false
+for _ in $(seq 150); do
+  kill -0 "$reshape_pid" 2>/dev/null || { echo "demo: reshape serve exited; see its messages above" >&2; exit 1; }
+  if [ "$(curl -s -o /dev/null -w '%{http_code}' "$base/_reshape/ready" || true)" = 200 ]; then ready=true; break; fi
+  sleep 0.2
+done
+$ready || { echo "demo: reshape did not become ready on $base within 30 s" >&2; exit 1; }
+
+# Each line: expected status, then the curl arguments a reader can paste.
+tries=(
+  "200 $base/users"
+  "200 $base/users/-NqK3a9Xb2mLp0Rt7Yv1"
+  "200 $base/devices"
+  "200 $base/scores"
+  "200 $base/widgets"
+  "502 $base/users/-NqK3bA1c4DeF5gH6iJ7"
+  "404 $base/no-such-route"
+)
+
+if $smoke; then
+  failures=0
+  for try in "${tries[@]}"; do
+    expected=${try%% *} url=${try#* }
+    got=$(curl -s -o "$work/body" -w '%{http_code} %{content_type}' "$url" || true)
+    if [ "${got%% *}" = "$expected" ] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/body" 2>/dev/null; then
+      echo "ok   $expected $url"
+    else
+      echo "FAIL $url: expected $expected with a JSON body, got '$got': $(head -c 300 "$work/body")"
+      failures=$((failures + 1))
+    fi
+  done
+  [ "$failures" -eq 0 ] || exit 1
+  echo "demo --smoke: all answers as expected"
+  exit 0
+fi
+
+cat <<TEXT
+
+Reshape is running on $base in front of the demo upstream on $DEMO_UPSTREAM_URL
+(rules: examples/rules). Try:
+
+  curl -s $base/users | python3 -m json.tool           # keyed users -> sorted array, corrupt records dropped
+  curl -s $base/users/-NqK3a9Xb2mLp0Rt7Yv1              # one user, with its id
+  curl -s $base/devices                                # nested keyed collections -> arrays
+  curl -s $base/scores                                 # Firebase's array with null holes -> records
+  curl -s $base/widgets                                # the /widgets exercise from the README
+  curl -si $base/users/-NqK3bA1c4DeF5gH6iJ7             # a corrupt user: 502 problem+json, with the reason
+  curl -si $base/no-such-route                         # 404 problem+json
+
+  The raw upstream, for comparison:   curl -s $DEMO_UPSTREAM_URL/users.json?print=pretty
+  Health and metrics:                 curl -s $base/_reshape/ready; curl -s $base/_reshape/metrics
+
+Press Ctrl-C to stop.
+TEXT
+wait -n "$reshape_pid" "$upstream_pid" || true
+echo "demo: a process exited; stopping" >&2
+exit 1
