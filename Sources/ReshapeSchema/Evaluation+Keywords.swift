@@ -12,12 +12,12 @@ extension Evaluation {
             return false
 
         case .const(let value):
-            if instance == value { return true }
+            if StrictEquality.equal(instance, value) { return true }
             report(path, keyword, "\(Self.brief(instance)) is not \(Self.brief(value))")
             return false
 
         case .enumeration(let values):
-            if values.contains(instance) { return true }
+            if values.contains(where: { StrictEquality.equal(instance, $0) }) { return true }
             report(path, keyword, "\(Self.brief(instance)) is not one of \(Self.brief(.array(values)))")
             return false
 
@@ -126,9 +126,8 @@ extension Evaluation {
 
         case .uniqueItems:
             guard case .array(let elements) = instance, elements.count > 1 else { return true }
-            var seen = Set<JSON>(minimumCapacity: elements.count)
-            for (i, element) in elements.enumerated() where !seen.insert(element).inserted {
-                report(path, keyword, "item \(i) (\(Self.brief(element))) repeats an earlier item")
+            if let i = StrictEquality.firstDuplicate(in: elements) {
+                report(path, keyword, "item \(i) (\(Self.brief(elements[i]))) repeats an earlier item")
                 return false
             }
             return true
@@ -263,6 +262,7 @@ extension Evaluation {
             return false
 
         case .conditional(let condition, let then, let otherwise):
+            if then == nil && otherwise == nil && !collect { return true }
             if quietly({ $0.inPlace(condition, instance, path, &annotations, collect: collect) }) {
                 guard let then else { return true }
                 if inPlace(then, instance, path, &annotations, collect: collect) { return true }

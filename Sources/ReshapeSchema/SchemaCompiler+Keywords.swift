@@ -87,7 +87,8 @@ extension SchemaCompiler {
             case "if" where vocab.applicator:
                 let condition = try subschema(pointer(key))
                 let then = try single("then"), otherwise = try single("else")
-                if then != nil || otherwise != nil { add(key, .conditional(if: condition, then: then, else: otherwise)) }
+                // Kept even without then/else: its annotations still count for unevaluated*.
+                add(key, .conditional(if: condition, then: then, else: otherwise))
             case "prefixItems" where vocab.applicator: add(key, .prefixItems(try list(key, value)))
             case "items" where vocab.applicator:
                 var start = 0
