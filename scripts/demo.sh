@@ -17,7 +17,7 @@ smoke=false
 case "${1:-}" in
   --smoke) smoke=true ;;
   "") ;;
-  -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "usage: scripts/demo.sh [--smoke]" >&2; exit 2 ;;
 esac
 
