@@ -58,7 +58,8 @@ struct DemoResponse: Sendable {
     func head(keepAlive: Bool, contentLength: Int? = nil) -> [UInt8] {
         var text = "HTTP/1.1 \(status) \(DemoResponse.reason(status))\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
-        text += "Content-Length: \(contentLength ?? body.count)\r\n"
+        // A 204 has no body and must not announce one (RFC 9110 §8.6).
+        if status != 204 { text += "Content-Length: \(contentLength ?? body.count)\r\n" }
         text += keepAlive ? "Connection: keep-alive\r\n" : "Connection: close\r\n"
         text += "Server: reshape-demo-upstream\r\n\r\n"
         return Array(text.utf8)
