@@ -72,7 +72,7 @@ struct CompiledPattern: @unchecked Sendable {
     /// Unicode scalar (like the `u` flag), and patterns are unanchored.
     init(_ source: String) throws {
         self.source = source
-        regex = try Regex(source).matchingSemantics(.unicodeScalar).asciiOnlyDigits().asciiOnlyWordCharacters()
+        regex = try Regex(ECMARegexDialect.translate(source)).matchingSemantics(.unicodeScalar).asciiOnlyDigits().asciiOnlyWordCharacters()
     }
 
     func matches(_ text: String) -> Bool {

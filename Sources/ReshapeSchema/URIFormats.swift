@@ -71,7 +71,7 @@ enum URIFormats {
         if host.hasPrefix("[") {
             guard let close = host.firstIndex(of: "]") else { return false }
             let literal = host[host.index(after: host.startIndex)..<close]
-            guard HostFormats.isIPv6(String(literal)) || literal.hasPrefix("v") else { return false }
+            guard HostFormats.isIPv6(String(literal)) || literal.first == "v" || literal.first == "V" else { return false }
             host = host[host.index(after: close)...]
             if host.isEmpty { return true }
             guard host.first == ":" else { return false }
@@ -101,7 +101,7 @@ enum URIFormats {
                 }
             } else if scalar == "{" {
                 inExpression = true
-            } else if scalar == "}" || " \"'<>\\^`|".unicodeScalars.contains(scalar) || scalar.value < 0x20 {
+            } else if scalar == "}" || " \"<>\\^`|".unicodeScalars.contains(scalar) || scalar.value < 0x20 || scalar.value == 0x7F {
                 return false
             }
         }

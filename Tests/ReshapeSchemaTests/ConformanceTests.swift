@@ -35,4 +35,18 @@ final class ConformanceTests: XCTestCase {
         }
         print("optional/format (asserting): \(passed) passed, \(failed) failed")
     }
+
+    /// The other optional draft 2020-12 files (bignum, ECMA regex, ...): printed for the record.
+    func testOptionalSuiteCounts() throws {
+        let suite = try XCTUnwrap(ConformanceSuite.locate())
+        var passed = 0, failed = 0
+        for file in suite.jsonFiles(in: "optional") {
+            let outcome = suite.run(file)
+            print("\(file): \(outcome.passed) passed, \(outcome.failures.count) failed")
+            for failure in outcome.failures { print("  \(failure)") }
+            passed += outcome.passed
+            failed += outcome.failures.count
+        }
+        print("optional (non-format): \(passed) passed, \(failed) failed")
+    }
 }
