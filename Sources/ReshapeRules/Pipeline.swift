@@ -85,7 +85,9 @@ public struct Pipeline: Sendable {
     public var steps: [any TransformOperation]
     public init(steps: [any TransformOperation]) { self.steps = steps }
 
-    public func run(_ input: JSON, parameters: [String: String] = [:]) throws(PipelineError) -> PipelineOutput {
+    /// `input` is consumed: when the caller passes its last reference (a freshly parsed body),
+    /// the steps mutate the document in place instead of copying it.
+    public func run(_ input: consuming JSON, parameters: [String: String] = [:]) throws(PipelineError) -> PipelineOutput {
         var value = input
         var context = TransformContext(parameters: parameters)
         for step in steps {

@@ -50,9 +50,7 @@ public struct AtOperation: TransformOperation {
             return context.removesCurrentValue
         }
         let token = path[depth]
-        switch value {
-        case .object(var object):
-            value = .null
+        if var object = value.takeObject() {
             defer { value = .object(object) }
             if let token {
                 guard let i = object.index(forKey: token) else { return false }
@@ -68,8 +66,7 @@ public struct AtOperation: TransformOperation {
                 }
                 if kept < object.members.count { object.members.removeLast(object.members.count - kept) }
             }
-        case .array(var elements):
-            value = .null
+        } else if var elements = value.takeArray() {
             defer { value = .array(elements) }
             if let token {
                 guard let i = JSON.arrayIndex(token), i < elements.count else { return false }
@@ -85,8 +82,6 @@ public struct AtOperation: TransformOperation {
                 }
                 if kept < elements.count { elements.removeLast(elements.count - kept) }
             }
-        default:
-            break
         }
         return false
     }

@@ -42,30 +42,24 @@ public struct CoerceOperation: TransformOperation {
     }
 
     public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
-        switch value {
-        case .object(var record):
-            value = .null
-            if let failure = coerce(&record) {
-                if try reject(failure, elementPointer: "", context: &context) {
-                    context.removesCurrentValue = true
-                    return  // value stays null
-                }
+        if var record = value.takeObject() {
+            if let failure = coerce(&record), try reject(failure, elementPointer: "", context: &context) {
+                context.removesCurrentValue = true
+                return  // value stays null
             }
             value = .object(record)
-        case .array(var elements):
-            value = .null
+        } else if var elements = value.takeArray() {
             try ElementFilter.removeRejected(from: &elements) { (element: inout JSON, i: Int) throws(PipelineError) -> Bool in
-                guard case .object(var record) = element else {
+                guard var record = element.takeObject() else {
                     throw PipelineError(code: "not-an-object", message: "coerce expects records, found \(element.kindName)",
                                         pointer: JSONPointer.appending(index: i, to: ""))
                 }
-                element = .null
                 defer { element = .object(record) }
                 guard let failure = coerce(&record) else { return true }
                 return try !reject(failure, elementPointer: JSONPointer.appending(index: i, to: ""), context: &context)
             }
             value = .array(elements)
-        default:
+        } else {
             throw PipelineError(code: "not-an-object", message: "coerce expects a record or an array of records, found \(value.kindName)",
                                 pointer: "")
         }

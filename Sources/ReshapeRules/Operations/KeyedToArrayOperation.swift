@@ -44,13 +44,11 @@ public struct KeyedToArrayOperation: TransformOperation {
     }
 
     public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
-        switch value {
-        case .null:
+        if case .null = value {
             value = .array([])
-        case .object(var object):
-            value = .null
-            var members = object.members
-            object = JSONObject()  // `members` is now the only reference
+        } else if var object = value.takeObject() {
+            var members: [JSONMember] = []
+            swap(&members, &object.members)  // `members` is now the only reference
             switch order {
             case .source: break
             case .key: members.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
@@ -59,37 +57,36 @@ public struct KeyedToArrayOperation: TransformOperation {
             var records: [JSON] = []
             records.reserveCapacity(members.count)
             for i in members.indices {
-                let member = members[i].value
+                try convert(&members[i].value, key: members[i].key)
+                records.append(members[i].value)
                 members[i].value = .null
-                records.append(try record(member, key: members[i].key))
             }
             value = .array(records)
-        case .array(var elements):
+        } else if var elements = value.takeArray() {
             // Firebase's integer-keyed collection: position is the key, nulls are holes.
-            value = .null
-            var records: [JSON] = []
-            records.reserveCapacity(elements.count)
+            var kept = 0
             for i in elements.indices {
                 if case .null = elements[i] { continue }
-                let element = elements[i]
-                elements[i] = .null
-                records.append(try record(element, key: String(i)))
+                try convert(&elements[i], key: String(i))
+                if kept != i { elements.swapAt(kept, i) }
+                kept += 1
             }
-            value = .array(records)
-        default:
+            elements.removeLast(elements.count - kept)
+            value = .array(elements)
+        } else {
             throw PipelineError(code: "not-an-object",
                                 message: "keyed-to-array expects an object, an array or null, found \(value.kindName)",
                                 pointer: "")
         }
     }
 
-    /// One element of the result; `member` is the only reference to its storage.
+    /// Turns one member into its array element, in place.
     @inline(__always)
-    private func record(_ member: consuming JSON, key: String) throws(PipelineError) -> JSON {
-        guard case .object(var record) = member else {
-            return .object(JSONObject([JSONMember(key: keyField, value: .string(key)), JSONMember(key: valueField, value: member)]))
+    private func convert(_ member: inout JSON, key: String) throws(PipelineError) {
+        guard var record = member.takeObject() else {
+            member = .object(JSONObject([JSONMember(key: keyField, value: .string(key)), JSONMember(key: valueField, value: member)]))
+            return
         }
-        member = .null  // `record` now holds the only reference
         if let existing = record.index(forKey: keyField) {
             switch conflict {
             case .overwrite: record.members[existing].value = .string(key)
@@ -102,7 +99,7 @@ public struct KeyedToArrayOperation: TransformOperation {
         } else {
             record.members.insert(JSONMember(key: keyField, value: .string(key)), at: 0)
         }
-        return .object(record)
+        member = .object(record)
     }
 }
 

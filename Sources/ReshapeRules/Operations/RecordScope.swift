@@ -5,30 +5,26 @@ import ReshapeJSON
 
 enum RecordScope {
     /// Calls `body` on `value` when it is an object, or on each element when it is an array.
-    /// Objects are moved out of their enum payload first, so their storage stays uniquely
-    /// referenced and is mutated in place.
+    /// Objects are moved out of their enum payload first (`takeObject`), so their storage
+    /// stays uniquely referenced and is mutated in place.
     @inline(__always)
     static func forEachRecord(in value: inout JSON, operation: String,
                               _ body: (inout JSONObject) throws(PipelineError) -> Void) throws(PipelineError) {
-        switch value {
-        case .object(var record):
-            value = .null
+        if var record = value.takeObject() {
             try body(&record)
             value = .object(record)
-        case .array(var elements):
-            value = .null
+        } else if var elements = value.takeArray() {
             for i in elements.indices {
-                guard case .object(var record) = elements[i] else {
+                guard var record = elements[i].takeObject() else {
                     throw PipelineError(code: "not-an-object",
                                         message: "\(operation) expects records (objects), found \(elements[i].kindName)",
                                         pointer: JSONPointer.appending(index: i, to: ""))
                 }
-                elements[i] = .null
                 try body(&record)
                 elements[i] = .object(record)
             }
             value = .array(elements)
-        default:
+        } else {
             throw PipelineError(code: "not-an-object",
                                 message: "\(operation) expects a record or an array of records, found \(value.kindName)",
                                 pointer: "")

@@ -33,7 +33,8 @@ final class ValidateOperationTests: XCTestCase {
         assertJSON(output.value, "[]")
         XCTAssertEqual(output.dropped.map(\.pointer), ["/0", "/1", "/2"])
         XCTAssertEqual(output.dropped.first?.type, "Nothing")
-        XCTAssertEqual(output.dropped.first?.reason, "(root): false: the schema allows nothing")
+        // The reason starts with the bad value's pointer inside the element and the keyword.
+        XCTAssertTrue(output.dropped.first?.reason.hasPrefix("(root): false: ") ?? false, output.dropped.first?.reason ?? "")
     }
 
     func testKeepLeavesInvalidElementsAndRecordsNothing() throws {
