@@ -30,6 +30,7 @@ final class SocketReader {
             // Clients may send stray CRLFs between requests (RFC 9112 §2.2): skip them.
             while buffer.count >= 2 && buffer[0] == 13 && buffer[1] == 10 { buffer.removeFirst(2) }
             if let end = find([13, 10, 13, 10], from: max(0, scanned - 3)) {
+                if end + 4 > limit { return .tooLarge }
                 let head = Array(buffer[0..<(end + 4)])
                 buffer.removeFirst(end + 4)
                 return .head(head)

@@ -1,5 +1,6 @@
 // reshape-demo-upstream: a small blocking HTTP/1.1 server with canned Firebase-shaped data
 // and fault modes, used by the quick start, docker-compose and the integration tests.
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,10 +41,21 @@ while let argument = arguments.popFirst() {
 }
 guard let address = ListenAddress(listenText) else { fail("--listen wants HOST:PORT, got \(listenText)") }
 
-// Ctrl-C and `kill` are the normal way to stop the demo: exit 0 at once.
-signal(SIGTERM) { _ in _exit(0) }
-signal(SIGINT) { _ in _exit(0) }
+// Ctrl-C and `kill` are the normal way to stop the demo: exit 0 at once. The signals are
+// blocked in every thread (connection threads inherit the mask) and taken by one thread with
+// sigwait, so no handler ever interrupts a thread in the middle of a system call.
 signal(SIGPIPE, SIG_IGN)
+var stopSignals = sigset_t()
+sigemptyset(&stopSignals)
+sigaddset(&stopSignals, SIGTERM)
+sigaddset(&stopSignals, SIGINT)
+pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+Thread.detachNewThread { [stopSignals] in
+    var waitSet = stopSignals
+    var received: Int32 = 0
+    sigwait(&waitSet, &received)
+    _exit(0)
+}
 
 let listener: Listener
 do {
