@@ -68,6 +68,36 @@ check "slow" 'status == 200 and doc["ms"] == 200' "$base/fault/slow?ms=200"
 check "echo" 'status == 200 and doc["method"] == "GET" and doc["target"] == "/echo/a%2Fb?x=1&y=%20z" and doc["query"] == {"x": "1", "y": " z"} and doc["headers"]["x-check"] == "yes"' \
   -H 'X-Check: yes' "$base/echo/a%2Fb?x=1&y=%20z"
 
+# Raw HTTP/1.1 framing the tests lean on, and bad input that must get an answer, not a crash.
+if python3 - "$port" <<'PY'
+import socket, sys
+port = int(sys.argv[1])
+def talk(data):
+    s = socket.create_connection(("127.0.0.1", port)); s.sendall(data); s.settimeout(0.5)
+    out = b""
+    try:
+        while chunk := s.recv(65536): out += chunk
+    except socket.timeout: pass
+    s.close(); return out
+def first_line(r): return r.split(b"\r\n")[0]
+cases = {
+    "pipelined requests answered in order": lambda: talk(b"GET /scores.json HTTP/1.1\r\n\r\nGET /echo/2 HTTP/1.1\r\n\r\n").count(b"HTTP/1.1 200") == 2,
+    "HTTP/1.0 closes": lambda: b"Connection: close" in talk(b"GET /scores.json HTTP/1.0\r\n\r\n"),
+    "HEAD has no body": lambda: talk(b"HEAD /users.json HTTP/1.1\r\nConnection: close\r\n\r\n").endswith(b"\r\n\r\n"),
+    "chunked request body": lambda: b'"body":"abcde"' in talk(b"POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"),
+    "garbage gets 400": lambda: first_line(talk(b"\xff\xfe garbage\r\n\r\n")) == b"HTTP/1.1 400 Bad Request",
+    "Content-Length with chunked gets 400": lambda: first_line(talk(b"POST /echo HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n")).startswith(b"HTTP/1.1 400"),
+    "oversized head gets 431": lambda: first_line(talk(b"GET / HTTP/1.1\r\nX: " + b"a" * 70000 + b"\r\n\r\n")).startswith(b"HTTP/1.1 431"),
+}
+failed = 0
+for name, case in cases.items():
+    ok = case()
+    print(("ok   " if ok else "FAIL ") + name)
+    failed += not ok
+sys.exit(1 if failed else 0)
+PY
+then :; else failures=$((failures + 1)); fi
+
 # Faults that end the connection: curl must see them fail.
 if curl -sS -o /dev/null "$base/fault/reset" 2>/dev/null; then echo "FAIL reset: transfer succeeded"; failures=$((failures + 1)); else echo "ok   reset: transfer failed"; fi
 curl -sS "$base/_log?clear=1" >/dev/null
