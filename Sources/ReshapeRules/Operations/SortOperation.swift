@@ -48,12 +48,14 @@ public struct SortOperation: TransformOperation {
             return
         }
         // Extract each key once; the sort compares keys, then moves elements in one pass.
-        let keys: [SortKey] = elements.map { SortKey(by.tokens.isEmpty ? $0 : $0[by]) }
+        var keys = SortKeys(capacity: elements.count)
+        for element in elements { keys.append(by.tokens.isEmpty ? element : element[by]) }
         var order = Array(elements.indices)
-        let descending = self.order == .desc
         // Swift's sort is stable, so equal keys keep their previous order in both directions.
-        order.sort { a, b in
-            descending ? SortKey.precedes(keys[b], keys[a]) : SortKey.precedes(keys[a], keys[b])
+        if self.order == .desc {
+            order.sort { keys.precedes($1, $0) }
+        } else {
+            order.sort { keys.precedes($0, $1) }
         }
         var sorted: [JSON] = []
         sorted.reserveCapacity(elements.count)
@@ -65,54 +67,90 @@ public struct SortOperation: TransformOperation {
     }
 }
 
-/// A value reduced to what Firebase's ordering needs.
-enum SortKey {
-    case null
-    case bool(Bool)
-    /// Fast path: whole numbers that fit 64 bits.
-    case integer(Int64)
-    case number(JSONNumber)
-    case string(String)
-    case object
-    case array
+/// Sort keys reduced to what Firebase's ordering needs, in parallel arrays so a comparison
+/// touches two small structs and only falls back to text or exact decimals on a tie.
+struct SortKeys {
+    struct Key {
+        /// 0 missing/null, 1 false, 2 true, 3 number, 4 string, 5 object, 6 array.
+        var rank: UInt8
+        /// Numbers: the value when `isExact`. Strings: the first 8 UTF-8 bytes, big-endian,
+        /// zero-padded, so unequal prefixes order like the strings.
+        var fast: UInt64
+        /// Numbers: `fast` holds the whole value as Int64. Strings: the text is ≤ 8 bytes
+        /// without NUL bytes, so equal `fast` means equal strings.
+        var isExact: Bool
+    }
+    private(set) var keys: [Key] = []
+    /// Texts of string keys, numbers that did not fit; empty for the rest.
+    private var texts: [String] = []
+    private var numbers: [JSONNumber?] = []
 
-    init(_ value: JSON?) {
-        switch value {
-        case nil, .null?: self = .null
-        case .bool(let flag)?: self = .bool(flag)
-        case .number(let number)?:
-            if let exact = SortKey.plainInteger(number.text) { self = .integer(exact) } else { self = .number(number) }
-        case .string(let text)?: self = .string(text)
-        case .object?: self = .object
-        case .array?: self = .array
-        }
+    init(capacity: Int) {
+        keys.reserveCapacity(capacity)
+        texts.reserveCapacity(capacity)
+        numbers.reserveCapacity(capacity)
     }
 
-    var rank: Int {
-        switch self {
-        case .null: 0
-        case .bool(let flag): flag ? 2 : 1
-        case .integer, .number: 3
-        case .string: 4
-        case .object: 5
-        case .array: 6
+    mutating func append(_ value: JSON?) {
+        var key = Key(rank: 0, fast: 0, isExact: true)
+        var text = ""
+        var number: JSONNumber? = nil
+        switch value {
+        case nil, .null?: break
+        case .bool(let flag)?: key.rank = flag ? 2 : 1
+        case .number(let n)?:
+            key.rank = 3
+            if let exact = SortKeys.plainInteger(n.text) {
+                key.fast = UInt64(bitPattern: exact)
+            } else {
+                key.isExact = false
+                number = n
+            }
+        case .string(let s)?:
+            key.rank = 4
+            var prefix: UInt64 = 0
+            var count = 0
+            var hasNul = false
+            for byte in s.utf8 {
+                if count < 8 { prefix |= UInt64(byte) << (56 - 8 * count) }
+                if byte == 0 { hasNul = true }
+                count += 1
+                if count > 8 { break }
+            }
+            key.fast = prefix
+            key.isExact = count <= 8 && !hasNul
+            if !key.isExact { text = s }
+        case .object?: key.rank = 5
+        case .array?: key.rank = 6
         }
+        keys.append(key)
+        texts.append(text)
+        numbers.append(number)
     }
 
     @inline(__always)
-    static func precedes(_ a: SortKey, _ b: SortKey) -> Bool {
-        switch (a, b) {
-        case (.integer(let x), .integer(let y)): return x < y
-        case (.string(let x), .string(let y)): return x.utf8.lexicographicallyPrecedes(y.utf8)
-        case (.integer(let x), .number(let y)): return JSONNumber(uncheckedText: String(x)) < y
-        case (.number(let x), .integer(let y)): return x < JSONNumber(uncheckedText: String(y))
-        case (.number(let x), .number(let y)): return x < y
-        default: return a.rank < b.rank
+    func precedes(_ a: Int, _ b: Int) -> Bool {
+        let x = keys[a], y = keys[b]
+        if x.rank != y.rank { return x.rank < y.rank }
+        switch x.rank {
+        case 3:
+            if x.isExact && y.isExact { return Int64(bitPattern: x.fast) < Int64(bitPattern: y.fast) }
+            return number(a, x) < number(b, y)
+        case 4:
+            if x.fast != y.fast { return x.fast < y.fast }
+            if x.isExact || y.isExact { return x.isExact && !y.isExact }  // equal prefix: the shorter one first
+            return texts[a].utf8.lexicographicallyPrecedes(texts[b].utf8)
+        default:
+            return false
         }
     }
 
+    private func number(_ i: Int, _ key: Key) -> JSONNumber {
+        numbers[i] ?? JSONNumber(uncheckedText: String(Int64(bitPattern: key.fast)))
+    }
+
     /// `-?[0-9]{1,18}` without a fraction or exponent: parsed directly, no rounding possible.
-    private static func plainInteger(_ text: String) -> Int64? {
+    static func plainInteger(_ text: String) -> Int64? {
         let utf8 = text.utf8
         guard utf8.count <= 19, !utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }) else { return nil }
         return Int64(text)
