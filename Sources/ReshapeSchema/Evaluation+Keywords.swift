@@ -23,14 +23,16 @@ extension Evaluation {
 
         case .minimum(let bound, let exclusive):
             guard case .number(let n) = instance else { return true }
-            if exclusive ? bound < n : !(n < bound) { return true }
-            report(path, keyword, "\(n.text) is less than \(exclusive ? "or equal to " : "")\(bound.text)")
+            let order = bound.compare(n)
+            if order > 0 || (order == 0 && !exclusive) { return true }
+            report(path, keyword, "\(n.text) is less than \(exclusive ? "or equal to " : "")\(bound.number.text)")
             return false
 
         case .maximum(let bound, let exclusive):
             guard case .number(let n) = instance else { return true }
-            if exclusive ? n < bound : !(bound < n) { return true }
-            report(path, keyword, "\(n.text) is greater than \(exclusive ? "or equal to " : "")\(bound.text)")
+            let order = bound.compare(n)
+            if order < 0 || (order == 0 && !exclusive) { return true }
+            report(path, keyword, "\(n.text) is greater than \(exclusive ? "or equal to " : "")\(bound.number.text)")
             return false
 
         case .multipleOf(let divisor):
@@ -132,11 +134,17 @@ extension Evaluation {
             }
             return true
 
-        case .properties(let nodes):
+        case .properties(let list, let table):
             guard case .object(let object) = instance else { return true }
             var valid = true
             for member in object.members {
-                guard let node = nodes[member.key] else { continue }
+                let found: SchemaNode?
+                if let table {
+                    found = table[member.key]
+                } else {
+                    found = list.first(where: { $0.0 == member.key })?.1
+                }
+                guard let node = found else { continue }
                 if collect { annotations.properties.insert(member.key) }
                 if !at(node, member.value, child(path, member.key)) {
                     valid = false

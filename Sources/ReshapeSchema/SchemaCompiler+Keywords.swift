@@ -101,7 +101,8 @@ extension SchemaCompiler {
                 if vocab.validation, let v = object["maxContains"] { maximum = try count("maxContains", v) }
                 add(key, .contains(target, min: minimum, max: maximum))
             case "properties" where vocab.applicator:
-                add(key, .properties(Dictionary(try map(key, value), uniquingKeysWith: { a, _ in a })))
+                let list = try map(key, value)
+                add(key, .properties(list, table: list.count > 12 ? Dictionary(list, uniquingKeysWith: { a, _ in a }) : nil))
             case "patternProperties" where vocab.applicator:
                 guard case .object(let members) = value else { throw bad(key, "an object of schemas") }
                 var patterns: [(CompiledPattern, SchemaNode)] = []
@@ -146,10 +147,10 @@ extension SchemaCompiler {
             case "enum" where vocab.validation:
                 guard case .array(let values) = value else { throw bad(key, "an array") }
                 add(key, .enumeration(values))
-            case "minimum" where vocab.validation: add(key, .minimum(try number(key, value), exclusive: false))
-            case "exclusiveMinimum" where vocab.validation: add(key, .minimum(try number(key, value), exclusive: true))
-            case "maximum" where vocab.validation: add(key, .maximum(try number(key, value), exclusive: false))
-            case "exclusiveMaximum" where vocab.validation: add(key, .maximum(try number(key, value), exclusive: true))
+            case "minimum" where vocab.validation: add(key, .minimum(NumberBound(try number(key, value)), exclusive: false))
+            case "exclusiveMinimum" where vocab.validation: add(key, .minimum(NumberBound(try number(key, value)), exclusive: true))
+            case "maximum" where vocab.validation: add(key, .maximum(NumberBound(try number(key, value)), exclusive: false))
+            case "exclusiveMaximum" where vocab.validation: add(key, .maximum(NumberBound(try number(key, value)), exclusive: true))
             case "multipleOf" where vocab.validation:
                 let divisor = try number(key, value)
                 guard JSONNumber(0) < divisor else { throw bad(key, "a number greater than 0") }

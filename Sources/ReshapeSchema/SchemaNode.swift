@@ -22,13 +22,61 @@ final class SchemaNode: @unchecked Sendable {
     }
 }
 
-/// A keyword with its location, ready to evaluate.
-struct CompiledKeyword {
+/// A keyword with its location, ready to evaluate. A class so the per-instance loop over a
+/// node's keywords moves one reference, not the payload and two strings.
+final class CompiledKeyword: @unchecked Sendable {
     let keyword: Keyword
     /// Keyword name as written, e.g. "minimum" (the violation's `keyword`).
     let name: String
     /// JSON Pointer (or `uri#pointer`) of the keyword, for violations.
     let location: String
+
+    init(keyword: Keyword, name: String, location: String) {
+        self.keyword = keyword
+        self.name = name
+        self.location = location
+    }
+}
+
+/// A numeric bound with an integer fast path: most instances and bounds are small integers,
+/// which compare without decoding decimal text.
+struct NumberBound {
+    let number: JSONNumber
+    let integer: Int64?
+
+    init(_ number: JSONNumber) {
+        self.number = number
+        integer = NumberBound.smallInteger(number.text)
+    }
+
+    /// The value of plain integer text of at most 18 digits (no fraction or exponent), else nil.
+    @inline(__always)
+    static func smallInteger(_ text: String) -> Int64? {
+        let result = text.utf8.withContiguousStorageIfAvailable { bytes -> Int64? in
+            var i = 0
+            var negative = false
+            if bytes.first == UInt8(ascii: "-") { negative = true; i = 1 }
+            guard bytes.count - i <= 18, i < bytes.count else { return nil }
+            var value: Int64 = 0
+            while i < bytes.count {
+                let digit = bytes[i] &- 0x30
+                guard digit < 10 else { return nil }
+                value = value &* 10 &+ Int64(digit)
+                i += 1
+            }
+            return negative ? -value : value
+        }
+        return result ?? nil
+    }
+
+    /// -1, 0 or 1 as `value` is below, equal to or above the bound.
+    @inline(__always)
+    func compare(_ value: JSONNumber) -> Int {
+        if let integer, let v = NumberBound.smallInteger(value.text) {
+            return v < integer ? -1 : (v == integer ? 0 : 1)
+        }
+        return value < number ? -1 : (value == number ? 0 : 1)
+    }
 }
 
 /// Bits of JSON Schema's `type` keyword.
@@ -85,8 +133,8 @@ enum Keyword {
     case type(TypeMask)
     case const(JSON)
     case enumeration([JSON])
-    case minimum(JSONNumber, exclusive: Bool)
-    case maximum(JSONNumber, exclusive: Bool)
+    case minimum(NumberBound, exclusive: Bool)
+    case maximum(NumberBound, exclusive: Bool)
     case multipleOf(JSONNumber)
     case minLength(Int)
     case maxLength(Int)
@@ -99,7 +147,8 @@ enum Keyword {
     case minItems(Int)
     case maxItems(Int)
     case uniqueItems
-    case properties([String: SchemaNode])
+    /// Few properties: a list compared in order (cheaper than hashing each key); many: a table.
+    case properties([(String, SchemaNode)], table: [String: SchemaNode]?)
     case patternProperties([(CompiledPattern, SchemaNode)])
     case additionalProperties(SchemaNode, named: Set<String>, patterns: [CompiledPattern])
     case propertyNames(SchemaNode)
