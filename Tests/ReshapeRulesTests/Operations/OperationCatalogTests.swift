@@ -1,4 +1,5 @@
 import ReshapeJSON
+import ReshapeSchema
 @testable import ReshapeRules
 import XCTest
 
@@ -43,6 +44,17 @@ final class OperationCatalogTests: XCTestCase {
         let pipeline = try OperationCatalog.compile(steps: json(#"[{"keyed-to-array": {}}, {"wrap": "objects"}]"#),
                                                     context: OperationCompileContext())
         assertJSON(try pipeline.run(json(#"{"a": {"n": 1}}"#)).value, #"{"objects": [{"objectId": "a", "n": 1}]}"#)
+    }
+
+    /// The `users` route of ARCHITECTURE.md, end to end through the catalog.
+    func testArchitectureUsersRoute() throws {
+        let user = json(#"{"type": "object", "required": ["objectId", "name"], "properties": {"objectId": {"type": "string"}, "name": {"type": "string", "minLength": 1}}}"#)
+        let context = OperationCompileContext(types: try SchemaSet(types: [("User", user)]))
+        let steps = json(#"[{"keyed-to-array": {"key": "objectId"}}, {"sort": {"by": "objectId"}}, {"validate": {"type": "User", "invalid": "drop"}}, {"wrap": "objects"}]"#)
+        let pipeline = try OperationCatalog.compile(steps: steps, context: context)
+        let output = try pipeline.run(json(#"{"u2": {"name": "B"}, "u1": {"name": "A"}, "bad": {"name": ""}}"#))
+        assertJSON(output.value, #"{"objects": [{"objectId": "u1", "name": "A"}, {"objectId": "u2", "name": "B"}]}"#)
+        XCTAssertEqual(output.dropped.map(\.pointer), ["/0"], "'bad' sorts first, at index 0 of the array validate received")
     }
 
     func testEditDistance() {
