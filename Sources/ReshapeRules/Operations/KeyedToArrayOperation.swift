@@ -38,6 +38,10 @@ public struct KeyedToArrayOperation: TransformOperation {
         let object = try argument.object(allowing: ["key", "value", "order", "conflict"])
         let key = try argument.option("key", in: object, default: "objectId")
         let value = try argument.option("value", in: object, default: "value")
+        if key == value {
+            // `{key: name, value: v}` would hold the same member twice.
+            throw argument.error("'key' and 'value' must name different fields", at: object["value"] == nil ? "key" : "value")
+        }
         let order = try argument.option("order", in: object, default: "source", choices: Order.allCases.map(\.rawValue))
         let conflict = try argument.option("conflict", in: object, default: "overwrite", choices: Conflict.allCases.map(\.rawValue))
         return KeyedToArrayOperation(keyField: key, valueField: value, order: Order(rawValue: order)!, conflict: Conflict(rawValue: conflict)!)

@@ -57,5 +57,7 @@ final class KeyedToArrayOperationTests: XCTestCase {
         XCTAssertEqual(configError(#"{"keyed-to-array": {"keys": "id"}}"#)?.pointer, "/keyed-to-array/keys")
         XCTAssertEqual(configError(#"{"keyed-to-array": {"conflict": "merge"}}"#)?.pointer, "/keyed-to-array/conflict")
         XCTAssertEqual(configError(#"{"keyed-to-array": "id"}"#)?.pointer, "/keyed-to-array")
+        XCTAssertEqual(configError(#"{"keyed-to-array": {"key": "v", "value": "v"}}"#)?.pointer, "/keyed-to-array/value")
+        XCTAssertEqual(configError(#"{"keyed-to-array": {"key": "value"}}"#)?.pointer, "/keyed-to-array/key")
     }
 }
