@@ -51,32 +51,3 @@ struct MoveStack<Element> {
         base.deallocate()
     }
 }
-
-/// Random per process, so nobody can precompute names that collide.
-let memberNameHashSeed = UInt64.random(in: .min ... .max)
-
-/// A fast, non-cryptographic hash of a member name's UTF-8, used only to skip most string
-/// comparisons in the duplicate-name check (equal hashes are always confirmed by `==`).
-@inline(__always) func memberNameHash(_ key: inout String, seed: UInt64) -> UInt64 {
-    key.withUTF8 { bytes -> UInt64 in
-        let n = bytes.count
-        var h: UInt64 = seed ^ UInt64(truncatingIfNeeded: n)
-        guard let p = bytes.baseAddress else { return h }
-        let raw = UnsafeRawPointer(p)
-        var i = 0
-        while i + 8 <= n {
-            h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
-            h ^= h >> 29
-            i += 8
-        }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while i < n {
-            tail |= UInt64(p[i]) << shift
-            shift += 8
-            i += 1
-        }
-        h = (h ^ tail) &* 0x94D0_49BB_1331_11EB
-        return h ^ (h >> 31)
-    }
-}
