@@ -22,10 +22,13 @@ struct Evaluation {
 
     var full: Bool { violations.count >= maxErrors }
 
-    mutating func report(_ path: String, _ keyword: CompiledKeyword, _ reason: @autoclosure () -> String) {
+    /// In quiet mode, or once `maxErrors` are collected, the first failure decides.
+    var stopsAtFirstFailure: Bool { !reporting || violations.count >= maxErrors }
+
+    mutating func report(_ path: String, _ site: KeywordSite, _ reason: @autoclosure () -> String) {
         guard reporting, violations.count < maxErrors else { return }
-        violations.append(SchemaViolation(instancePointer: path, keyword: keyword.name,
-                                          schemaPointer: keyword.location, reason: reason()))
+        violations.append(SchemaViolation(instancePointer: path, keyword: site.name,
+                                          schemaPointer: site.location, reason: reason()))
     }
 
     /// Runs `body` without reporting (for branches whose failure is not itself an error).
@@ -74,7 +77,7 @@ struct Evaluation {
         let track = collect || node.tracksEvaluated
         var valid = true
         for keyword in node.keywords {
-            if !apply(keyword, instance, path, &annotations, collect: track) {
+            if !keyword.check(&self, instance, path, &annotations, collect: track) {
                 valid = false
                 if !reporting || full { break }
             }
@@ -90,6 +93,16 @@ struct Evaluation {
         let valid = evaluate(node, instance, path, &local, collect: collect)
         if valid && collect { annotations.merge(local) }
         return valid
+    }
+
+    /// Applies an additional/unevaluated subschema; a `false` one gets a message naming the keyword.
+    mutating func leftover(_ node: SchemaNode, _ site: KeywordSite, _ value: JSON,
+                           _ path: String, _ reason: @autoclosure () -> String) -> Bool {
+        if node.constant == false {
+            report(path, site, reason())
+            return false
+        }
+        return at(node, value, path)
     }
 
     /// Evaluates a subschema at a child instance location (annotations there are separate).

@@ -5,15 +5,14 @@ extension SchemaCompiler {
     /// annotations); known ones with a wrong value are schema errors.
     func compileKeywords(_ object: JSONObject, into node: SchemaNode, at location: Location,
                          scope: Scope) throws(SchemaError) {
-        var compiled: [CompiledKeyword] = []
-        var last: [CompiledKeyword] = []
+        var compiled: [KeywordCheck] = []
+        var last: [KeywordCheck] = []
         let document = location.document
         let vocab = scope.vocabularies
 
         func pointer(_ keyword: String) -> String { location.pointer + "/" + JSONPointer.escape(keyword) }
-        func add(_ name: String, _ keyword: Keyword) {
-            compiled.append(CompiledKeyword(keyword: keyword, name: name, location: display(pointer(name), document)))
-        }
+        func site(_ name: String) -> KeywordSite { KeywordSite(name: name, location: display(pointer(name), document)) }
+        func add(_ keyword: KeywordCheck) { compiled.append(keyword) }
         func bad(_ keyword: String, _ expectation: String) -> SchemaError {
             error("\(keyword) must be \(expectation)", pointer(keyword), document)
         }
@@ -70,39 +69,38 @@ extension SchemaCompiler {
             // Core.
             case "$ref":
                 guard case .string(let reference) = value else { throw bad(key, "a string") }
-                add(key, .ref(try self.node(at: try resolve(reference, from: location, keywordPointer: pointer(key)))))
+                add(RefKeyword(try self.node(at: try resolve(reference, from: location, keywordPointer: pointer(key))), site(key)))
             case "$dynamicRef":
                 guard case .string(let reference) = value else { throw bad(key, "a string") }
                 let target = try resolve(reference, from: location, keywordPointer: pointer(key))
                 let fragment = URIReference(reference).fragment ?? ""
                 let dynamic = !fragment.isEmpty && !fragment.hasPrefix("/") && hasDynamicAnchor(fragment, at: target)
                 if dynamic { dynamicTable.isUsed = true }
-                add(key, .dynamicRef(try self.node(at: target), anchor: dynamic ? fragment : nil))
+                add(DynamicRefKeyword(try self.node(at: target), anchor: dynamic ? fragment : nil, site(key)))
 
             // Applicator.
-            case "allOf" where vocab.applicator: add(key, .allOf(try list(key, value)))
-            case "anyOf" where vocab.applicator: add(key, .anyOf(try list(key, value)))
-            case "oneOf" where vocab.applicator: add(key, .oneOf(try list(key, value)))
-            case "not" where vocab.applicator: add(key, .not(try subschema(pointer(key))))
+            case "allOf" where vocab.applicator: add(AllOfKeyword(try list(key, value), site(key)))
+            case "anyOf" where vocab.applicator: add(AnyOfKeyword(try list(key, value), site(key)))
+            case "oneOf" where vocab.applicator: add(OneOfKeyword(try list(key, value), site(key)))
+            case "not" where vocab.applicator: add(NotKeyword(try subschema(pointer(key)), site(key)))
             case "if" where vocab.applicator:
                 let condition = try subschema(pointer(key))
                 let then = try single("then"), otherwise = try single("else")
                 // Kept even without then/else: its annotations still count for unevaluated*.
-                add(key, .conditional(if: condition, then: then, else: otherwise))
-            case "prefixItems" where vocab.applicator: add(key, .prefixItems(try list(key, value)))
+                add(ConditionalKeyword(if: condition, then: then, else: otherwise, site(key)))
+            case "prefixItems" where vocab.applicator: add(PrefixItemsKeyword(try list(key, value), site(key)))
             case "items" where vocab.applicator:
                 var start = 0
                 if case .array(let prefix)? = object["prefixItems"] { start = prefix.count }
-                add(key, .items(try subschema(pointer(key)), start: start))
+                add(ItemsKeyword(try subschema(pointer(key)), start: start, site(key)))
             case "contains" where vocab.applicator:
                 let target = try subschema(pointer(key))
                 var minimum = 1, maximum: Int?
                 if vocab.validation, let v = object["minContains"] { minimum = try count("minContains", v) }
                 if vocab.validation, let v = object["maxContains"] { maximum = try count("maxContains", v) }
-                add(key, .contains(target, min: minimum, max: maximum))
+                add(ContainsKeyword(target, min: minimum, max: maximum, site(key)))
             case "properties" where vocab.applicator:
-                let list = try map(key, value)
-                add(key, .properties(list, table: list.count > 12 ? Dictionary(list, uniquingKeysWith: { a, _ in a }) : nil))
+                add(PropertiesKeyword(try map(key, value), site(key)))
             case "patternProperties" where vocab.applicator:
                 guard case .object(let members) = value else { throw bad(key, "an object of schemas") }
                 var patterns: [(CompiledPattern, SchemaNode)] = []
@@ -110,7 +108,7 @@ extension SchemaCompiler {
                     let at = pointer(key) + "/" + JSONPointer.escape(entry.key)
                     patterns.append((try regex(key, entry.key, at), try subschema(at)))
                 }
-                add(key, .patternProperties(patterns))
+                add(PatternPropertiesKeyword(patterns, site(key)))
             case "additionalProperties" where vocab.applicator:
                 var named = Set<String>()
                 if case .object(let props)? = object["properties"] { named = Set(props.keys) }
@@ -121,16 +119,15 @@ extension SchemaCompiler {
                                                   pointer("patternProperties") + "/" + JSONPointer.escape(entry.key)))
                     }
                 }
-                add(key, .additionalProperties(try subschema(pointer(key)), named: named, patterns: patterns))
-            case "propertyNames" where vocab.applicator: add(key, .propertyNames(try subschema(pointer(key))))
-            case "dependentSchemas" where vocab.applicator: add(key, .dependentSchemas(try map(key, value)))
+                add(AdditionalPropertiesKeyword(try subschema(pointer(key)), named: named, patterns: patterns, site(key)))
+            case "propertyNames" where vocab.applicator: add(PropertyNamesKeyword(try subschema(pointer(key)), site(key)))
+            case "dependentSchemas" where vocab.applicator: add(DependentSchemasKeyword(try map(key, value), site(key)))
 
             // Unevaluated: checked after everything else in the schema.
             case "unevaluatedItems" where vocab.unevaluated, "unevaluatedProperties" where vocab.unevaluated:
                 let target = try subschema(pointer(key))
-                last.append(CompiledKeyword(keyword: key == "unevaluatedItems" ? .unevaluatedItems(target)
-                                                                               : .unevaluatedProperties(target),
-                                            name: key, location: display(pointer(key), document)))
+                last.append(key == "unevaluatedItems" ? UnevaluatedItemsKeyword(target, site(key))
+                                                      : UnevaluatedPropertiesKeyword(target, site(key)))
                 node.tracksEvaluated = true
 
             // Validation.
@@ -142,43 +139,43 @@ extension SchemaCompiler {
                     guard case .string(let s) = name, let bit = TypeMask.named(s) else { throw bad(key, "a type name or an array of them") }
                     mask.insert(bit)
                 }
-                add(key, .type(mask))
-            case "const" where vocab.validation: add(key, .const(value))
+                add(TypeKeyword(mask, site(key)))
+            case "const" where vocab.validation: add(ConstKeyword(value, site(key)))
             case "enum" where vocab.validation:
                 guard case .array(let values) = value else { throw bad(key, "an array") }
-                add(key, .enumeration(values))
-            case "minimum" where vocab.validation: add(key, .minimum(NumberBound(try number(key, value)), exclusive: false))
-            case "exclusiveMinimum" where vocab.validation: add(key, .minimum(NumberBound(try number(key, value)), exclusive: true))
-            case "maximum" where vocab.validation: add(key, .maximum(NumberBound(try number(key, value)), exclusive: false))
-            case "exclusiveMaximum" where vocab.validation: add(key, .maximum(NumberBound(try number(key, value)), exclusive: true))
+                add(EnumKeyword(values, site(key)))
+            case "minimum" where vocab.validation: add(BoundKeyword(NumberBound(try number(key, value)), upper: false, exclusive: false, site(key)))
+            case "exclusiveMinimum" where vocab.validation: add(BoundKeyword(NumberBound(try number(key, value)), upper: false, exclusive: true, site(key)))
+            case "maximum" where vocab.validation: add(BoundKeyword(NumberBound(try number(key, value)), upper: true, exclusive: false, site(key)))
+            case "exclusiveMaximum" where vocab.validation: add(BoundKeyword(NumberBound(try number(key, value)), upper: true, exclusive: true, site(key)))
             case "multipleOf" where vocab.validation:
                 let divisor = try number(key, value)
                 guard JSONNumber(0) < divisor else { throw bad(key, "a number greater than 0") }
-                add(key, .multipleOf(divisor))
-            case "minLength" where vocab.validation: add(key, .minLength(try count(key, value)))
-            case "maxLength" where vocab.validation: add(key, .maxLength(try count(key, value)))
+                add(MultipleOfKeyword(divisor, site(key)))
+            case "minLength" where vocab.validation: add(LengthKeyword(try count(key, value), upper: false, site(key)))
+            case "maxLength" where vocab.validation: add(LengthKeyword(try count(key, value), upper: true, site(key)))
             case "pattern" where vocab.validation:
                 guard case .string(let source) = value else { throw bad(key, "a string") }
-                add(key, .pattern(try regex(key, source, pointer(key))))
-            case "minItems" where vocab.validation: add(key, .minItems(try count(key, value)))
-            case "maxItems" where vocab.validation: add(key, .maxItems(try count(key, value)))
+                add(PatternKeyword(try regex(key, source, pointer(key)), site(key)))
+            case "minItems" where vocab.validation: add(ItemCountKeyword(try count(key, value), upper: false, site(key)))
+            case "maxItems" where vocab.validation: add(ItemCountKeyword(try count(key, value), upper: true, site(key)))
             case "uniqueItems" where vocab.validation:
                 guard case .bool(let on) = value else { throw bad(key, "a boolean") }
-                if on { add(key, .uniqueItems) }
-            case "minProperties" where vocab.validation: add(key, .minProperties(try count(key, value)))
-            case "maxProperties" where vocab.validation: add(key, .maxProperties(try count(key, value)))
-            case "required" where vocab.validation: add(key, .required(try strings(key, value)))
+                if on { add(UniqueItemsKeyword(site(key))) }
+            case "minProperties" where vocab.validation: add(PropertyCountKeyword(try count(key, value), upper: false, site(key)))
+            case "maxProperties" where vocab.validation: add(PropertyCountKeyword(try count(key, value), upper: true, site(key)))
+            case "required" where vocab.validation: add(RequiredKeyword(try strings(key, value), site(key)))
             case "dependentRequired" where vocab.validation:
                 guard case .object(let members) = value else { throw bad(key, "an object of string arrays") }
                 var dependencies: [(String, [String])] = []
                 for entry in members.members { dependencies.append((entry.key, try strings(key, entry.value))) }
-                add(key, .dependentRequired(dependencies))
+                add(DependentRequiredKeyword(dependencies, site(key)))
 
             // Format: an annotation unless assertion is on for this schema.
             case "format":
                 guard case .string(let name) = value else { throw bad(key, "a string") }
                 if scope.assertFormat || options.assertFormat, let check = Formats.check(named: name) {
-                    add(key, .format(name, check))
+                    add(FormatKeyword(name, check, site(key)))
                 }
             default:
                 continue

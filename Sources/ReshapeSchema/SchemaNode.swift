@@ -11,7 +11,7 @@ final class SchemaNode: @unchecked Sendable {
     /// Set for boolean schemas (`true` / `false`); then `keywords` is empty.
     var constant: Bool?
     /// Checked in order; `unevaluated*` keywords always come last.
-    var keywords: [CompiledKeyword] = []
+    var keywords: [KeywordCheck] = []
     /// True when the node has `unevaluatedProperties`/`unevaluatedItems`, so its other keywords
     /// must report which properties/items they evaluated.
     var tracksEvaluated = false
@@ -19,22 +19,6 @@ final class SchemaNode: @unchecked Sendable {
     init(location: String, resource: Int) {
         self.location = location
         self.resource = resource
-    }
-}
-
-/// A keyword with its location, ready to evaluate. A class so the per-instance loop over a
-/// node's keywords moves one reference, not the payload and two strings.
-final class CompiledKeyword: @unchecked Sendable {
-    let keyword: Keyword
-    /// Keyword name as written, e.g. "minimum" (the violation's `keyword`).
-    let name: String
-    /// JSON Pointer (or `uri#pointer`) of the keyword, for violations.
-    let location: String
-
-    init(keyword: Keyword, name: String, location: String) {
-        self.keyword = keyword
-        self.name = name
-        self.location = location
     }
 }
 
@@ -126,48 +110,6 @@ struct CompiledPattern: @unchecked Sendable {
     func matches(_ text: String) -> Bool {
         (try? regex.firstMatch(in: text)) != nil
     }
-}
-
-/// What a keyword checks, with everything precomputed (nodes resolved, regexes compiled).
-enum Keyword {
-    case type(TypeMask)
-    case const(JSON)
-    case enumeration([JSON])
-    case minimum(NumberBound, exclusive: Bool)
-    case maximum(NumberBound, exclusive: Bool)
-    case multipleOf(JSONNumber)
-    case minLength(Int)
-    case maxLength(Int)
-    case pattern(CompiledPattern)
-    case format(String, FormatCheck)
-    case prefixItems([SchemaNode])
-    /// `items`: applies to elements from `start` (after `prefixItems`).
-    case items(SchemaNode, start: Int)
-    case contains(SchemaNode, min: Int, max: Int?)
-    case minItems(Int)
-    case maxItems(Int)
-    case uniqueItems
-    /// Few properties: a list compared in order (cheaper than hashing each key); many: a table.
-    case properties([(String, SchemaNode)], table: [String: SchemaNode]?)
-    case patternProperties([(CompiledPattern, SchemaNode)])
-    case additionalProperties(SchemaNode, named: Set<String>, patterns: [CompiledPattern])
-    case propertyNames(SchemaNode)
-    case required([String])
-    case dependentRequired([(String, [String])])
-    case dependentSchemas([(String, SchemaNode)])
-    case minProperties(Int)
-    case maxProperties(Int)
-    case allOf([SchemaNode])
-    case anyOf([SchemaNode])
-    case oneOf([SchemaNode])
-    case not(SchemaNode)
-    case conditional(if: SchemaNode, then: SchemaNode?, else: SchemaNode?)
-    case ref(SchemaNode)
-    /// `$dynamicRef`: `target` is the static resolution; when `anchor` is set the outermost
-    /// resource in the dynamic scope declaring that `$dynamicAnchor` wins.
-    case dynamicRef(SchemaNode, anchor: String?)
-    case unevaluatedItems(SchemaNode)
-    case unevaluatedProperties(SchemaNode)
 }
 
 /// Every compiled node's `$dynamicAnchor`s, per resource, for `$dynamicRef`'s runtime lookup.

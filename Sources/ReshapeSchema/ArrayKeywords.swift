@@ -1,0 +1,98 @@
+import ReshapeJSON
+
+// Keywords on arrays: prefixItems, items, contains (with min/maxContains), min/maxItems,
+// uniqueItems.
+
+final class PrefixItemsKeyword: KeywordCheck {
+    let nodes: [SchemaNode]
+    init(_ nodes: [SchemaNode], _ site: KeywordSite) { self.nodes = nodes; super.init(site) }
+
+    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
+                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+        guard case .array(let elements) = instance else { return true }
+        let count = min(nodes.count, elements.count)
+        var valid = true
+        for i in 0..<count where !e.at(nodes[i], elements[i], e.child(path, i)) {
+            valid = false
+            if e.stopsAtFirstFailure { return false }
+        }
+        if collect { annotations.itemPrefix = max(annotations.itemPrefix, count) }
+        return valid
+    }
+}
+
+/// `items`: every element after those `prefixItems` covers.
+final class ItemsKeyword: KeywordCheck {
+    let node: SchemaNode
+    let start: Int
+    init(_ node: SchemaNode, start: Int, _ site: KeywordSite) { self.node = node; self.start = start; super.init(site) }
+
+    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
+                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+        guard case .array(let elements) = instance else { return true }
+        var valid = true
+        var i = start
+        while i < elements.count {
+            if !e.at(node, elements[i], e.child(path, i)) {
+                valid = false
+                if e.stopsAtFirstFailure { return false }
+            }
+            i += 1
+        }
+        if collect { annotations.allItems = true }
+        return valid
+    }
+}
+
+final class ContainsKeyword: KeywordCheck {
+    let node: SchemaNode
+    let minimum: Int
+    let maximum: Int?
+    init(_ node: SchemaNode, min: Int, max: Int?, _ site: KeywordSite) {
+        self.node = node
+        minimum = min
+        maximum = max
+        super.init(site)
+    }
+
+    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
+                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+        guard case .array(let elements) = instance else { return true }
+        var matched = 0
+        for (i, element) in elements.enumerated() where e.quietly({ $0.at(node, element, "") }) {
+            matched += 1
+            if collect { annotations.itemIndices.insert(i) }
+            else if maximum == nil && matched >= minimum { return true }
+        }
+        if matched < minimum {
+            return fail(&e, path, minimum == 1 ? "no element matches" : "\(matched) elements match, fewer than \(minimum)")
+        }
+        if let maximum, matched > maximum {
+            return fail(&e, path, "\(matched) elements match, more than \(maximum)")
+        }
+        return true
+    }
+}
+
+/// `minItems` / `maxItems`.
+final class ItemCountKeyword: KeywordCheck {
+    let limit: Int
+    let upper: Bool
+    init(_ limit: Int, upper: Bool, _ site: KeywordSite) { self.limit = limit; self.upper = upper; super.init(site) }
+
+    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
+                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+        guard case .array(let elements) = instance else { return true }
+        if upper ? elements.count <= limit : elements.count >= limit { return true }
+        return fail(&e, path, "\(elements.count) items, \(upper ? "more" : "fewer") than \(limit)")
+    }
+}
+
+final class UniqueItemsKeyword: KeywordCheck {
+    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
+                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+        guard case .array(let elements) = instance, elements.count > 1,
+              let i = StrictEquality.firstDuplicate(in: elements) else { return true }
+        return fail(&e, path, "item \(i) (\(Self.brief(elements[i]))) repeats an earlier item")
+    }
+}

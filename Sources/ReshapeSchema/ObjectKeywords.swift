@@ -1,0 +1,167 @@
+import ReshapeJSON
+
+// Keywords on objects: properties, patternProperties, additionalProperties, propertyNames,
+// required, dependentRequired, dependentSchemas, min/maxProperties.
+
+final class PropertiesKeyword: KeywordCheck {
+    /// Few properties: compared in order (cheaper than hashing each key); many: a table.
+    let list: [(name: String, node: SchemaNode)]
+    let table: [String: SchemaNode]?
+    init(_ list: [(String, SchemaNode)], _ site: KeywordSite) {
+        self.list = list.map { (name: $0.0, node: $0.1) }
+        table = list.count > 12 ? Dictionary(list, uniquingKeysWith: { first, _ in first }) : nil
+        super.init(site)
+    }
+
+    @inline(__always)
+    private func node(for key: String) -> SchemaNode? {
+        if let table { return table[key] }
+        for entry in list where entry.name == key { return entry.node }
+        return nil
+    }
+
+    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
+                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+        guard case .object(let object) = instance else { return true }
+        var valid = true
+        for member in object.members {
+            guard let node = node(for: member.key) else { continue }
+            if collect { annotations.properties.insert(member.key) }
+            if !e.at(node, member.value, e.child(path, member.key)) {
+                valid = false
+                if e.stopsAtFirstFailure { return false }
+            }
+        }
+        return valid
+    }
+}
+
+final class PatternPropertiesKeyword: KeywordCheck {
+    let patterns: [(CompiledPattern, SchemaNode)]
+    init(_ patterns: [(CompiledPattern, SchemaNode)], _ site: KeywordSite) { self.patterns = patterns; super.init(site) }
+
+    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
+                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+        guard case .object(let object) = instance else { return true }
+        var valid = true
+        for member in object.members {
+            for (pattern, node) in patterns where pattern.matches(member.key) {
+                if collect { annotations.properties.insert(member.key) }
+                if !e.at(node, member.value, e.child(path, member.key)) {
+                    valid = false
+                    if e.stopsAtFirstFailure { return false }
+                }
+            }
+        }
+        return valid
+    }
+}
+
+/// `additionalProperties`: members neither `properties` nor `patternProperties` of the same schema name.
+final class AdditionalPropertiesKeyword: KeywordCheck {
+    let node: SchemaNode
+    let named: Set<String>
+    let patterns: [CompiledPattern]
+    init(_ node: SchemaNode, named: Set<String>, patterns: [CompiledPattern], _ site: KeywordSite) {
+        self.node = node
+        self.named = named
+        self.patterns = patterns
+        super.init(site)
+    }
+
+    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
+                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+        guard case .object(let object) = instance else { return true }
+        var valid = true
+        for member in object.members {
+            if named.contains(member.key) || patterns.contains(where: { $0.matches(member.key) }) { continue }
+            if collect { annotations.properties.insert(member.key) }
+            if !e.leftover(node, site, member.value, e.child(path, member.key),
+                           "property \(Self.brief(.string(member.key))) is not allowed") {
+                valid = false
+                if e.stopsAtFirstFailure { return false }
+            }
+        }
+        return valid
+    }
+}
+
+final class PropertyNamesKeyword: KeywordCheck {
+    let node: SchemaNode
+    init(_ node: SchemaNode, _ site: KeywordSite) { self.node = node; super.init(site) }
+
+    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
+                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+        guard case .object(let object) = instance else { return true }
+        for member in object.members where !e.quietly({ $0.at(node, .string(member.key), "") }) {
+            return fail(&e, path, "property name \(Self.brief(.string(member.key))) is not allowed")
+        }
+        return true
+    }
+}
+
+final class RequiredKeyword: KeywordCheck {
+    let names: [String]
+    init(_ names: [String], _ site: KeywordSite) { self.names = names; super.init(site) }
+
+    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
+                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+        guard case .object(let object) = instance else { return true }
+        var valid = true
+        for name in names where object[name] == nil {
+            valid = fail(&e, path, "missing property \(Self.brief(.string(name)))")
+            if e.stopsAtFirstFailure { return false }
+        }
+        return valid
+    }
+}
+
+final class DependentRequiredKeyword: KeywordCheck {
+    let dependencies: [(String, [String])]
+    init(_ dependencies: [(String, [String])], _ site: KeywordSite) { self.dependencies = dependencies; super.init(site) }
+
+    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
+                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+        guard case .object(let object) = instance else { return true }
+        var valid = true
+        for (trigger, names) in dependencies where object[trigger] != nil {
+            for name in names where object[name] == nil {
+                valid = fail(&e, path, "property \(Self.brief(.string(trigger))) requires \(Self.brief(.string(name)))")
+                if e.stopsAtFirstFailure { return false }
+            }
+        }
+        return valid
+    }
+}
+
+final class DependentSchemasKeyword: KeywordCheck {
+    let dependencies: [(String, SchemaNode)]
+    init(_ dependencies: [(String, SchemaNode)], _ site: KeywordSite) { self.dependencies = dependencies; super.init(site) }
+
+    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
+                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+        guard case .object(let object) = instance else { return true }
+        var valid = true
+        for (trigger, node) in dependencies where object[trigger] != nil {
+            if !e.inPlace(node, instance, path, &annotations, collect: collect) {
+                valid = false
+                if e.stopsAtFirstFailure { return false }
+            }
+        }
+        return valid
+    }
+}
+
+/// `minProperties` / `maxProperties`.
+final class PropertyCountKeyword: KeywordCheck {
+    let limit: Int
+    let upper: Bool
+    init(_ limit: Int, upper: Bool, _ site: KeywordSite) { self.limit = limit; self.upper = upper; super.init(site) }
+
+    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
+                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+        guard case .object(let object) = instance else { return true }
+        if upper ? object.count <= limit : object.count >= limit { return true }
+        return fail(&e, path, "\(object.count) properties, \(upper ? "more" : "fewer") than \(limit)")
+    }
+}

@@ -1,0 +1,141 @@
+import ReshapeJSON
+
+// Validation vocabulary keywords that look at one value: type, const, enum, numeric bounds,
+// string length, pattern and format.
+
+final class TypeKeyword: KeywordCheck {
+    let mask: TypeMask
+    init(_ mask: TypeMask, _ site: KeywordSite) { self.mask = mask; super.init(site) }
+
+    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
+                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+        if mask.contains(TypeMask.of(instance)) { return true }
+        if case .number(let n) = instance, mask.contains(.integer), n.isInteger { return true }
+        return fail(&e, path, "expected \(mask.names.joined(separator: " or ")), got \(TypeMask.name(of: instance))")
+    }
+}
+
+final class ConstKeyword: KeywordCheck {
+    let value: JSON
+    init(_ value: JSON, _ site: KeywordSite) { self.value = value; super.init(site) }
+
+    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
+                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+        if StrictEquality.equal(instance, value) { return true }
+        return fail(&e, path, "\(Self.brief(instance)) is not \(Self.brief(value))")
+    }
+}
+
+final class EnumKeyword: KeywordCheck {
+    let values: [JSON]
+    init(_ values: [JSON], _ site: KeywordSite) { self.values = values; super.init(site) }
+
+    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
+                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+        for value in values where StrictEquality.equal(instance, value) { return true }
+        return fail(&e, path, "\(Self.brief(instance)) is not one of \(Self.brief(.array(values)))")
+    }
+}
+
+/// `minimum`/`exclusiveMinimum` (lower) and `maximum`/`exclusiveMaximum` (upper).
+final class BoundKeyword: KeywordCheck {
+    let bound: NumberBound
+    let upper: Bool
+    let exclusive: Bool
+    init(_ bound: NumberBound, upper: Bool, exclusive: Bool, _ site: KeywordSite) {
+        self.bound = bound
+        self.upper = upper
+        self.exclusive = exclusive
+        super.init(site)
+    }
+
+    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
+                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+        guard case .number(let n) = instance else { return true }
+        let order = bound.compare(n) * (upper ? -1 : 1)
+        if order > 0 || (order == 0 && !exclusive) { return true }
+        return fail(&e, path, "\(n.text) is \(upper ? "greater" : "less") than \(exclusive ? "or equal to " : "")\(bound.number.text)")
+    }
+}
+
+final class MultipleOfKeyword: KeywordCheck {
+    let divisor: JSONNumber
+    init(_ divisor: JSONNumber, _ site: KeywordSite) { self.divisor = divisor; super.init(site) }
+
+    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
+                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+        guard case .number(let n) = instance else { return true }
+        if n.isMultiple(of: divisor) { return true }
+        return fail(&e, path, "\(n.text) is not a multiple of \(divisor.text)")
+    }
+}
+
+/// `minLength` / `maxLength`, in Unicode code points.
+final class LengthKeyword: KeywordCheck {
+    let limit: Int
+    let upper: Bool
+    init(_ limit: Int, upper: Bool, _ site: KeywordSite) { self.limit = limit; self.upper = upper; super.init(site) }
+
+    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
+                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+        guard case .string(let s) = instance else { return true }
+        let bytes = s.utf8.count
+        // A code point is 1 to 4 UTF-8 bytes, so the byte count often decides alone.
+        if upper {
+            if bytes <= limit { return true }
+        } else {
+            if bytes >= limit * 4 { return true }
+            if bytes < limit { return fail(&e, path, "length \(s.unicodeScalars.count) is less than \(limit)") }
+        }
+        let length = s.unicodeScalars.count
+        if upper ? length <= limit : length >= limit { return true }
+        return fail(&e, path, "length \(length) is \(upper ? "greater" : "less") than \(limit)")
+    }
+}
+
+final class PatternKeyword: KeywordCheck {
+    let pattern: CompiledPattern
+    init(_ pattern: CompiledPattern, _ site: KeywordSite) { self.pattern = pattern; super.init(site) }
+
+    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
+                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+        guard case .string(let s) = instance else { return true }
+        if pattern.matches(s) { return true }
+        return fail(&e, path, "\(Self.brief(instance)) does not match /\(pattern.source)/")
+    }
+}
+
+final class FormatKeyword: KeywordCheck {
+    let format: String
+    let isValid: FormatCheck
+    init(_ format: String, _ isValid: @escaping FormatCheck, _ site: KeywordSite) {
+        self.format = format
+        self.isValid = isValid
+        super.init(site)
+    }
+
+    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
+                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+        guard case .string(let s) = instance else { return true }
+        if isValid(s) { return true }
+        return fail(&e, path, "\(Self.brief(instance)) is not a valid \(format)")
+    }
+}
+
+extension TypeMask {
+    static func of(_ value: JSON) -> TypeMask {
+        switch value {
+        case .null: return .null
+        case .bool: return .boolean
+        case .number: return .number
+        case .string: return .string
+        case .array: return .array
+        case .object: return .object
+        }
+    }
+
+    static func name(of value: JSON) -> String {
+        if case .number(let n) = value, n.isInteger { return "integer" }
+        return of(value).names.first ?? "?"
+    }
+}
