@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// An append-only byte buffer in manually managed memory: the writer's hot loop checks
 /// capacity once per value instead of paying `Array.append`'s uniqueness and bounds checks
 /// per byte. Owners call `release()` exactly once.
@@ -8,7 +14,8 @@ struct ByteSink {
 
     init(capacity: Int) {
         self.capacity = max(capacity, 64)
-        base = .allocate(capacity: self.capacity)
+        guard let memory = malloc(self.capacity) else { fatalError("out of memory") }
+        base = memory.assumingMemoryBound(to: UInt8.self)
     }
 
     /// Makes room for `extra` more bytes.
@@ -19,10 +26,9 @@ struct ByteSink {
     private mutating func grow(to needed: Int) {
         var newCapacity = capacity * 2
         while newCapacity < needed { newCapacity *= 2 }
-        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        newBase.update(from: base, count: count)
-        base.deallocate()
-        base = newBase
+        // realloc can grow in place, and for large blocks remaps pages instead of copying them.
+        guard let memory = realloc(base, newCapacity) else { fatalError("out of memory") }
+        base = memory.assumingMemoryBound(to: UInt8.self)
         capacity = newCapacity
     }
 
@@ -53,5 +59,5 @@ struct ByteSink {
         array.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
     }
 
-    func release() { base.deallocate() }
+    func release() { free(base) }
 }
