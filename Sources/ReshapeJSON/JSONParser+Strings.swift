@@ -46,26 +46,42 @@ extension JSONParser {
         return hasQuote | hasBackslash | hasControl | (word & highs)
     }
 
+    /// The checked path, entered at the first backslash or non-ASCII byte. Plain runs stay in
+    /// the source and are copied in bulk; `scratch` is used only once an escape appears.
     mutating func parseStringSlowPath(start: Int) throws(JSONParseError) -> String {
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: UnsafeBufferPointer(start: base + start, count: position - start))
+        var escaped = false
+        var runStart = start
         while true {
+            while position + 8 <= end,
+                  !JSONParser.needsAttention(UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)) {
+                position += 8
+            }
             guard position < end else { throw error(at: start - 1, "unterminated string") }
             let byte = base[position]
             switch byte {
             case UInt8(ascii: "\""):
+                let string: String
+                if escaped {
+                    scratch.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: position - runStart))
+                    string = String(decoding: scratch, as: UTF8.self)
+                } else {
+                    string = String(decoding: UnsafeBufferPointer(start: base + start, count: position - start), as: UTF8.self)
+                }
                 position += 1
-                return String(decoding: scratch, as: UTF8.self)
+                return string
             case UInt8(ascii: "\\"):
+                if !escaped {
+                    scratch.removeAll(keepingCapacity: true)
+                    escaped = true
+                }
+                scratch.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: position - runStart))
                 try parseEscape()
+                runStart = position
             case 0..<0x20:
                 throw error(at: position, controlCharacterMessage(byte))
             case 0x80...:
-                let length = try validateUTF8Sequence()
-                scratch.append(contentsOf: UnsafeBufferPointer(start: base + position, count: length))
-                position += length
+                position += try validateUTF8Sequence()
             default:
-                scratch.append(byte)
                 position += 1
             }
         }
