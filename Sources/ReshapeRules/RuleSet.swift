@@ -111,16 +111,19 @@ public struct Route: Sendable {
     public var path: PathTemplate
     /// Name of an entry in `RuleSet.upstreams`.
     public var upstream: String
-    /// The upstream path template (relative to the upstream's base path).
+    /// The upstream path template (after the upstream's base path). Unlike `path`, its
+    /// segments are parts of the text (`/users/`, `{id}`, `.json`), concatenated.
     public var upstreamPath: PathTemplate
     /// Client query parameters passed on to the upstream; all others are dropped.
     public var forwardQuery: [String]
     public var pipeline: Pipeline
     public var location: SourceLocation
+    /// Fixtures that `reshape test` runs offline.
+    public var examples: [RouteExample]
 
     public init(name: String, method: String, path: PathTemplate, upstream: String,
                 upstreamPath: PathTemplate, forwardQuery: [String], pipeline: Pipeline,
-                location: SourceLocation) {
+                location: SourceLocation, examples: [RouteExample] = []) {
         self.name = name
         self.method = method
         self.path = path
@@ -128,6 +131,31 @@ public struct Route: Sendable {
         self.upstreamPath = upstreamPath
         self.forwardQuery = forwardQuery
         self.pipeline = pipeline
+        self.location = location
+        self.examples = examples
+    }
+}
+
+/// One fixture of a route: what the upstream sends and what the client must get.
+public struct RouteExample: Sendable {
+    public var upstream: JSON
+    /// The expected response body; nil when the example expects an error.
+    public var response: JSON?
+    /// Path captures, as a client request would supply them.
+    public var parameters: [String: String]
+    /// How many elements must be dropped, when the example says.
+    public var dropped: Int?
+    /// The `PipelineError.code` expected instead of a response.
+    public var error: String?
+    public var location: SourceLocation
+
+    public init(upstream: JSON, response: JSON?, parameters: [String: String] = [:], dropped: Int? = nil,
+                error: String? = nil, location: SourceLocation) {
+        self.upstream = upstream
+        self.response = response
+        self.parameters = parameters
+        self.dropped = dropped
+        self.error = error
         self.location = location
     }
 }

@@ -1,0 +1,116 @@
+import ReshapeJSON
+import Yams
+
+/// A rule file read into JSON, with the source position of every value, so that a problem
+/// found anywhere later (by JSON Pointer) can be reported as `file:line:column`.
+struct SourceDocument {
+    let file: String
+    let root: JSON
+    private let positions: [String: SourceLocation]
+
+    init(file: String, root: JSON, positions: [String: SourceLocation]) {
+        self.file = file
+        self.root = root
+        self.positions = positions
+    }
+
+    /// The location of the value at `pointer`, or of its nearest located ancestor.
+    func location(of pointer: String) -> SourceLocation {
+        var pointer = pointer
+        while true {
+            if let location = positions[pointer] { return location }
+            guard let slash = pointer.lastIndex(of: "/") else { return SourceLocation(file: file, line: 1, column: 1) }
+            pointer = String(pointer[..<slash])
+        }
+    }
+
+    /// Reads YAML (or JSON, which is YAML) with Yams' composer, converting scalars by the
+    /// YAML 1.2 core schema: quoted scalars are strings, `yes`/`on` are strings, numbers keep their text.
+    static func parseYAML(_ text: String, file: String) throws(RuleDiagnostics) -> SourceDocument {
+        let node: Node?
+        do {
+            node = try Yams.compose(yaml: text)
+        } catch {
+            throw RuleDiagnostics([yamlDiagnostic(error, file: file)])
+        }
+        var positions: [String: SourceLocation] = [:]
+        guard let node else { return SourceDocument(file: file, root: .object(JSONObject()), positions: positions) }
+        var problems: [RuleDiagnostic] = []
+        let root = convert(node, pointer: "", file: file, positions: &positions, problems: &problems)
+        if !problems.isEmpty { throw RuleDiagnostics(problems) }
+        return SourceDocument(file: file, root: root, positions: positions)
+    }
+
+    /// Reads a `.json` rule file strictly (RFC 8259, exact numbers), then takes positions from
+    /// the YAML composer, which reads JSON too.
+    static func parseJSON(_ text: String, file: String) throws(RuleDiagnostics) -> SourceDocument {
+        let root: JSON
+        do {
+            root = try JSON(parsing: text)
+        } catch {
+            throw RuleDiagnostics([RuleDiagnostic(location: SourceLocation(file: file, line: error.line, column: error.column),
+                                                  message: "invalid JSON: \(error.message)")])
+        }
+        let positioned = try? parseYAML(text, file: file)
+        return SourceDocument(file: file, root: root, positions: positioned?.positions ?? [:])
+    }
+
+    private static func location(_ node: Node, file: String) -> SourceLocation {
+        SourceLocation(file: file, line: node.mark?.line ?? 1, column: node.mark?.column ?? 1)
+    }
+
+    private static func convert(_ node: Node, pointer: String, file: String,
+                                positions: inout [String: SourceLocation], problems: inout [RuleDiagnostic]) -> JSON {
+        positions[pointer] = location(node, file: file)
+        switch node {
+        case .scalar(let scalar):
+            return YAMLScalar.json(scalar.string, plain: scalar.style == .plain || scalar.style == .any)
+        case .sequence(let sequence):
+            var elements: [JSON] = []
+            for (index, element) in sequence.enumerated() {
+                elements.append(convert(element, pointer: JSONPointer.appending(index: index, to: pointer),
+                                        file: file, positions: &positions, problems: &problems))
+            }
+            return .array(elements)
+        case .mapping(let mapping):
+            var object = JSONObject()
+            for (key, value) in mapping {
+                guard case .scalar(let keyScalar) = key else {
+                    problems.append(RuleDiagnostic(location: location(key, file: file), message: "mapping keys must be plain strings"))
+                    continue
+                }
+                let name = keyScalar.string
+                let child = JSONPointer.appending(key: name, to: pointer)
+                object.members.append(JSONMember(key: name, value: convert(value, pointer: child, file: file,
+                                                                           positions: &positions, problems: &problems)))
+                // Point a member's diagnostics at its key when the value has no better place.
+                if positions[child] == nil { positions[child] = location(key, file: file) }
+            }
+            return .object(object)
+        case .alias:
+            problems.append(RuleDiagnostic(location: location(node, file: file), message: "YAML aliases are not supported in rule files"))
+            return .null
+        }
+    }
+
+    private static func yamlDiagnostic(_ error: Error, file: String) -> RuleDiagnostic {
+        func at(_ mark: Mark, _ message: String) -> RuleDiagnostic {
+            RuleDiagnostic(location: SourceLocation(file: file, line: mark.line, column: mark.column), message: "YAML syntax error: \(message)")
+        }
+        if let yaml = error as? YamlError {
+            switch yaml {
+            case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+                 .composer(let context, let problem, let mark, _):
+                return at(mark, context.map { "\(problem) (\($0.text))" } ?? problem)
+            case .duplicatedKeysInMapping(let duplicates, let context):
+                return RuleDiagnostic(location: SourceLocation(file: file, line: context.mark.line, column: context.mark.column),
+                                      message: "duplicate key \(duplicates.map { "'\($0)'" }.joined(separator: ", ")) in a mapping")
+            case .reader(let problem, _, _, _):
+                return RuleDiagnostic(location: SourceLocation(file: file, line: 1, column: 1), message: "cannot read YAML: \(problem)")
+            default:
+                break
+            }
+        }
+        return RuleDiagnostic(location: SourceLocation(file: file, line: 1, column: 1), message: "YAML error: \(error)")
+    }
+}

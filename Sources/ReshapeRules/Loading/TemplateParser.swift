@@ -1,0 +1,53 @@
+/// Parses the two kinds of path templates in a route.
+enum TemplateParser {
+    struct Failure: Error { let message: String }
+
+    /// A client path such as `/users/{id}`: every capture is a whole segment, names are unique.
+    static func requestPath(_ text: String) throws(Failure) -> PathTemplate {
+        guard text.hasPrefix("/") else { throw Failure(message: "the path must start with '/'") }
+        var segments: [PathTemplate.Segment] = []
+        var seen: Set<String> = []
+        for raw in text.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+            if raw.hasPrefix("{") && raw.hasSuffix("}") && raw.count > 2 {
+                let name = String(raw.dropFirst().dropLast())
+                try checkName(name)
+                guard seen.insert(name).inserted else { throw Failure(message: "capture '{\(name)}' appears twice") }
+                segments.append(.parameter(name))
+            } else if raw.contains("{") || raw.contains("}") {
+                throw Failure(message: "a capture must be a whole path segment, like /users/{id} (found '\(raw)')")
+            } else if raw.contains("?") || raw.contains("#") || raw.contains("%") {
+                throw Failure(message: "the path template must not contain '?', '#' or '%' (found '\(raw)')")
+            } else {
+                segments.append(.literal(String(raw)))
+            }
+        }
+        return PathTemplate(segments: segments, description: text)
+    }
+
+    /// An upstream path such as `/users/{id}.json`: literal text and captures, concatenated.
+    /// Its segments are parts of the text, not path segments.
+    static func upstreamPath(_ text: String) throws(Failure) -> PathTemplate {
+        guard text.hasPrefix("/") else { throw Failure(message: "the upstream path must start with '/'") }
+        var parts: [PathTemplate.Segment] = []
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{") {
+            if open > rest.startIndex { parts.append(.literal(String(rest[..<open]))) }
+            guard let close = rest[open...].firstIndex(of: "}") else { throw Failure(message: "'{' without a closing '}'") }
+            let name = String(rest[rest.index(after: open)..<close])
+            try checkName(name)
+            parts.append(.parameter(name))
+            rest = rest[rest.index(after: close)...]
+        }
+        if rest.contains("}") { throw Failure(message: "'}' without an opening '{'") }
+        if rest.contains("?") || rest.contains("#") { throw Failure(message: "the upstream path must not contain '?' or '#'; use the upstream's `query`") }
+        if !rest.isEmpty { parts.append(.literal(String(rest))) }
+        return PathTemplate(segments: parts, description: text)
+    }
+
+    private static func checkName(_ name: String) throws(Failure) {
+        guard let first = name.first, first.isLetter || first == "_",
+              name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) else {
+            throw Failure(message: "'{\(name)}' is not a valid capture name (letters, digits, '_' and '-')")
+        }
+    }
+}

@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// Every verb. Adding one is a file and a line here.
+enum CommandList {
+    static let all: [ParsableCommand.Type] = [
+        CheckCommand.self,
+        TestCommand.self,
+        ApplyCommand.self,
+        ValidateCommand.self,
+        FormatCommand.self,
+    ]
+}

@@ -1,1 +1,0 @@
-print("reshape: not built yet")
