@@ -74,13 +74,9 @@ public struct AtOperation: TransformOperation {
                     elements.remove(at: i)
                 }
             } else {
-                var kept = 0
-                for i in elements.indices {
-                    if try visitChild(&elements[i], step: .index(i), depth: depth, context: &context) { continue }
-                    if kept != i { elements.swapAt(kept, i) }
-                    kept += 1
+                try ElementFilter.removeRejected(from: &elements) { (element: inout JSON, i: Int) throws(PipelineError) -> Bool in
+                    try !visitChild(&element, step: .index(i), depth: depth, context: &context)
                 }
-                if kept < elements.count { elements.removeLast(elements.count - kept) }
             }
         }
         return false

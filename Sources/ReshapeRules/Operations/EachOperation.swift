@@ -22,24 +22,20 @@ public struct EachOperation: TransformOperation {
             throw PipelineError(code: "not-an-array", message: "each expects an array, found \(value.kindName)", pointer: "")
         }
         value = .null
-        var kept = 0
-        for i in elements.indices {
+        try ElementFilter.removeRejected(from: &elements) { (element: inout JSON, i: Int) throws(PipelineError) -> Bool in
             let droppedBefore = context.dropped.count
             context.removesCurrentValue = false
-            do {
-                try body.apply(to: &elements[i], context: &context)
+            do throws(PipelineError) {
+                try body.apply(to: &element, context: &context)
             } catch {
                 throw error.nested(under: JSONPointer.appending(index: i, to: ""))
             }
             if context.dropped.count > droppedBefore {
                 context.rebaseDropped(from: droppedBefore, under: JSONPointer.appending(index: i, to: ""))
             }
-            if context.removesCurrentValue { continue }
-            if kept != i { elements.swapAt(kept, i) }
-            kept += 1
+            return !context.removesCurrentValue
         }
         context.removesCurrentValue = false
-        if kept < elements.count { elements.removeLast(elements.count - kept) }
         value = .array(elements)
     }
 }
