@@ -1,9 +1,13 @@
 /// Why a document is not JSON, and where: byte offset, 1-based line, and 1-based column
 /// counted in Unicode scalars (so it matches what an editor shows).
 public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong, without the position (e.g. `trailing comma before ']'`).
     public var message: String
+    /// Byte offset from the start of the parsed bytes.
     public var offset: Int
+    /// 1-based line; lines end at `\n`.
     public var line: Int
+    /// 1-based column in Unicode scalars (UTF-8 continuation bytes are not counted).
     public var column: Int
 
     public init(message: String, offset: Int, line: Int, column: Int) {

@@ -20,6 +20,7 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
         self.tokens = tokens
     }
 
+    /// The pointer as text, each token escaped (`~` as `~0`, `/` as `~1`).
     public var description: String {
         var text = ""
         for token in tokens {
