@@ -1,1 +1,10 @@
 #include <uv.h>
+
+// libuv's handle types share a common header; C casts between them freely. These keep the
+// casts in one visible place instead of scattered pointer rebinding in Swift.
+static inline uv_handle_t *reshape_tcp_handle(uv_tcp_t *t) { return (uv_handle_t *)t; }
+static inline uv_stream_t *reshape_tcp_stream(uv_tcp_t *t) { return (uv_stream_t *)t; }
+static inline uv_handle_t *reshape_timer_handle(uv_timer_t *t) { return (uv_handle_t *)t; }
+static inline uv_handle_t *reshape_poll_handle(uv_poll_t *p) { return (uv_handle_t *)p; }
+static inline uv_handle_t *reshape_async_handle(uv_async_t *a) { return (uv_handle_t *)a; }
+static inline uv_handle_t *reshape_signal_handle(uv_signal_t *s) { return (uv_handle_t *)s; }

@@ -1,0 +1,193 @@
+import ReshapeRules
+
+/// One client connection's protocol state: events from the parser and the socket go in,
+/// actions for the server to execute come out. No I/O here, so every rule (ordering,
+/// keep-alive, limits, timeouts) is tested without sockets.
+public struct HTTPConnection: Sendable {
+    public enum Event: Sendable {
+        case messageBegan
+        case urlBytes(Int)
+        case headerField(bytes: Int)
+        case headerValue(bytes: Int)
+        case headersComplete
+        case bodyBytes(Int)
+        case messageComplete(HTTPRequest)
+        /// The parser refused the bytes; `reason` is its error name (e.g. `HPE_INVALID_CHUNK_SIZE`).
+        case parseError(reason: String)
+        case peerClosed
+        case responseReady(id: Int, HTTPResponse)
+        case headerTimeout
+        case idleTimeout
+        case drain
+    }
+
+    public enum Action: Sendable, Equatable {
+        case dispatch(id: Int, HTTPRequest)
+        case write([UInt8])
+        /// Close once queued writes are done.
+        case close
+        /// The client is gone: stop the upstream work for this request.
+        case cancel(id: Int)
+        case stopReading
+        case pauseReading
+        case resumeReading
+        case startHeaderTimer
+        case stopHeaderTimer
+        case startIdleTimer
+        case stopIdleTimer
+    }
+
+    private struct Slot {
+        let id: Int
+        let headOnly: Bool
+        let keepAlive: Bool
+        var response: HTTPResponse?
+    }
+
+    public let limits: ServerLimits
+    private var slots: [Slot] = []
+    private var nextID = 0
+    private var inHead = false
+    private var urlBytes = 0
+    private var headerBytes = 0
+    private var headerCount = 0
+    private var bodyBytes = 0
+    /// No more requests are read: the last one asked to close, or an error ended the stream.
+    private var readingDone = false
+    private var closed = false
+    private var paused = false
+    private var draining = false
+
+    public init(limits: ServerLimits) {
+        self.limits = limits
+    }
+
+    public var isClosed: Bool { closed }
+
+    /// Requests dispatched and not yet answered.
+    public var pendingIDs: [Int] { slots.filter { $0.response == nil }.map(\.id) }
+
+    public mutating func handle(_ event: Event) -> [Action] {
+        guard !closed else { return [] }
+        switch event {
+        case .messageBegan:
+            inHead = true
+            urlBytes = 0
+            headerBytes = 0
+            headerCount = 0
+            bodyBytes = 0
+            return [.stopIdleTimer, .startHeaderTimer]
+        case .urlBytes(let count):
+            urlBytes += count
+            headerBytes += count
+            if urlBytes > limits.maxURLBytes { return fail(.uriTooLong(limit: limits.maxURLBytes)) }
+            return checkHeaderBytes()
+        case .headerField(let count):
+            headerCount += 1
+            headerBytes += count
+            if headerCount > limits.maxHeaderCount {
+                return fail(.headersTooLarge("more than \(limits.maxHeaderCount) header fields"))
+            }
+            return checkHeaderBytes()
+        case .headerValue(let count):
+            headerBytes += count
+            return checkHeaderBytes()
+        case .headersComplete:
+            inHead = false
+            return [.stopHeaderTimer]
+        case .bodyBytes(let count):
+            bodyBytes += count
+            if bodyBytes > limits.maxBodyBytes { return fail(.bodyTooLarge(limit: limits.maxBodyBytes)) }
+            return []
+        case .messageComplete(let request):
+            guard !readingDone else { return [] }
+            let id = nextID
+            nextID += 1
+            let keepAlive = request.keepAlive && !draining
+            slots.append(Slot(id: id, headOnly: request.method == "HEAD", keepAlive: keepAlive))
+            var actions: [Action] = [.dispatch(id: id, request)]
+            if !keepAlive {
+                readingDone = true
+                actions.append(.stopReading)
+            } else if slots.count >= limits.maxPipelinedRequests && !paused {
+                paused = true
+                actions.append(.pauseReading)
+            }
+            return actions
+        case .parseError(let reason):
+            return fail(.badRequest("the request is not valid HTTP/1.1 (\(reason))"))
+        case .peerClosed:
+            closed = true
+            return slots.filter { $0.response == nil }.map { .cancel(id: $0.id) } + [.close]
+        case .responseReady(let id, let response):
+            guard let index = slots.firstIndex(where: { $0.id == id }) else { return [] }
+            slots[index].response = response
+            return flush()
+        case .headerTimeout:
+            guard inHead || slots.isEmpty && !readingDone else { return [] }
+            return fail(.headerTimeout)
+        case .idleTimeout:
+            guard slots.isEmpty, !inHead else { return [] }
+            closed = true
+            return [.close]
+        case .drain:
+            draining = true
+            if slots.isEmpty && !inHead {
+                closed = true
+                return [.close]
+            }
+            return []
+        }
+    }
+
+    private mutating func checkHeaderBytes() -> [Action] {
+        headerBytes > limits.maxHeaderBytes ? fail(.headersTooLarge("the request head exceeds \(limits.maxHeaderBytes) bytes")) : []
+    }
+
+    /// Answers the broken request in turn (after earlier pipelined ones) and ends the connection.
+    private mutating func fail(_ problem: Problem) -> [Action] {
+        guard !readingDone else { return [] }
+        readingDone = true
+        inHead = false
+        let id = nextID
+        nextID += 1
+        slots.append(Slot(id: id, headOnly: false, keepAlive: false, response: problem.response))
+        return [.stopReading, .stopHeaderTimer] + flush()
+    }
+
+    /// Writes every response that is next in order.
+    private mutating func flush() -> [Action] {
+        var actions: [Action] = []
+        while let first = slots.first, let response = first.response {
+            slots.removeFirst()
+            let keepAlive = first.keepAlive && !draining
+            actions.append(.write(response.serialized(headOnly: first.headOnly, keepAlive: keepAlive)))
+            if !keepAlive {
+                closed = true
+                actions += slots.filter { $0.response == nil }.map { .cancel(id: $0.id) }
+                actions.append(.close)
+                return actions
+            }
+        }
+        if paused && slots.count < limits.maxPipelinedRequests {
+            paused = false
+            actions.append(.resumeReading)
+        }
+        if slots.isEmpty && !inHead {
+            if draining {
+                closed = true
+                actions.append(.close)
+            } else {
+                actions.append(.startIdleTimer)
+            }
+        }
+        return actions
+    }
+}
+
+extension HTTPRequest: Equatable {
+    public static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
+        lhs.method == rhs.method && lhs.target == rhs.target && lhs.headers == rhs.headers && lhs.body == rhs.body
+            && lhs.keepAlive == rhs.keepAlive
+    }
+}

@@ -1,0 +1,90 @@
+import ReshapeRules
+
+/// A client request as the parser delivered it.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// The request target exactly as sent (`/users?limitToFirst=2`).
+    public var target: String
+    public var versionMajor: Int
+    public var versionMinor: Int
+    public var headers: [NameValue]
+    public var body: [UInt8]
+    /// Whether the connection may carry another request after this one.
+    public var keepAlive: Bool
+
+    public init(method: String, target: String, versionMajor: Int = 1, versionMinor: Int = 1,
+                headers: [NameValue] = [], body: [UInt8] = [], keepAlive: Bool = true) {
+        self.method = method
+        self.target = target
+        self.versionMajor = versionMajor
+        self.versionMinor = versionMinor
+        self.headers = headers
+        self.body = body
+        self.keepAlive = keepAlive
+    }
+
+    /// The path part of the target, before `?`.
+    public var path: Substring {
+        target.firstIndex(of: "?").map { target[..<$0] } ?? target[...]
+    }
+
+    /// The raw query, after `?` ("" when there is none).
+    public var rawQuery: Substring {
+        target.firstIndex(of: "?").map { target[target.index(after: $0)...] } ?? ""
+    }
+
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+}
+
+/// A response ready to be written.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [NameValue]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [NameValue] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// JSON body with the given content type.
+    public static func json(_ status: Int, _ body: [UInt8], contentType: String = "application/json",
+                            extraHeaders: [NameValue] = []) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [NameValue(name: "Content-Type", value: contentType)] + extraHeaders, body: body)
+    }
+
+    /// The bytes on the wire. HEAD responses carry the GET's Content-Length and no body.
+    public func serialized(headOnly: Bool, keepAlive: Bool) -> [UInt8] {
+        var head = "HTTP/1.1 \(status) \(HTTPResponse.reason(status))\r\n"
+        for header in headers { head += "\(header.name): \(header.value)\r\n" }
+        head += "Content-Length: \(body.count)\r\n"
+        if !keepAlive { head += "Connection: close\r\n" }
+        head += "\r\n"
+        var bytes = Array(head.utf8)
+        if !headOnly { bytes += body }
+        return bytes
+    }
+
+    public static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 400: "Bad Request"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 413: "Content Too Large"
+        case 414: "URI Too Long"
+        case 431: "Request Header Fields Too Large"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        case 505: "HTTP Version Not Supported"
+        default: "Status \(status)"
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Synchronization
+
+/// Counters and latency histograms for one worker, exposed in Prometheus text format. Each
+/// worker records into its own instance; `/metrics` merges them.
+public final class Metrics: Sendable {
+    static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+    struct Histogram {
+        var counts = [Int](repeating: 0, count: Metrics.latencyBuckets.count)
+        var sum = 0.0
+        var total = 0
+
+        mutating func observe(_ seconds: Double) {
+            for (index, bound) in Metrics.latencyBuckets.enumerated() where seconds <= bound { counts[index] += 1 }
+            sum += seconds
+            total += 1
+        }
+
+        mutating func merge(_ other: Histogram) {
+            for index in counts.indices { counts[index] += other.counts[index] }
+            sum += other.sum
+            total += other.total
+        }
+    }
+
+    struct State {
+        var requests: [String: Int] = [:]           // route|status
+        var latency: [String: Histogram] = [:]      // route
+        var upstreamLatency: [String: Histogram] = [:]  // upstream
+        var upstreamErrors: [String: Int] = [:]     // upstream|kind
+        var dropped: [String: Int] = [:]            // route|type
+        var connections = 0
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public func recordRequest(route: String, status: Int, seconds: Double) {
+        state.withLock {
+            $0.requests["\(route)|\(status)", default: 0] += 1
+            $0.latency[route, default: Histogram()].observe(seconds)
+        }
+    }
+
+    public func recordUpstream(upstream: String, seconds: Double, failure: UpstreamFailure?) {
+        state.withLock {
+            $0.upstreamLatency[upstream, default: Histogram()].observe(seconds)
+            if let failure { $0.upstreamErrors["\(upstream)|\(failure.rawValue)", default: 0] += 1 }
+        }
+    }
+
+    public func recordDropped(route: String, type: String, count: Int = 1) {
+        state.withLock { $0.dropped["\(route)|\(type)", default: 0] += count }
+    }
+
+    public func connectionOpened() { state.withLock { $0.connections += 1 } }
+    public func connectionClosed() { state.withLock { $0.connections -= 1 } }
+
+    public var openConnections: Int { state.withLock { $0.connections } }
+
+    /// Prometheus text exposition (format 0.0.4) of several workers' metrics together.
+    public static func exposition(_ workers: [Metrics], digest: String, reloads: Int, reloadFailures: Int) -> String {
+        var merged = State()
+        for worker in workers {
+            let snapshot = worker.state.withLock { $0 }
+            merged.requests.merge(snapshot.requests, uniquingKeysWith: +)
+            merged.upstreamErrors.merge(snapshot.upstreamErrors, uniquingKeysWith: +)
+            merged.dropped.merge(snapshot.dropped, uniquingKeysWith: +)
+            merged.connections += snapshot.connections
+            for (key, histogram) in snapshot.latency { merged.latency[key, default: Histogram()].merge(histogram) }
+            for (key, histogram) in snapshot.upstreamLatency { merged.upstreamLatency[key, default: Histogram()].merge(histogram) }
+        }
+        var out = ""
+        func label(_ value: String) -> String {
+            value.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"").replacing("\n", with: "\\n")
+        }
+        out += "# HELP reshape_requests_total Requests answered, by route and status.\n# TYPE reshape_requests_total counter\n"
+        for (key, count) in merged.requests.sorted(by: { $0.key < $1.key }) {
+            let parts = key.split(separator: "|", maxSplits: 1).map(String.init)
+            out += "reshape_requests_total{route=\"\(label(parts[0]))\",status=\"\(parts[1])\"} \(count)\n"
+        }
+        func histogram(_ name: String, _ help: String, _ labelName: String, _ values: [String: Histogram]) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
+            for (key, histogram) in values.sorted(by: { $0.key < $1.key }) {
+                for (index, bound) in latencyBuckets.enumerated() {
+                    out += "\(name)_bucket{\(labelName)=\"\(label(key))\",le=\"\(bound)\"} \(histogram.counts[index])\n"
+                }
+                out += "\(name)_bucket{\(labelName)=\"\(label(key))\",le=\"+Inf\"} \(histogram.total)\n"
+                out += "\(name)_sum{\(labelName)=\"\(label(key))\"} \(histogram.sum)\n"
+                out += "\(name)_count{\(labelName)=\"\(label(key))\"} \(histogram.total)\n"
+            }
+        }
+        histogram("reshape_request_duration_seconds", "Time from request to response, by route.", "route", merged.latency)
+        histogram("reshape_upstream_duration_seconds", "Upstream fetch time, by upstream.", "upstream", merged.upstreamLatency)
+        out += "# HELP reshape_upstream_errors_total Failed upstream fetches, by upstream and kind.\n# TYPE reshape_upstream_errors_total counter\n"
+        for (key, count) in merged.upstreamErrors.sorted(by: { $0.key < $1.key }) {
+            let parts = key.split(separator: "|", maxSplits: 1).map(String.init)
+            out += "reshape_upstream_errors_total{upstream=\"\(label(parts[0]))\",kind=\"\(parts[1])\"} \(count)\n"
+        }
+        out += "# HELP reshape_dropped_elements_total Elements dropped by validation, by route and type.\n# TYPE reshape_dropped_elements_total counter\n"
+        for (key, count) in merged.dropped.sorted(by: { $0.key < $1.key }) {
+            let parts = key.split(separator: "|", maxSplits: 1).map(String.init)
+            out += "reshape_dropped_elements_total{route=\"\(label(parts[0]))\",type=\"\(label(parts[1]))\"} \(count)\n"
+        }
+        out += "# HELP reshape_open_connections Client connections open now.\n# TYPE reshape_open_connections gauge\nreshape_open_connections \(merged.connections)\n"
+        out += "# HELP reshape_rules_info The rule set being served.\n# TYPE reshape_rules_info gauge\nreshape_rules_info{digest=\"\(digest)\"} 1\n"
+        out += "# HELP reshape_rule_reloads_total Rule reloads, by result.\n# TYPE reshape_rule_reloads_total counter\n"
+        out += "reshape_rule_reloads_total{result=\"ok\"} \(reloads)\nreshape_rule_reloads_total{result=\"refused\"} \(reloadFailures)\n"
+        return out
+    }
+}

@@ -1,0 +1,71 @@
+import ReshapeJSON
+import ReshapeRules
+
+/// An RFC 9457 problem details response. `code` is Reshape's stable name for the error
+/// (catalogued in docs/errors.md); `type` is derived from it.
+public struct Problem: Sendable, Error {
+    public var status: Int
+    public var code: String
+    public var title: String
+    public var detail: String
+    /// Extra members: `route`, `upstream`, `line`, `column`, `errors`, ...
+    public var extra: [JSONMember]
+
+    public init(status: Int, code: String, title: String, detail: String, extra: [JSONMember] = []) {
+        self.status = status
+        self.code = code
+        self.title = title
+        self.detail = detail
+        self.extra = extra
+    }
+
+    public var body: JSON {
+        var object = JSONObject()
+        object["type"] = .string("https://reshape.dev/problems/\(code)")
+        object["title"] = .string(title)
+        object["status"] = .number(JSONNumber(status))
+        object["detail"] = .string(detail)
+        object["code"] = .string(code)
+        object.members += extra
+        return .object(object)
+    }
+
+    public var response: HTTPResponse {
+        var headers: [NameValue] = [NameValue(name: "Content-Type", value: "application/problem+json")]
+        headers += extraHeaders
+        return HTTPResponse(status: status, headers: headers, body: body.serialized())
+    }
+
+    /// Headers some problems need (`Allow` on 405).
+    public var extraHeaders: [NameValue] = []
+}
+
+extension Problem {
+    public static func badRequest(_ detail: String) -> Problem {
+        Problem(status: 400, code: "bad-request", title: "Malformed request", detail: detail)
+    }
+    public static func notFound(path: String) -> Problem {
+        Problem(status: 404, code: "no-route", title: "No route", detail: "no route matches \(path)")
+    }
+    public static func methodNotAllowed(_ method: String, allowed: [String]) -> Problem {
+        var problem = Problem(status: 405, code: "method-not-allowed", title: "Method not allowed",
+                              detail: "\(method) is not allowed here; allowed: \(allowed.joined(separator: ", "))")
+        problem.extraHeaders = [NameValue(name: "Allow", value: allowed.joined(separator: ", "))]
+        return problem
+    }
+    public static let headerTimeout = Problem(status: 408, code: "request-timeout", title: "Request timeout",
+                                              detail: "the request head did not arrive in time")
+    public static func bodyTooLarge(limit: Int) -> Problem {
+        Problem(status: 413, code: "body-too-large", title: "Request body too large", detail: "the body exceeds \(limit) bytes")
+    }
+    public static func uriTooLong(limit: Int) -> Problem {
+        Problem(status: 414, code: "uri-too-long", title: "URI too long", detail: "the request target exceeds \(limit) bytes")
+    }
+    public static func headersTooLarge(_ detail: String) -> Problem {
+        Problem(status: 431, code: "headers-too-large", title: "Request headers too large", detail: detail)
+    }
+    public static let overloaded = Problem(status: 503, code: "overloaded", title: "Overloaded",
+                                           detail: "too many connections; retry later")
+    public static let shuttingDown = Problem(status: 503, code: "shutting-down", title: "Shutting down",
+                                             detail: "this instance is shutting down; retry on another")
+}

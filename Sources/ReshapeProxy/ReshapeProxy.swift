@@ -1,1 +1,0 @@
-// ReshapeProxy module

@@ -1,0 +1,71 @@
+import ReshapeRules
+
+/// Matches a request to a route. Built once per rule set.
+public struct Router: Sendable {
+    /// The reserved prefix of Reshape's own endpoints; rules cannot shadow it.
+    public static let adminPrefix = "/_reshape/"
+
+    public enum Match: Sendable {
+        case route(Route, parameters: [String: String])
+        case admin(String)
+        case methodNotAllowed(allowed: [String])
+        case notFound
+        case badRequest(String)
+    }
+
+    private let routes: [Route]
+
+    public init(routes: [Route]) {
+        // Most specific first: at the first segment where two templates differ, a literal wins.
+        self.routes = routes.sorted { Router.moreSpecific($0.path, than: $1.path) }
+    }
+
+    public func match(method: String, path: Substring) -> Match {
+        if path.hasPrefix(Router.adminPrefix) { return .admin(String(path.dropFirst(Router.adminPrefix.count))) }
+        guard path.hasPrefix("/") else { return .badRequest("the request target must be an absolute path") }
+        let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        var allowed: [String] = []
+        for route in routes {
+            guard let raw = Router.captures(route.path, segments) else { continue }
+            guard route.method == method || (method == "HEAD" && route.method == "GET") else {
+                if !allowed.contains(route.method) { allowed.append(route.method) }
+                if route.method == "GET" && !allowed.contains("HEAD") { allowed.append("HEAD") }
+                continue
+            }
+            var parameters: [String: String] = [:]
+            for (name, value) in raw {
+                guard let decoded = PercentEncoding.decode(value) else {
+                    return .badRequest("path segment '\(value)' has an invalid percent-encoding or is not UTF-8")
+                }
+                parameters[name] = decoded
+            }
+            return .route(route, parameters: parameters)
+        }
+        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
+    }
+
+    private static func captures(_ template: PathTemplate, _ segments: [Substring]) -> [(String, Substring)]? {
+        guard template.segments.count == segments.count else { return nil }
+        var captured: [(String, Substring)] = []
+        for (part, segment) in zip(template.segments, segments) {
+            switch part {
+            case .literal(let text): guard segment == text else { return nil }
+            case .parameter(let name):
+                guard !segment.isEmpty else { return nil }
+                captured.append((name, segment))
+            }
+        }
+        return captured
+    }
+
+    private static func moreSpecific(_ a: PathTemplate, than b: PathTemplate) -> Bool {
+        for (x, y) in zip(a.segments, b.segments) {
+            switch (x, y) {
+            case (.literal, .parameter): return true
+            case (.parameter, .literal): return false
+            default: continue
+            }
+        }
+        return false
+    }
+}

@@ -1,0 +1,55 @@
+import ReshapeJSON
+import ReshapeRules
+
+/// A rule set prepared for serving: its router and each upstream's redactor, built once per
+/// (re)load and shared read-only by every worker.
+public final class ServingRules: Sendable {
+    public let ruleSet: RuleSet
+    public let router: Router
+    public let redactors: [String: Redactor]
+    /// Every secret of every upstream, for log lines that are not about one upstream.
+    public let allSecrets: Redactor
+
+    public init(_ ruleSet: RuleSet) {
+        self.ruleSet = ruleSet
+        router = Router(routes: ruleSet.routes)
+        redactors = ruleSet.upstreams.mapValues { Redactor(secrets: $0.secrets) }
+        allSecrets = Redactor(secrets: ruleSet.upstreams.values.flatMap(\.secrets))
+    }
+
+    public enum Decision: Sendable {
+        case respond(HTTPResponse, route: String?, errorCode: String?)
+        case fetch(UpstreamRequest, route: Route, parameters: [String: String])
+        case admin(String)
+    }
+
+    /// What to do with a request: answer at once (an error), fetch upstream, or serve an admin endpoint.
+    public func decide(_ request: HTTPRequest) -> Decision {
+        switch router.match(method: request.method, path: request.path) {
+        case .admin(let name):
+            return .admin(name)
+        case .badRequest(let detail):
+            return .respond(Problem.badRequest(detail).response, route: nil, errorCode: "bad-request")
+        case .notFound:
+            return .respond(Problem.notFound(path: String(request.path)).response, route: nil, errorCode: "no-route")
+        case .methodNotAllowed(let allowed):
+            return .respond(Problem.methodNotAllowed(request.method, allowed: allowed).response, route: nil, errorCode: "method-not-allowed")
+        case .route(let route, let parameters):
+            guard let upstream = ruleSet.upstreams[route.upstream] else {
+                return .respond(Problem(status: 500, code: "internal", title: "Internal error", detail: "unknown upstream").response,
+                                route: route.name, errorCode: "internal")
+            }
+            do {
+                let upstreamRequest = try UpstreamRequestBuilder.build(route: route, upstream: upstream, parameters: parameters,
+                                                                       rawQuery: request.rawQuery)
+                return .fetch(upstreamRequest, route: route, parameters: parameters)
+            } catch {
+                return .respond(error.response, route: route.name, errorCode: error.code)
+            }
+        }
+    }
+
+    public func redactor(for upstream: String) -> Redactor {
+        redactors[upstream] ?? allSecrets
+    }
+}

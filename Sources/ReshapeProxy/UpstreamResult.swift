@@ -1,0 +1,16 @@
+/// How one upstream fetch ended.
+public enum UpstreamResult: Sendable {
+    case response(status: Int, contentType: String?, body: [UInt8])
+    case failure(UpstreamFailure, message: String)
+}
+
+/// Why a fetch produced no usable response; the metrics label and the problem code follow from it.
+public enum UpstreamFailure: String, Sendable, CaseIterable {
+    case dns
+    case connect
+    case tls
+    case timeout
+    case tooLarge = "too-large"
+    case transfer
+    case other
+}
