@@ -16,7 +16,7 @@ final class PrefixItemsKeyword: KeywordCheck {
             valid = false
             if e.stopsAtFirstFailure { return false }
         }
-        if collect { annotations.itemPrefix = max(annotations.itemPrefix, count) }
+        if collect { annotations.evaluatedPrefix(count) }
         return valid
     }
 }
@@ -39,7 +39,7 @@ final class ItemsKeyword: KeywordCheck {
             }
             i += 1
         }
-        if collect { annotations.allItems = true }
+        if collect { annotations.evaluatedAllItems() }
         return valid
     }
 }
@@ -61,7 +61,7 @@ final class ContainsKeyword: KeywordCheck {
         var matched = 0
         for (i, element) in elements.enumerated() where e.quietly({ $0.at(node, element, "") }) {
             matched += 1
-            if collect { annotations.itemIndices.insert(i) }
+            if collect { annotations.evaluatedItem(at: i) }
             else if maximum == nil && matched >= minimum { return true }
         }
         if matched < minimum {

@@ -12,15 +12,16 @@ struct Evaluation {
     /// Resources entered, outermost first (only kept when `$dynamicRef` is in use).
     var scope: [Int] = []
     var depth = 0
+    /// Whether any `$dynamicRef` exists; otherwise the scope stack is not kept.
+    let tracksScope: Bool
 
     init(anchors: DynamicAnchorTable, maxDepth: Int, reporting: Bool, maxErrors: Int) {
         self.anchors = anchors
         self.maxDepth = maxDepth
         self.reporting = reporting
         self.maxErrors = maxErrors
+        tracksScope = anchors.isUsed
     }
-
-    var full: Bool { violations.count >= maxErrors }
 
     /// In quiet mode, or once `maxErrors` are collected, the first failure decides.
     var stopsAtFirstFailure: Bool { !reporting || violations.count >= maxErrors }
@@ -63,12 +64,12 @@ struct Evaluation {
         if depth > maxDepth {
             if reporting, violations.count < maxErrors {
                 violations.append(SchemaViolation(instancePointer: path, keyword: "$ref", schemaPointer: node.location,
-                                                  reason: "schema nesting deeper than \(maxDepth)"))
+                                                  reason: "more than \(maxDepth) schemas applied to one value (a $ref cycle?)"))
             }
             return false
         }
         var pushed = false
-        if anchors.isUsed, scope.last != node.resource {
+        if tracksScope, scope.last != node.resource {
             scope.append(node.resource)
             pushed = true
         }
@@ -76,10 +77,10 @@ struct Evaluation {
 
         let track = collect || node.tracksEvaluated
         var valid = true
-        for keyword in node.keywords {
-            if !keyword.check(&self, instance, path, &annotations, collect: track) {
+        node.keywords.withUnsafeBufferPointer { keywords in
+            for keyword in keywords where !keyword.check(&self, instance, path, &annotations, collect: track) {
                 valid = false
-                if !reporting || full { break }
+                if stopsAtFirstFailure { break }
             }
         }
         return valid
@@ -109,6 +110,12 @@ struct Evaluation {
     @inline(__always)
     mutating func at(_ node: SchemaNode, _ instance: JSON, _ path: String) -> Bool {
         var local = Annotations()
+        // Depth bounds chains of schemas applied to one location (a ref cycle that never
+        // consumes the instance); moving into a child starts a new chain. How deep the
+        // instance itself goes is bounded by the parser's depth limit.
+        let outer = depth
+        depth = 0
+        defer { depth = outer }
         return evaluate(node, instance, path, &local, collect: false)
     }
 }

@@ -13,10 +13,23 @@ final class PropertiesKeyword: KeywordCheck {
         super.init(site)
     }
 
+    /// Finds a member's schema, starting after the previous match: records usually list
+    /// their members in the schema's order, so most lookups succeed at the first comparison.
     @inline(__always)
-    private func node(for key: String) -> SchemaNode? {
+    private func node(for key: String, cursor: inout Int) -> SchemaNode? {
         if let table { return table[key] }
-        for entry in list where entry.name == key { return entry.node }
+        let count = list.count
+        let length = key.utf8.count
+        var i = cursor
+        for _ in 0..<count {
+            if i == count { i = 0 }
+            let entry = list[i]
+            i += 1
+            if entry.name.utf8.count == length && entry.name == key {
+                cursor = i
+                return entry.node
+            }
+        }
         return nil
     }
 
@@ -24,9 +37,10 @@ final class PropertiesKeyword: KeywordCheck {
                         _ annotations: inout Annotations, collect: Bool) -> Bool {
         guard case .object(let object) = instance else { return true }
         var valid = true
+        var cursor = 0
         for member in object.members {
-            guard let node = node(for: member.key) else { continue }
-            if collect { annotations.properties.insert(member.key) }
+            guard let node = node(for: member.key, cursor: &cursor) else { continue }
+            if collect { annotations.evaluatedProperty(member.key) }
             if !e.at(node, member.value, e.child(path, member.key)) {
                 valid = false
                 if e.stopsAtFirstFailure { return false }
@@ -46,7 +60,7 @@ final class PatternPropertiesKeyword: KeywordCheck {
         var valid = true
         for member in object.members {
             for (pattern, node) in patterns where pattern.matches(member.key) {
-                if collect { annotations.properties.insert(member.key) }
+                if collect { annotations.evaluatedProperty(member.key) }
                 if !e.at(node, member.value, e.child(path, member.key)) {
                     valid = false
                     if e.stopsAtFirstFailure { return false }
@@ -75,7 +89,7 @@ final class AdditionalPropertiesKeyword: KeywordCheck {
         var valid = true
         for member in object.members {
             if named.contains(member.key) || patterns.contains(where: { $0.matches(member.key) }) { continue }
-            if collect { annotations.properties.insert(member.key) }
+            if collect { annotations.evaluatedProperty(member.key) }
             if !e.leftover(node, site, member.value, e.child(path, member.key),
                            "property \(Self.brief(.string(member.key))) is not allowed") {
                 valid = false

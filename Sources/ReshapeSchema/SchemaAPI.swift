@@ -5,8 +5,9 @@ public struct SchemaOptions: Sendable {
     /// When true, `format` is an assertion (invalid dates etc. fail); by default it only annotates.
     /// A type's root schema can also turn this on for itself with `"x-assert-format": true`.
     public var assertFormat: Bool
-    /// Deepest `$ref`/subschema nesting followed while validating one instance; guards against
-    /// schemas that recurse without consuming the instance.
+    /// Most schemas applied in a chain to one instance value (through `$ref`, `allOf`...);
+    /// guards against schemas that recurse without consuming the instance. Exceeding it is a
+    /// violation. Nesting of the instance itself is not limited here (the parser limits it).
     public var maxDepth: Int
 
     public init(assertFormat: Bool = false, maxDepth: Int = 256) {

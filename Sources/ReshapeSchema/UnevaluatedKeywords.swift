@@ -17,7 +17,7 @@ final class UnevaluatedItemsKeyword: KeywordCheck {
                 if e.stopsAtFirstFailure { return false }
             }
         }
-        annotations.allItems = true
+        annotations.evaluatedAllItems()
         return valid
     }
 }
@@ -31,7 +31,7 @@ final class UnevaluatedPropertiesKeyword: KeywordCheck {
         guard case .object(let object) = instance else { return true }
         var valid = true
         var newlyEvaluated: [String] = []
-        for member in object.members where !annotations.properties.contains(member.key) {
+        for member in object.members where !annotations.hasProperty(member.key) {
             newlyEvaluated.append(member.key)
             if !e.leftover(node, site, member.value, e.child(path, member.key),
                            "property \(Self.brief(.string(member.key))) is not allowed") {
@@ -39,7 +39,7 @@ final class UnevaluatedPropertiesKeyword: KeywordCheck {
                 if e.stopsAtFirstFailure { return false }
             }
         }
-        annotations.properties.formUnion(newlyEvaluated)
+        annotations.evaluatedProperties(newlyEvaluated)
         return valid
     }
 }

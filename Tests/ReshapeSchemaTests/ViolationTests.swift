@@ -59,3 +59,22 @@ final class ViolationTests: XCTestCase {
         XCTAssertThrowsError(try Validator(schema: JSON(parsing: "3")))
     }
 }
+
+/// Recursion: a schema that never consumes the instance is stopped; deep data under a
+/// recursive type is not.
+final class RecursionTests: XCTestCase {
+    func testRefCycleThatNeverConsumesTheInstanceIsAViolationNotACrash() throws {
+        let validator = try Validator(schema: JSON(parsing: ##"{"$defs":{"a":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}"##))
+        XCTAssertFalse(validator.isValid(.null))
+        XCTAssertTrue(validator.validate(.null).first?.reason.contains("cycle") ?? false)
+    }
+
+    func testDeeplyNestedDataUnderARecursiveSchemaIsValid() throws {
+        let validator = try Validator(schema: JSON(parsing: ##"{"type":"array","items":{"$ref":"#"}}"##))
+        var value = JSON.array([])
+        for _ in 0..<400 { value = .array([value]) }
+        XCTAssertTrue(validator.isValid(value))
+        XCTAssertTrue(validator.validate(value).isEmpty)
+        XCTAssertFalse(validator.isValid(.array([value, .number(JSONNumber(1))])))
+    }
+}
