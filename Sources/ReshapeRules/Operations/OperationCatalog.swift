@@ -62,6 +62,23 @@ public enum OperationCatalog {
         return Pipeline(steps: compiled)
     }
 
+    /// Every mistake in an array of steps, one per faulty step (the first within each), for
+    /// a checker that reports all problems at once; empty when `compile(steps:)` would succeed.
+    public static func problems(in steps: JSON, context: OperationCompileContext) -> [OperationConfigError] {
+        guard case .array(let elements) = steps else {
+            return [OperationConfigError(message: "expected a list of transform steps, found \(steps.kindName)", pointer: "")]
+        }
+        var problems: [OperationConfigError] = []
+        for (index, element) in elements.enumerated() {
+            do {
+                _ = try compile(step: element, context: context)
+            } catch {
+                problems.append(error.nested(under: JSONPointer.appending(index: index, to: "")))
+            }
+        }
+        return problems
+    }
+
     /// The known name nearest to a misspelling, when it is close enough to be a likely typo.
     static func closestName(to name: String) -> String? {
         var best: (name: String, distance: Int)?

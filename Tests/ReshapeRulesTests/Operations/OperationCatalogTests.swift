@@ -40,6 +40,14 @@ final class OperationCatalogTests: XCTestCase {
         }
     }
 
+    func testProblemsListsEveryFaultyStep() {
+        let steps = json(#"[{"keyed-to-arry": {}}, {"wrap": "x"}, {"each": [{"rename": {"a": 1}}]}, {"set": {"id": "{uid}"}}]"#)
+        let problems = OperationCatalog.problems(in: steps, context: OperationCompileContext(parameterNames: ["id"]))
+        XCTAssertEqual(problems.map(\.pointer), ["/0/keyed-to-arry", "/2/each/0/rename/a", "/3/set/id"])
+        XCTAssertEqual(OperationCatalog.problems(in: json(#"[{"wrap": "x"}]"#), context: OperationCompileContext()), [])
+        XCTAssertEqual(OperationCatalog.problems(in: json("{}"), context: OperationCompileContext()).map(\.pointer), [""])
+    }
+
     func testStepsRunInOrder() throws {
         let pipeline = try OperationCatalog.compile(steps: json(#"[{"keyed-to-array": {}}, {"wrap": "objects"}]"#),
                                                     context: OperationCompileContext())
