@@ -70,7 +70,8 @@ final class SchemaCompiler {
         var scope = parent
         if case .string(let id)? = object["$id"] {
             let resolved = scope.base.resolving(URIReference(id)).withoutFragment
-            if resolved != scope.base || location.pointer.isEmpty == false {
+            // A root `$id` equal to the URI the document was loaded from is the same resource.
+            if !(location.pointer.isEmpty && resolved == scope.base) {
                 scope.base = resolved
                 scope.resource = newResource(resolved.text, location)
             }
@@ -172,6 +173,16 @@ final class SchemaCompiler {
             }
             if !reference.contains(where: { $0 == "#" || $0 == ":" || $0 == "/" || $0 == "." }) {
                 throw error("unknown type \"\(reference)\" in $ref", keywordPointer, location.document)
+            }
+            // "Address#/properties/city": a type name with a fragment.
+            if let hash = reference.firstIndex(of: "#"), typeNames.contains(String(reference[..<hash])) {
+                let typeRoot = "/types/" + JSONPointer.escape(String(reference[..<hash]))
+                let fragment = URIReference.percentDecoded(String(reference[reference.index(after: hash)...])) ?? ""
+                guard fragment.isEmpty || fragment.hasPrefix("/"),
+                      documents[0][JSONPointer(typeRoot + fragment) ?? JSONPointer(tokens: ["\u{0}"])] != nil else {
+                    throw error("$ref \"\(reference)\" points at nothing", keywordPointer, location.document)
+                }
+                return Location(document: 0, pointer: typeRoot + fragment)
             }
         }
         let base = try scope(of: location).base

@@ -71,4 +71,35 @@ final class SchemaSetTests: XCTestCase {
         XCTAssertFalse(try XCTUnwrap(set.validator(named: "Strict")).isValid(notADate))
         XCTAssertTrue(try XCTUnwrap(set.validator(named: "Strict")).isValid(.string("2024-02-29")))
     }
+
+    func testRefToAPartOfAType() throws {
+        let set = try SchemaSet(types: [
+            ("Address", json(#"{"type":"object","properties":{"city":{"type":"string","minLength":2}}}"#)),
+            ("City", json(##"{"$ref":"Address#/properties/city"}"##)),
+        ])
+        let city = try XCTUnwrap(set.validator(named: "City"))
+        XCTAssertTrue(city.isValid(.string("Oslo")))
+        XCTAssertFalse(city.isValid(.string("O")))
+    }
+
+    func testOneValidatorSharedAcrossThreads() throws {
+        let set = try userAndAddress(userRef: "Address")
+        let user = try XCTUnwrap(set.validator(named: "User"))
+        let good = try json(#"{"name":"Ann","address":{"city":"Oslo"}}"#)
+        let bad = try json(#"{"name":"Ann","address":{"city":7}}"#)
+        let failures = Counter()
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            for _ in 0..<500 where !user.isValid(good) || user.isValid(bad) || user.validate(bad).count != 1 {
+                failures.increment()
+            }
+        }
+        XCTAssertEqual(failures.value, 0)
+    }
+}
+
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.lock(); count += 1; lock.unlock() }
+    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
 }
