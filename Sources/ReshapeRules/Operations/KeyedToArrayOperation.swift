@@ -55,8 +55,8 @@ public struct KeyedToArrayOperation: TransformOperation {
             swap(&members, &object.members)  // `members` is now the only reference
             switch order {
             case .source: break
-            case .key: members.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-            case .numericKey: KeyOrder.sortNumerically(&members)
+            case .key: KeyOrder.sort(&members, numeric: false)
+            case .numericKey: KeyOrder.sort(&members, numeric: true)
             }
             var records: [JSON] = []
             records.reserveCapacity(members.count)
@@ -107,23 +107,21 @@ public struct KeyedToArrayOperation: TransformOperation {
     }
 }
 
-/// Ordering of member names as numbers.
+/// Ordering of member names, through the same precomputed keys as `sort`.
 enum KeyOrder {
-    /// Number names first in numeric order, then the rest by UTF-8 bytes; stable.
-    static func sortNumerically(_ members: inout [JSONMember]) {
-        let numbers: [JSONNumber?] = members.map { member in
-            guard let number = JSONNumber(member.key) else { return nil }
-            return number
-        }
-        var order = Array(members.indices)
-        order.sort { a, b in
-            switch (numbers[a], numbers[b]) {
-            case (let x?, let y?): return x < y
-            case (.some, nil): return true
-            case (nil, .some): return false
-            case (nil, nil): return members[a].key.utf8.lexicographicallyPrecedes(members[b].key.utf8)
+    /// By UTF-8 bytes; with `numeric`, names that are JSON numbers come first in numeric
+    /// order (as `sort` orders numbers before strings). Stable.
+    static func sort(_ members: inout [JSONMember], numeric: Bool) {
+        var keys = SortKeys(capacity: members.count)
+        for member in members {
+            if numeric, let number = JSONNumber(member.key) {
+                keys.append(.number(number))
+            } else {
+                keys.append(.string(member.key))
             }
         }
+        var order = Array(members.indices)
+        order.sort { keys.precedes($0, $1) }
         var sorted: [JSONMember] = []
         sorted.reserveCapacity(members.count)
         for i in order { sorted.append(members[i]) }
