@@ -100,6 +100,9 @@ then :; else failures=$((failures + 1)); fi
 
 # Faults that end the connection: curl must see them fail.
 if curl -sS -o /dev/null "$base/fault/reset" 2>/dev/null; then echo "FAIL reset: transfer succeeded"; failures=$((failures + 1)); else echo "ok   reset: transfer failed"; fi
+if curl -sS -o /dev/null "$base/fault/close" 2>/dev/null; then echo "FAIL close: transfer succeeded"; failures=$((failures + 1)); else echo "ok   close: empty reply"; fi
+stalled=$(curl -sS -m 0.5 "$base/fault/stall" 2>/dev/null | wc -c || true)
+if [ "$stalled" -gt 0 ] && [ "$stalled" -lt 1000 ]; then echo "ok   stall: part of the body, then nothing"; else echo "FAIL stall: got $stalled bytes"; failures=$((failures + 1)); fi
 curl -sS "$base/_log?clear=1" >/dev/null
 curl -sS -m 0.5 -o /dev/null "$base/fault/hang" 2>/dev/null || true
 sleep 0.3

@@ -72,6 +72,15 @@ struct Connection {
             var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
             setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
             return false
+        case .stallMidBody(let response, let sentBytes):
+            var bytes = response.head(keepAlive: true)
+            bytes += response.body.prefix(sentBytes)
+            _ = writeAll(bytes)
+            _ = reader.waitForClose(milliseconds: nil)
+            if let id { log.markClientAborted(id) }
+            return false
+        case .closeWithoutAnswer:
+            return false
         }
         if let id { log.markCompleted(id) }
         return keepAlive

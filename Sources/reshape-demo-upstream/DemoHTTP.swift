@@ -95,6 +95,10 @@ enum DemoReply: Sendable {
     case delayed(milliseconds: Int, DemoResponse)
     /// Send the head (with the full Content-Length) and `sentBytes` of the body, then reset.
     case resetMidBody(DemoResponse, sentBytes: Int)
+    /// Send the head and `sentBytes` of the body, then nothing more until the client closes.
+    case stallMidBody(DemoResponse, sentBytes: Int)
+    /// Close the connection without answering (an "empty reply").
+    case closeWithoutAnswer
 }
 
 private func percentDecoded(_ text: Substring) -> String {

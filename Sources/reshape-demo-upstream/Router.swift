@@ -51,6 +51,11 @@ struct Router: Sendable {
         case "reset":
             let body = Array(DemoData.users.text(pretty: true).utf8)
             return .resetMidBody(.json(DemoData.users, pretty: true), sentBytes: min(100, body.count / 2))
+        case "stall":
+            let body = Array(DemoData.users.text(pretty: true).utf8)
+            return .stallMidBody(.json(DemoData.users, pretty: true), sentBytes: min(100, body.count / 2))
+        case "close":
+            return .closeWithoutAnswer
         case "status":
             guard segments.count > 1, let status = Int(segments[1]), (200...599).contains(status),
                   status != 204, status != 304 else {
@@ -75,7 +80,7 @@ struct Router: Sendable {
                 ("Content-Type", "application/json; charset=utf-8"), ("Content-Encoding", "gzip"),
             ], body: Gzip.encodeStored(plain)))
         default:
-            return .respond(.firebaseError(404, "Unknown fault. Known: hang, slow?ms=N, reset, status/NNN, html, invalid-json, big?bytes=N, gzip."))
+            return .respond(.firebaseError(404, "Unknown fault. Known: hang, slow?ms=N, reset, stall, close, status/NNN, html, invalid-json, big?bytes=N, gzip."))
         }
     }
 

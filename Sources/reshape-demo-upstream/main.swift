@@ -13,7 +13,8 @@ let usage = """
 
       GET /users.json  /users/{id}.json  /devices.json  /scores.json  /widgets.json
           (any Firebase path; ?print=pretty, ?shallow=true; a missing path is 200 null)
-      /fault/hang  /fault/slow?ms=N  /fault/reset  /fault/status/NNN  /fault/html
+      /fault/hang  /fault/slow?ms=N  /fault/reset  /fault/stall  /fault/close
+      /fault/status/NNN  /fault/html
       /fault/invalid-json (error at line 3, column 5)  /fault/big?bytes=N  /fault/gzip
       /echo[/...]  the request as received     /_log[?clear=1]  the last requests
 
