@@ -77,8 +77,9 @@ struct Evaluation {
 
         let track = collect || node.tracksEvaluated
         var valid = true
-        node.keywords.withUnsafeBufferPointer { keywords in
-            for keyword in keywords where !keyword.check(&self, instance, path, &annotations, collect: track) {
+        node.unretainedKeywords.withUnsafeBufferPointer { keywords in
+            for keyword in keywords
+            where !keyword._withUnsafeGuaranteedRef({ $0.check(&self, instance, path, &annotations, collect: track) }) {
                 valid = false
                 if stopsAtFirstFailure { break }
             }

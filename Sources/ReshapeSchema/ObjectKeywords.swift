@@ -5,30 +5,34 @@ import ReshapeJSON
 
 final class PropertiesKeyword: KeywordCheck {
     /// Few properties: compared in order (cheaper than hashing each key); many: a table.
-    let list: [(name: String, node: SchemaNode)]
+    let names: [String]
+    let nodes: [SchemaNode]
+    /// `nodes` without reference counting, for the per-member loop (`nodes` keeps them alive).
+    private let unretainedNodes: [Unmanaged<SchemaNode>]
     let table: [String: SchemaNode]?
+
     init(_ list: [(String, SchemaNode)], _ site: KeywordSite) {
-        self.list = list.map { (name: $0.0, node: $0.1) }
+        names = list.map(\.0)
+        nodes = list.map(\.1)
+        unretainedNodes = nodes.map { Unmanaged.passUnretained($0) }
         table = list.count > 12 ? Dictionary(list, uniquingKeysWith: { first, _ in first }) : nil
         super.init(site)
     }
 
-    /// Finds a member's schema, starting after the previous match: records usually list
+    /// Index of a member's schema, starting after the previous match: records usually list
     /// their members in the schema's order, so most lookups succeed at the first comparison.
     @inline(__always)
-    private func node(for key: String, cursor: inout Int) -> SchemaNode? {
-        if let table { return table[key] }
-        let count = list.count
+    private func index(of key: String, cursor: inout Int) -> Int? {
+        let count = names.count
         let length = key.utf8.count
         var i = cursor
         for _ in 0..<count {
             if i == count { i = 0 }
-            let entry = list[i]
-            i += 1
-            if entry.name.utf8.count == length && entry.name == key {
-                cursor = i
-                return entry.node
+            if names[i].utf8.count == length && names[i] == key {
+                cursor = i + 1
+                return i
             }
+            i += 1
         }
         return nil
     }
@@ -39,9 +43,16 @@ final class PropertiesKeyword: KeywordCheck {
         var valid = true
         var cursor = 0
         for member in object.members {
-            guard let node = node(for: member.key, cursor: &cursor) else { continue }
+            let passed: Bool
+            if let table {
+                guard let node = table[member.key] else { continue }
+                passed = e.at(node, member.value, e.child(path, member.key))
+            } else {
+                guard let i = index(of: member.key, cursor: &cursor) else { continue }
+                passed = unretainedNodes[i]._withUnsafeGuaranteedRef { e.at($0, member.value, e.child(path, member.key)) }
+            }
             if collect { annotations.evaluatedProperty(member.key) }
-            if !e.at(node, member.value, e.child(path, member.key)) {
+            if !passed {
                 valid = false
                 if e.stopsAtFirstFailure { return false }
             }

@@ -11,7 +11,12 @@ final class SchemaNode: @unchecked Sendable {
     /// Set for boolean schemas (`true` / `false`); then `keywords` is empty.
     var constant: Bool?
     /// Checked in order; `unevaluated*` keywords always come last.
-    var keywords: [KeywordCheck] = []
+    var keywords: [KeywordCheck] = [] {
+        didSet { unretainedKeywords = keywords.map { Unmanaged.passUnretained($0) } }
+    }
+    /// The same keywords without reference counting, for the per-instance loop (`keywords`
+    /// keeps them alive for the node's lifetime).
+    private(set) var unretainedKeywords: [Unmanaged<KeywordCheck>] = []
     /// True when the node has `unevaluatedProperties`/`unevaluatedItems`, so its other keywords
     /// must report which properties/items they evaluated.
     var tracksEvaluated = false
