@@ -73,11 +73,13 @@ struct SortKeys {
     struct Key {
         /// 0 missing/null, 1 false, 2 true, 3 number, 4 string, 5 object, 6 array.
         var rank: UInt8
-        /// Numbers: the value when `isExact`. Strings: the first 8 UTF-8 bytes, big-endian,
+        /// Numbers: the value when `isExact`. Strings: UTF-8 bytes 0–7, big-endian,
         /// zero-padded, so unequal prefixes order like the strings.
         var fast: UInt64
-        /// Numbers: `fast` holds the whole value as Int64. Strings: the text is ≤ 8 bytes
-        /// without NUL bytes, so equal `fast` means equal strings.
+        /// Strings: UTF-8 bytes 8–15, the same way (push IDs share their first 8 bytes).
+        var fast2: UInt64
+        /// Numbers: `fast` holds the whole value as Int64. Strings: the text is ≤ 16 bytes
+        /// without NUL bytes, so equal `fast` and `fast2` mean equal strings.
         var isExact: Bool
     }
     private(set) var keys: [Key] = []
@@ -92,7 +94,7 @@ struct SortKeys {
     }
 
     mutating func append(_ value: JSON?) {
-        var key = Key(rank: 0, fast: 0, isExact: true)
+        var key = Key(rank: 0, fast: 0, fast2: 0, isExact: true)
         var text = ""
         var number: JSONNumber? = nil
         switch value {
@@ -108,17 +110,19 @@ struct SortKeys {
             }
         case .string(let s)?:
             key.rank = 4
-            var prefix: UInt64 = 0
             var count = 0
             var hasNul = false
             for byte in s.utf8 {
-                if count < 8 { prefix |= UInt64(byte) << (56 - 8 * count) }
+                if count < 8 {
+                    key.fast |= UInt64(byte) << (56 - 8 * count)
+                } else if count < 16 {
+                    key.fast2 |= UInt64(byte) << (56 - 8 * (count - 8))
+                }
                 if byte == 0 { hasNul = true }
                 count += 1
-                if count > 8 { break }
+                if count > 16 { break }
             }
-            key.fast = prefix
-            key.isExact = count <= 8 && !hasNul
+            key.isExact = count <= 16 && !hasNul
             if !key.isExact { text = s }
         case .object?: key.rank = 5
         case .array?: key.rank = 6
@@ -138,6 +142,7 @@ struct SortKeys {
             return number(a, x) < number(b, y)
         case 4:
             if x.fast != y.fast { return x.fast < y.fast }
+            if x.fast2 != y.fast2 { return x.fast2 < y.fast2 }
             if x.isExact || y.isExact { return x.isExact && !y.isExact }  // equal prefix: the shorter one first
             return texts[a].utf8.lexicographicallyPrecedes(texts[b].utf8)
         default:

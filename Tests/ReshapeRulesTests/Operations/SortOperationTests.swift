@@ -29,6 +29,8 @@ final class SortOperationTests: XCTestCase {
     func testStringsSharingLongPrefixesAndNulBytes() throws {
         assertJSON(try transform(#"{"sort": {}}"#, on: #"["abcdefghij", "abcdefgh", "abcdefghi", "abc\u0000", "abc", "abcdefgha", "abcdefgh\u0000"]"#).value,
                    #"["abc", "abc\u0000", "abcdefgh", "abcdefgh\u0000", "abcdefgha", "abcdefghi", "abcdefghij"]"#)
+        assertJSON(try transform(#"{"sort": {}}"#, on: #"["0123456789abcdefZ", "0123456789abcdef", "0123456789abcdef\u0000", "0123456789abcdeZ", "0123456789abcdefA"]"#).value,
+                   #"["0123456789abcdeZ", "0123456789abcdef", "0123456789abcdef\u0000", "0123456789abcdefA", "0123456789abcdefZ"]"#)
     }
 
     func testEqualStringsAndNumbersKeepOrder() throws {
@@ -41,7 +43,7 @@ final class SortOperationTests: XCTestCase {
     /// comparison by type rank, exact decimal value and UTF-8 bytes.
     func testMatchesAReferenceOrderOnRandomValues() throws {
         var generator = SystemRandomNumberGenerator()
-        let prefixes = ["", "a", "abcdefgh", "abcdefghij", "-Nq3", "é"]
+        let prefixes = ["", "a", "abcdefgh", "abcdefghij", "abcdefghijklmnop", "abcdefghijklmnopq", "-Nq3", "é", "x\u{0}"]
         let values: [JSON] = (0..<600).map { _ in
             switch Int.random(in: 0..<8, using: &generator) {
             case 0: return .null
