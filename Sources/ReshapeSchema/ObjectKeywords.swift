@@ -133,11 +133,20 @@ final class RequiredKeyword: KeywordCheck {
                         _ annotations: inout Annotations, collect: Bool) -> Bool {
         guard case .object(let object) = instance else { return true }
         var valid = true
-        for name in names where object[name] == nil {
+        for name in names where !Self.has(object, name) {
             valid = fail(&e, path, "missing property \(Self.brief(.string(name)))")
             if e.stopsAtFirstFailure { return false }
         }
         return valid
+    }
+}
+
+extension KeywordCheck {
+    /// Whether `object` has a member `name`, without copying member values.
+    @inline(__always)
+    static func has(_ object: JSONObject, _ name: String) -> Bool {
+        let length = name.utf8.count
+        return object.members.contains { $0.key.utf8.count == length && $0.key == name }
     }
 }
 
@@ -149,8 +158,8 @@ final class DependentRequiredKeyword: KeywordCheck {
                         _ annotations: inout Annotations, collect: Bool) -> Bool {
         guard case .object(let object) = instance else { return true }
         var valid = true
-        for (trigger, names) in dependencies where object[trigger] != nil {
-            for name in names where object[name] == nil {
+        for (trigger, names) in dependencies where Self.has(object, trigger) {
+            for name in names where !Self.has(object, name) {
                 valid = fail(&e, path, "property \(Self.brief(.string(trigger))) requires \(Self.brief(.string(name)))")
                 if e.stopsAtFirstFailure { return false }
             }
@@ -167,7 +176,7 @@ final class DependentSchemasKeyword: KeywordCheck {
                         _ annotations: inout Annotations, collect: Bool) -> Bool {
         guard case .object(let object) = instance else { return true }
         var valid = true
-        for (trigger, node) in dependencies where object[trigger] != nil {
+        for (trigger, node) in dependencies where Self.has(object, trigger) {
             if !e.inPlace(node, instance, path, &annotations, collect: collect) {
                 valid = false
                 if e.stopsAtFirstFailure { return false }

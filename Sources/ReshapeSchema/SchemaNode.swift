@@ -58,6 +58,15 @@ struct NumberBound {
         return result ?? nil
     }
 
+    /// `JSONNumber.isInteger` with a fast path for text without fraction or exponent.
+    @inline(__always)
+    static func isInteger(_ number: JSONNumber) -> Bool {
+        let plain = number.text.utf8.withContiguousStorageIfAvailable { bytes in
+            !bytes.contains { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }
+        }
+        return plain == true || number.isInteger
+    }
+
     /// -1, 0 or 1 as `value` is below, equal to or above the bound.
     @inline(__always)
     func compare(_ value: JSONNumber) -> Int {

@@ -10,7 +10,7 @@ final class TypeKeyword: KeywordCheck {
     override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
                         _ annotations: inout Annotations, collect: Bool) -> Bool {
         if mask.contains(TypeMask.of(instance)) { return true }
-        if case .number(let n) = instance, mask.contains(.integer), n.isInteger { return true }
+        if case .number(let n) = instance, mask.contains(.integer), NumberBound.isInteger(n) { return true }
         return fail(&e, path, "expected \(mask.names.joined(separator: " or ")), got \(TypeMask.name(of: instance))")
     }
 }
