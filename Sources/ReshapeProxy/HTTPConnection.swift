@@ -48,6 +48,8 @@ public struct HTTPConnection: Sendable {
     private var slots: [Slot] = []
     private var nextID = 0
     private var inHead = false
+    /// Between the first byte of a request and its end (head or body still arriving).
+    private var inMessage = false
     private var urlBytes = 0
     private var headerBytes = 0
     private var headerCount = 0
@@ -64,6 +66,12 @@ public struct HTTPConnection: Sendable {
 
     public var isClosed: Bool { closed }
 
+    /// Actions for a freshly accepted connection: the header timer runs from the start, so a
+    /// client that connects and never finishes a request head is cut off like a slow one.
+    public mutating func opened() -> [Action] {
+        closed ? [] : [.startHeaderTimer]
+    }
+
     /// Requests dispatched and not yet answered.
     public var pendingIDs: [Int] { slots.filter { $0.response == nil }.map(\.id) }
 
@@ -72,6 +80,7 @@ public struct HTTPConnection: Sendable {
         switch event {
         case .messageBegan:
             inHead = true
+            inMessage = true
             urlBytes = 0
             headerBytes = 0
             headerCount = 0
@@ -101,6 +110,10 @@ public struct HTTPConnection: Sendable {
             return []
         case .messageComplete(let request):
             guard !readingDone else { return [] }
+            inMessage = false
+            if let ambiguity = RequestFraming.ambiguity(in: request.headers) {
+                return fail(.badRequest("ambiguous message framing: \(ambiguity)"))
+            }
             let id = nextID
             nextID += 1
             let keepAlive = request.keepAlive && !draining
@@ -124,15 +137,16 @@ public struct HTTPConnection: Sendable {
             slots[index].response = response
             return flush()
         case .headerTimeout:
-            guard inHead || slots.isEmpty && !readingDone else { return [] }
+            // In a head, or on a connection that has not sent a whole request yet.
+            guard inHead || (nextID == 0 && !inMessage) else { return [] }
             return fail(.headerTimeout)
         case .idleTimeout:
-            guard slots.isEmpty, !inHead else { return [] }
+            guard slots.isEmpty, !inMessage else { return [] }
             closed = true
             return [.close]
         case .drain:
             draining = true
-            if slots.isEmpty && !inHead {
+            if slots.isEmpty && !inMessage {
                 closed = true
                 return [.close]
             }
@@ -149,6 +163,7 @@ public struct HTTPConnection: Sendable {
         guard !readingDone else { return [] }
         readingDone = true
         inHead = false
+        inMessage = false
         let id = nextID
         nextID += 1
         slots.append(Slot(id: id, headOnly: false, keepAlive: false, response: problem.response))
@@ -173,7 +188,7 @@ public struct HTTPConnection: Sendable {
             paused = false
             actions.append(.resumeReading)
         }
-        if slots.isEmpty && !inHead {
+        if slots.isEmpty && !inMessage {
             if draining {
                 closed = true
                 actions.append(.close)

@@ -33,6 +33,24 @@ public struct HTTPRequest: Sendable {
         target.firstIndex(of: "?").map { target[target.index(after: $0)...] } ?? ""
     }
 
+    /// Whether a request may be followed by another on the same connection: HTTP/1.1 unless
+    /// `Connection: close`; HTTP/1.0 only with `Connection: keep-alive`; older never.
+    public static func keepAlive(versionMajor: Int, versionMinor: Int, headers: [NameValue]) -> Bool {
+        var close = false
+        var keepAlive = false
+        for header in headers where RequestFraming.equalsIgnoringCase(header.name, "connection") {
+            for token in header.value.split(separator: ",") {
+                let token = String(token.filter { $0 != " " && $0 != "\t" })
+                if RequestFraming.equalsIgnoringCase(token, "close") { close = true }
+                if RequestFraming.equalsIgnoringCase(token, "keep-alive") { keepAlive = true }
+            }
+        }
+        if close { return false }
+        if versionMajor > 1 || (versionMajor == 1 && versionMinor >= 1) { return true }
+        return versionMajor == 1 && keepAlive
+    }
+
+    /// The first header with this name, compared case-insensitively.
     public func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }

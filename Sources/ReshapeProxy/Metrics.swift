@@ -30,6 +30,7 @@ public final class Metrics: Sendable {
         var upstreamErrors: [String: Int] = [:]     // upstream|kind
         var dropped: [String: Int] = [:]            // route|type
         var connections = 0
+        var inFlight = 0
     }
 
     private let state = Mutex(State())
@@ -54,6 +55,10 @@ public final class Metrics: Sendable {
         state.withLock { $0.dropped["\(route)|\(type)", default: 0] += count }
     }
 
+    /// A request was dispatched (to an upstream or an admin endpoint) and is not answered yet.
+    public func requestStarted() { state.withLock { $0.inFlight += 1 } }
+    public func requestFinished() { state.withLock { $0.inFlight -= 1 } }
+
     public func connectionOpened() { state.withLock { $0.connections += 1 } }
     public func connectionClosed() { state.withLock { $0.connections -= 1 } }
 
@@ -68,6 +73,7 @@ public final class Metrics: Sendable {
             merged.upstreamErrors.merge(snapshot.upstreamErrors, uniquingKeysWith: +)
             merged.dropped.merge(snapshot.dropped, uniquingKeysWith: +)
             merged.connections += snapshot.connections
+            merged.inFlight += snapshot.inFlight
             for (key, histogram) in snapshot.latency { merged.latency[key, default: Histogram()].merge(histogram) }
             for (key, histogram) in snapshot.upstreamLatency { merged.upstreamLatency[key, default: Histogram()].merge(histogram) }
         }
@@ -104,6 +110,7 @@ public final class Metrics: Sendable {
             out += "reshape_dropped_elements_total{route=\"\(label(parts[0]))\",type=\"\(label(parts[1]))\"} \(count)\n"
         }
         out += "# HELP reshape_open_connections Client connections open now.\n# TYPE reshape_open_connections gauge\nreshape_open_connections \(merged.connections)\n"
+        out += "# HELP reshape_requests_in_flight Requests dispatched and not yet answered.\n# TYPE reshape_requests_in_flight gauge\nreshape_requests_in_flight \(merged.inFlight)\n"
         out += "# HELP reshape_rules_info The rule set being served.\n# TYPE reshape_rules_info gauge\nreshape_rules_info{digest=\"\(digest)\"} 1\n"
         out += "# HELP reshape_rule_reloads_total Rule reloads, by result.\n# TYPE reshape_rule_reloads_total counter\n"
         out += "reshape_rule_reloads_total{result=\"ok\"} \(reloads)\nreshape_rule_reloads_total{result=\"refused\"} \(reloadFailures)\n"

@@ -69,3 +69,10 @@ extension Problem {
     public static let shuttingDown = Problem(status: 503, code: "shutting-down", title: "Shutting down",
                                              detail: "this instance is shutting down; retry on another")
 }
+
+extension Problem {
+    /// The whole 503 `overloaded` answer, serialized once: the server writes it to a connection
+    /// past its cap and closes, without creating any per-connection state.
+    public static let overloadedResponseBytes: [UInt8] =
+        Problem.overloaded.response.serialized(headOnly: false, keepAlive: false)
+}

@@ -9,6 +9,8 @@ public struct UpstreamRequest: Sendable {
     public var connectTimeoutMilliseconds: Int
     public var maxBodyBytes: Int
     public var upstreamName: String
+    /// The upstream's `${VAR}` values: anything logged about this request is redacted with them.
+    public var secrets: [String] = []
 }
 
 /// Builds the upstream URL from a route. Path captures are percent-encoded byte by byte, so
@@ -51,9 +53,15 @@ public enum UpstreamRequestBuilder {
         }
         if !query.isEmpty { url += "?" + query.joined(separator: "&") }
         return UpstreamRequest(method: route.method == "HEAD" ? "GET" : route.method, url: url,
-                               headers: [NameValue(name: "Accept", value: "application/json")] + upstream.headers,
+                               headers: acceptHeader(unless: upstream.headers) + upstream.headers,
                                timeoutMilliseconds: upstream.timeoutMilliseconds,
                                connectTimeoutMilliseconds: upstream.connectTimeoutMilliseconds,
-                               maxBodyBytes: upstream.maxBodyBytes, upstreamName: upstream.name)
+                               maxBodyBytes: upstream.maxBodyBytes, upstreamName: upstream.name, secrets: upstream.secrets)
+    }
+
+    /// `Accept: application/json`, unless the rule sets its own Accept header.
+    private static func acceptHeader(unless headers: [NameValue]) -> [NameValue] {
+        headers.contains { RequestFraming.equalsIgnoringCase($0.name, "accept") }
+            ? [] : [NameValue(name: "Accept", value: "application/json")]
     }
 }
