@@ -77,12 +77,10 @@ struct Evaluation {
 
         let track = collect || node.tracksEvaluated
         var valid = true
-        node.unretainedKeywords.withUnsafeBufferPointer { keywords in
-            for keyword in keywords
-            where !keyword._withUnsafeGuaranteedRef({ $0.check(&self, instance, path, &annotations, collect: track) }) {
-                valid = false
-                if stopsAtFirstFailure { break }
-            }
+        for keyword in node.unretainedKeywords
+        where !keyword._withUnsafeGuaranteedRef({ $0.check(&self, instance, path, &annotations, collect: track) }) {
+            valid = false
+            if stopsAtFirstFailure { break }
         }
         return valid
     }

@@ -12,11 +12,17 @@ final class SchemaNode: @unchecked Sendable {
     var constant: Bool?
     /// Checked in order; `unevaluated*` keywords always come last.
     var keywords: [KeywordCheck] = [] {
-        didSet { unretainedKeywords = keywords.map { Unmanaged.passUnretained($0) } }
+        didSet {
+            unretainedKeywords.deallocate()
+            unretainedKeywords = .allocate(capacity: keywords.count)
+            _ = unretainedKeywords.initialize(from: keywords.map { Unmanaged.passUnretained($0) })
+        }
     }
-    /// The same keywords without reference counting, for the per-instance loop (`keywords`
-    /// keeps them alive for the node's lifetime).
-    private(set) var unretainedKeywords: [Unmanaged<KeywordCheck>] = []
+    /// The same keywords without reference counting (not even on the buffer), for the
+    /// per-instance loop; `keywords` keeps them alive for the node's lifetime.
+    private(set) var unretainedKeywords = UnsafeMutableBufferPointer<Unmanaged<KeywordCheck>>.allocate(capacity: 0)
+
+    deinit { unretainedKeywords.deallocate() }
     /// True when the node has `unevaluatedProperties`/`unevaluatedItems`, so its other keywords
     /// must report which properties/items they evaluated.
     var tracksEvaluated = false
