@@ -8,5 +8,6 @@ enum CommandList {
         ApplyCommand.self,
         ValidateCommand.self,
         FormatCommand.self,
+        ServeCommand.self,
     ]
 }

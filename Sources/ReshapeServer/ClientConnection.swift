@@ -1,0 +1,261 @@
+import CLibUV
+import Glibc
+import ReshapeJSON
+import ReshapeProxy
+import ReshapeRules
+
+/// One client socket. Bytes go to the parser adapter, its events to the `HTTPConnection`
+/// state machine, and this class executes the actions that come back. Each of its three uv
+/// handles (socket, header timer, idle timer) holds a retain, released in its close callback.
+final class ClientConnection {
+    private let tcp = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
+    private let headerTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
+    private let idleTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
+    fileprivate unowned let worker: Worker
+    private var state: HTTPConnection
+    private var parser: HTTPParserAdapter!
+    private var pendingEvents: [HTTPConnection.Event] = []
+    private var processing = false
+    private var inFlight: [Int: UpstreamTransfer] = [:]
+    private var requests: [Int: RequestRecord] = [:]
+    private var pendingWrites = 0
+    private var closeRequested = false
+    private var handlesClosed = false
+    private var readingStopped = false
+
+    /// What the access log needs to know about a request once it is answered.
+    private struct RequestRecord {
+        let method: String
+        let path: String
+        let started: timespec
+        var route: String?
+        var upstreamStatus: Int?
+        var upstreamSeconds: Double?
+        var dropped: [DroppedElement] = []
+        var errorCode: String?
+    }
+
+    init(worker: Worker) {
+        self.worker = worker
+        state = HTTPConnection(limits: worker.shared.configuration.limits)
+        parser = HTTPParserAdapter { [unowned self] event in
+            self.send(event)
+            return !self.state.isClosed && !self.readingStopped
+        }
+        uv_tcp_init(worker.loop, tcp)
+        uv_timer_init(worker.loop, headerTimer)
+        uv_timer_init(worker.loop, idleTimer)
+        for handle in [reshape_tcp_handle(tcp), reshape_timer_handle(headerTimer), reshape_timer_handle(idleTimer)] {
+            handle?.pointee.data = Unmanaged.passRetained(self).toOpaque()
+        }
+    }
+
+    /// Accepts from the listener and starts reading; false when the accept failed.
+    func accept(from server: UnsafeMutablePointer<uv_stream_t>) -> Bool {
+        guard uv_accept(server, reshape_tcp_stream(tcp)) == 0 else {
+            closeHandles()
+            return false
+        }
+        uv_tcp_nodelay(tcp, 1)
+        worker.metrics.connectionOpened()
+        startTimer(headerTimer, worker.shared.configuration.limits.headerTimeoutMilliseconds, .headerTimeout)
+        resumeReading()
+        return true
+    }
+
+    /// Answers 503 and closes: the worker is at its connection limit.
+    func refuseOverloaded() {
+        write(Problem.overloaded.response.serialized(headOnly: false, keepAlive: false))
+        requestClose()
+    }
+
+    func drain() { send(.drain) }
+
+    // MARK: - Events and actions
+
+    private func send(_ event: HTTPConnection.Event) {
+        pendingEvents.append(event)
+        guard !processing else { return }
+        processing = true
+        while !pendingEvents.isEmpty {
+            let next = pendingEvents.removeFirst()
+            for action in state.handle(next) { execute(action) }
+        }
+        processing = false
+    }
+
+    private func execute(_ action: HTTPConnection.Action) {
+        switch action {
+        case .dispatch(let id, let request): dispatch(id, request)
+        case .write(let bytes): write(bytes)
+        case .close: requestClose()
+        case .cancel(let id):
+            if let transfer = inFlight.removeValue(forKey: id) { worker.upstream.cancel(transfer) }
+            requests[id] = nil
+        case .stopReading:
+            readingStopped = true
+            if !handlesClosed { uv_read_stop(reshape_tcp_stream(tcp)) }
+        case .pauseReading: if !handlesClosed { uv_read_stop(reshape_tcp_stream(tcp)) }
+        case .resumeReading: if !handlesClosed && !readingStopped { resumeReading() }
+        case .startHeaderTimer: startTimer(headerTimer, worker.shared.configuration.limits.headerTimeoutMilliseconds, .headerTimeout)
+        case .stopHeaderTimer: if !handlesClosed { uv_timer_stop(headerTimer) }
+        case .startIdleTimer: startTimer(idleTimer, worker.shared.configuration.limits.idleTimeoutMilliseconds, .idleTimeout)
+        case .stopIdleTimer: if !handlesClosed { uv_timer_stop(idleTimer) }
+        }
+    }
+
+    private func dispatch(_ id: Int, _ request: HTTPRequest) {
+        var record = RequestRecord(method: request.method, path: String(request.path), started: Clock.now())
+        let rules = worker.shared.rules
+        switch rules.decide(request) {
+        case .respond(let response, let route, let errorCode):
+            record.route = route
+            record.errorCode = errorCode
+            requests[id] = record
+            answer(id, response)
+        case .admin(let name):
+            requests[id] = record
+            answer(id, worker.adminResponse(name))
+        case .fetch(let upstreamRequest, let route, let parameters):
+            if worker.shared.draining.load(ordering: .relaxed) {
+                requests[id] = record
+                answer(id, Problem.shuttingDown.response)
+                return
+            }
+            record.route = route.name
+            requests[id] = record
+            let redactor = rules.redactor(for: route.upstream)
+            let transfer = worker.upstream.start(upstreamRequest) { [weak self] result, seconds in
+                guard let self else { return }
+                self.inFlight[id] = nil
+                let rendered = ResponseRenderer.render(result, route: route, parameters: parameters, redactor: redactor)
+                var failure: UpstreamFailure?
+                if case .failure(let kind, _) = result { failure = kind }
+                self.worker.metrics.recordUpstream(upstream: route.upstream, seconds: seconds, failure: failure)
+                if var record = self.requests[id] {
+                    if case .response(let status, _, _) = result { record.upstreamStatus = status }
+                    record.upstreamSeconds = seconds
+                    record.dropped = rendered.dropped
+                    record.errorCode = rendered.errorCode
+                    self.requests[id] = record
+                }
+                for dropped in rendered.dropped { self.worker.metrics.recordDropped(route: route.name, type: dropped.type) }
+                self.answer(id, rendered.response)
+            }
+            if let transfer { inFlight[id] = transfer }
+        }
+    }
+
+    private func answer(_ id: Int, _ response: HTTPResponse) {
+        if let record = requests.removeValue(forKey: id) {
+            let seconds = Clock.seconds(since: record.started)
+            worker.metrics.recordRequest(route: record.route ?? "-", status: response.status, seconds: seconds)
+            if worker.shared.configuration.accessLog {
+                let entry = AccessLogEntry(timeMilliseconds: Clock.unixMilliseconds(), method: record.method, path: record.path,
+                                           route: record.route, status: response.status, upstreamStatus: record.upstreamStatus,
+                                           durationMilliseconds: seconds * 1000, upstreamMilliseconds: record.upstreamSeconds.map { $0 * 1000 },
+                                           bytes: response.body.count, dropped: record.dropped, errorCode: record.errorCode)
+                Log.access(entry.line(redactor: worker.shared.rules.allSecrets))
+            }
+        }
+        send(.responseReady(id: id, response))
+    }
+
+    // MARK: - Socket
+
+    private final class WriteRequest {
+        let request = UnsafeMutablePointer<uv_write_t>.allocate(capacity: 1)
+        let bytes: UnsafeMutableRawBufferPointer
+        let connection: ClientConnection
+
+        init(_ data: [UInt8], connection: ClientConnection) {
+            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 1)
+            data.withUnsafeBytes { copy.copyMemory(from: $0) }
+            bytes = copy
+            self.connection = connection
+        }
+
+        deinit {
+            request.deallocate()
+            bytes.deallocate()
+        }
+    }
+
+    private func write(_ data: [UInt8]) {
+        guard !handlesClosed, !data.isEmpty else { return }
+        let pending = WriteRequest(data, connection: self)
+        var buffer = uv_buf_init(pending.bytes.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(data.count))
+        pending.request.pointee.data = Unmanaged.passRetained(pending).toOpaque()
+        pendingWrites += 1
+        let status = uv_write(pending.request, reshape_tcp_stream(tcp), &buffer, 1) { request, _ in
+            guard let request, let data = request.pointee.data else { return }
+            let pending = Unmanaged<WriteRequest>.fromOpaque(data).takeRetainedValue()
+            pending.connection.writeFinished()
+        }
+        if status != 0 {
+            Unmanaged.passUnretained(pending).release()
+            pendingWrites -= 1
+            requestClose()
+        }
+    }
+
+    private func writeFinished() {
+        pendingWrites -= 1
+        if closeRequested && pendingWrites == 0 { closeHandles() }
+    }
+
+    /// Closes once queued writes are on the wire (uv_close would cancel them).
+    private func requestClose() {
+        closeRequested = true
+        for (_, transfer) in inFlight { worker.upstream.cancel(transfer) }
+        inFlight.removeAll()
+        if pendingWrites == 0 { closeHandles() }
+    }
+
+    private func closeHandles() {
+        guard !handlesClosed else { return }
+        handlesClosed = true
+        if worker.forget(self) { worker.metrics.connectionClosed() }
+        let onClose: uv_close_cb = { handle in
+            guard let handle, let data = handle.pointee.data else { return }
+            Unmanaged<ClientConnection>.fromOpaque(data).release()
+            handle.deallocate()
+        }
+        uv_close(reshape_tcp_handle(tcp), onClose)
+        uv_close(reshape_timer_handle(headerTimer), onClose)
+        uv_close(reshape_timer_handle(idleTimer), onClose)
+    }
+
+    private func resumeReading() {
+        uv_read_start(reshape_tcp_stream(tcp), { handle, _, buffer in
+            guard let handle, let data = handle.pointee.data else { return }
+            Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().worker.fillReadBuffer(buffer)
+        }, { stream, count, buffer in
+            guard let stream, let data = stream.pointee.data else { return }
+            let connection = Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue()
+            if count > 0, let base = buffer?.pointee.base {
+                connection.parser.feed(UnsafeRawBufferPointer(start: base, count: count))
+            } else if count < 0 {
+                connection.send(.peerClosed)
+            }
+        })
+    }
+
+    private func startTimer(_ timer: UnsafeMutablePointer<uv_timer_t>, _ milliseconds: Int, _ event: HTTPConnection.Event) {
+        guard !handlesClosed else { return }
+        let callback: uv_timer_cb
+        switch event {
+        case .headerTimeout:
+            callback = { timer in
+                guard let timer, let data = timer.pointee.data else { return }
+                Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().send(.headerTimeout)
+            }
+        default:
+            callback = { timer in
+                guard let timer, let data = timer.pointee.data else { return }
+                Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().send(.idleTimeout)
+            }
+        }
+        uv_timer_start(timer, callback, UInt64(milliseconds), 0)
+    }
+}

@@ -1,0 +1,135 @@
+import CHTTPParser
+import ReshapeProxy
+import ReshapeRules
+
+// The only file that calls http_parser (no longer developed upstream, maintained in Debian):
+// replacing it with llhttp means replacing this file. Its callbacks become the connection
+// state machine's events; it decides nothing itself.
+
+final class HTTPParserAdapter {
+    // C structs in memory of their own: http_parser calls back into this object while it
+    // holds them, which Swift's exclusivity rules forbid for stored properties.
+    private let parser = UnsafeMutablePointer<http_parser>.allocate(capacity: 1)
+    private let settings = UnsafeMutablePointer<http_parser_settings>.allocate(capacity: 1)
+    /// Receives parse events; returns false to stop parsing (the connection refused the request).
+    private let deliver: (HTTPConnection.Event) -> Bool
+
+    private var url: [UInt8] = []
+    private var headers: [NameValue] = []
+    private var field: [UInt8] = []
+    private var value: [UInt8] = []
+    private var inValue = false
+    private var body: [UInt8] = []
+
+    deinit {
+        parser.deallocate()
+        settings.deallocate()
+    }
+
+    init(deliver: @escaping (HTTPConnection.Event) -> Bool) {
+        self.deliver = deliver
+        parser.initialize(to: http_parser())
+        settings.initialize(to: http_parser_settings())
+        http_parser_init(parser, HTTP_REQUEST)
+        settings.pointee.on_message_begin = { parser in adapter(parser).messageBegan() }
+        settings.pointee.on_url = { parser, at, length in adapter(parser).url(at, length) }
+        settings.pointee.on_header_field = { parser, at, length in adapter(parser).headerField(at, length) }
+        settings.pointee.on_header_value = { parser, at, length in adapter(parser).headerValue(at, length) }
+        settings.pointee.on_headers_complete = { parser in adapter(parser).headersComplete() }
+        settings.pointee.on_body = { parser, at, length in adapter(parser).bodyBytes(at, length) }
+        settings.pointee.on_message_complete = { parser in adapter(parser).messageComplete() }
+    }
+
+    /// Feeds bytes read from the socket.
+    func feed(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        parser.pointee.data = me
+        let parsed = http_parser_execute(parser, settings, base.assumingMemoryBound(to: CChar.self), bytes.count)
+        let errno = reshape_http_errno(parser)
+        if errno != HPE_OK {
+            // A callback that returned 1 was the connection refusing the request: it has
+            // already answered, so this is not a second error.
+            if errno.rawValue < HPE_CB_message_begin.rawValue || errno.rawValue > HPE_CB_chunk_complete.rawValue {
+                _ = deliver(.parseError(reason: String(cString: http_errno_name(errno))))
+            }
+        } else if parser.pointee.upgrade != 0 || parsed != bytes.count {
+            _ = deliver(.parseError(reason: "protocol upgrades are not supported"))
+        }
+    }
+
+    /// Tells the parser the peer closed; a message cut off mid-way is reported.
+    func finish() {
+        parser.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        http_parser_execute(parser, settings, nil, 0)
+    }
+
+    // MARK: - Callbacks
+
+    private func messageBegan() -> Int32 {
+        url.removeAll(keepingCapacity: true)
+        headers.removeAll(keepingCapacity: true)
+        field.removeAll(keepingCapacity: true)
+        value.removeAll(keepingCapacity: true)
+        body.removeAll(keepingCapacity: true)
+        inValue = false
+        return deliver(.messageBegan) ? 0 : 1
+    }
+
+    private func url(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
+        append(at, length, to: &url)
+        return deliver(.urlBytes(length)) ? 0 : 1
+    }
+
+    private func headerField(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
+        if inValue {
+            completeHeader()
+            inValue = false
+        }
+        let isNew = field.isEmpty
+        append(at, length, to: &field)
+        // A field name may arrive in pieces; count the header once, its bytes every time.
+        return deliver(isNew ? .headerField(bytes: length) : .headerValue(bytes: length)) ? 0 : 1
+    }
+
+    private func headerValue(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
+        inValue = true
+        append(at, length, to: &value)
+        return deliver(.headerValue(bytes: length)) ? 0 : 1
+    }
+
+    private func headersComplete() -> Int32 {
+        if inValue || !field.isEmpty { completeHeader() }
+        inValue = false
+        return deliver(.headersComplete) ? 0 : 1
+    }
+
+    private func bodyBytes(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
+        guard deliver(.bodyBytes(length)) else { return 1 }
+        append(at, length, to: &body)
+        return 0
+    }
+
+    private func messageComplete() -> Int32 {
+        let method = String(cString: http_method_str(http_method(rawValue: parser.pointee.method)))
+        let request = HTTPRequest(method: method, target: String(decoding: url, as: UTF8.self),
+                                  versionMajor: Int(parser.pointee.http_major), versionMinor: Int(parser.pointee.http_minor),
+                                  headers: headers, body: body, keepAlive: http_should_keep_alive(parser) != 0)
+        return deliver(.messageComplete(request)) ? 0 : 1
+    }
+
+    private func completeHeader() {
+        headers.append(NameValue(name: String(decoding: field, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
+        field.removeAll(keepingCapacity: true)
+        value.removeAll(keepingCapacity: true)
+    }
+
+    private func append(_ at: UnsafePointer<CChar>?, _ length: Int, to buffer: inout [UInt8]) {
+        guard let at, length > 0 else { return }
+        at.withMemoryRebound(to: UInt8.self, capacity: length) { buffer.append(contentsOf: UnsafeBufferPointer(start: $0, count: length)) }
+    }
+}
+
+private func adapter(_ parser: UnsafeMutablePointer<http_parser>?) -> HTTPParserAdapter {
+    Unmanaged<HTTPParserAdapter>.fromOpaque(parser!.pointee.data).takeUnretainedValue()
+}

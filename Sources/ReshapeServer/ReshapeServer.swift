@@ -1,1 +1,0 @@
-// ReshapeServer module

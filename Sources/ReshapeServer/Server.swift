@@ -1,0 +1,145 @@
+import CCurl
+import CLibUV
+import Glibc
+import ReshapeJSON
+import ReshapeProxy
+import ReshapeRules
+
+/// `reshape serve`: loads the rules, starts one worker loop per core, and runs the main
+/// thread's loop for signals: SIGHUP reloads the rules (a bad set is refused and the old one
+/// kept), SIGTERM/SIGINT drain in-flight requests within a bound and exit 0.
+public final class Server {
+    private let configuration: ServerConfiguration
+    private let environment: [String: String]
+    private var shared: SharedState!
+    private var workers: [Worker] = []
+    private let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
+    private let hangup = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
+    private let terminate = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
+    private let interrupt = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
+    private let workerExited = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
+    private let drainDeadline = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
+    private let exitedCount = AtomicCounter()
+    private var draining = false
+
+    public init(configuration: ServerConfiguration, environment: [String: String]) {
+        self.configuration = configuration
+        self.environment = environment
+    }
+
+    /// Runs until shut down; returns the process exit status.
+    public func run() -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        let ruleSet: RuleSet
+        switch RuleLoader.load(path: configuration.rulesPath, environment: environment) {
+        case .success(let loaded): ruleSet = loaded
+        case .failure(let diagnostics):
+            for diagnostic in diagnostics.diagnostics { FileOutput.stderr(diagnostic.description) }
+            FileOutput.stderr("reshape: refusing to start: \(diagnostics.diagnostics.count) problem(s) in \(configuration.rulesPath)")
+            return 1
+        }
+        shared = SharedState(configuration: configuration, rules: ServingRules(ruleSet))
+        let opened: (sockets: [Int32], port: Int)
+        do {
+            opened = try ListeningSocket.open(host: configuration.listenHost, port: configuration.listenPort, count: configuration.workers)
+        } catch {
+            FileOutput.stderr("reshape: \(error)")
+            return 1
+        }
+        uv_loop_init(loop)
+        uv_async_init(loop, workerExited) { async in
+            guard let async, let data = async.pointee.data else { return }
+            Unmanaged<Server>.fromOpaque(data).takeUnretainedValue().workerFinished()
+        }
+        workerExited.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        for (index, fd) in opened.sockets.enumerated() {
+            workers.append(Worker(index: index, listeningSocket: fd, shared: shared))
+        }
+        let exitedSignal = UInt(bitPattern: workerExited)
+        for worker in workers {
+            worker.start { [exitedCount] in
+                exitedCount.increment()
+                uv_async_send(UnsafeMutablePointer<uv_async_t>(bitPattern: exitedSignal))
+            }
+        }
+        watchSignals()
+        let host = configuration.listenHost.contains(":") ? "[\(configuration.listenHost)]" : configuration.listenHost
+        Log.event("listening", ["address": .string("\(host):\(opened.port)"), "workers": .number(JSONNumber(configuration.workers)),
+                                "routes": .number(JSONNumber(ruleSet.routes.count)), "rules": .string(ruleSet.digest)])
+        uv_run(loop, UV_RUN_DEFAULT)
+        for worker in workers { worker.join() }
+        Log.event("stopped")
+        return 0
+    }
+
+    private func watchSignals() {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        for handle in [hangup, terminate, interrupt] {
+            uv_signal_init(loop, handle)
+            handle.pointee.data = me
+        }
+        uv_signal_start(hangup, { handle, _ in
+            guard let handle, let data = handle.pointee.data else { return }
+            Unmanaged<Server>.fromOpaque(data).takeUnretainedValue().reload()
+        }, SIGHUP)
+        let drain: uv_signal_cb = { handle, signal in
+            guard let handle, let data = handle.pointee.data else { return }
+            Unmanaged<Server>.fromOpaque(data).takeUnretainedValue().beginDrain(signal: signal)
+        }
+        uv_signal_start(terminate, drain, SIGTERM)
+        uv_signal_start(interrupt, drain, SIGINT)
+    }
+
+    private func reload() {
+        switch RuleLoader.load(path: configuration.rulesPath, environment: environment) {
+        case .success(let ruleSet):
+            shared.replaceRules(ServingRules(ruleSet))
+            Log.event("rules reloaded", ["rules": .string(ruleSet.digest), "routes": .number(JSONNumber(ruleSet.routes.count))])
+        case .failure(let diagnostics):
+            shared.reloadRefused()
+            Log.event("rules reload refused; keeping the rules in service",
+                      ["rules": .string(shared.rules.ruleSet.digest),
+                       "problems": .array(diagnostics.diagnostics.map { .string($0.description) })])
+        }
+    }
+
+    private func beginDrain(signal: Int32) {
+        guard !draining else { return }
+        draining = true
+        shared.draining.store(true, ordering: .relaxed)
+        Log.event("draining", ["signal": .number(JSONNumber(Int(signal))),
+                               "timeout_ms": .number(JSONNumber(configuration.drainTimeoutMilliseconds))])
+        for worker in workers { worker.requestDrain() }
+        uv_timer_init(loop, drainDeadline)
+        uv_timer_start(drainDeadline, { _ in
+            Log.event("drain timeout: exiting with requests still in flight")
+            exit(0)
+        }, UInt64(configuration.drainTimeoutMilliseconds), 0)
+    }
+
+    private func workerFinished() {
+        guard exitedCount.value == workers.count else { return }
+        for handle in [hangup, terminate, interrupt] {
+            uv_close(reshape_signal_handle(handle), nil)
+        }
+        uv_close(reshape_async_handle(workerExited), nil)
+        if draining { uv_close(reshape_timer_handle(drainDeadline), nil) }
+    }
+}
+
+/// A counter several threads increment.
+final class AtomicCounter: Sendable {
+    private let storage = Synchronization.Atomic<Int>(0)
+    func increment() { storage.add(1, ordering: .sequentiallyConsistent) }
+    var value: Int { storage.load(ordering: .sequentiallyConsistent) }
+}
+
+import Synchronization
+
+enum FileOutput {
+    static func stderr(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    }
+}

@@ -1,0 +1,284 @@
+import CCurl
+import CLibUV
+import Glibc
+import ReshapeProxy
+
+// The upstream client: one curl multi handle driven by the worker's libuv loop, after curl's
+// docs/examples/multi-uv.c. curl says which sockets to watch (socket callback → uv_poll) and
+// when to wake it (timer callback → uv_timer); we call curl_multi_socket_action and drain
+// finished transfers. Nothing blocks the loop: DNS, connect, TLS and transfer all run here.
+
+/// One fetch in flight. Retained by the multi handle (via CURLOPT_PRIVATE) until it finishes
+/// or is cancelled.
+final class UpstreamTransfer {
+    fileprivate let easy: UnsafeMutableRawPointer
+    fileprivate var headerList: UnsafeMutablePointer<curl_slist>?
+    fileprivate var body: [UInt8] = []
+    fileprivate let maxBodyBytes: Int
+    fileprivate var exceededLimit = false
+    fileprivate let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    fileprivate let started = Clock.now()
+    fileprivate var completion: ((UpstreamResult, Double) -> Void)?
+
+    fileprivate init(easy: UnsafeMutableRawPointer, maxBodyBytes: Int, completion: @escaping (UpstreamResult, Double) -> Void) {
+        self.easy = easy
+        self.maxBodyBytes = maxBodyBytes
+        self.completion = completion
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    }
+
+    deinit {
+        errorBuffer.deallocate()
+    }
+}
+
+/// One watched socket: the uv_poll handle curl asked for.
+private final class SocketWatch {
+    let poll = UnsafeMutablePointer<uv_poll_t>.allocate(capacity: 1)
+    let fd: curl_socket_t
+    unowned let client: UpstreamClient
+
+    init(fd: curl_socket_t, client: UpstreamClient) {
+        self.fd = fd
+        self.client = client
+    }
+}
+
+final class UpstreamClient {
+    private let loop: UnsafeMutablePointer<uv_loop_t>
+    private let multi: UnsafeMutableRawPointer
+    private let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
+    private var transfers: Set<ObjectIdentifier> = []
+
+    var activeTransfers: Int { transfers.count }
+
+    init(loop: UnsafeMutablePointer<uv_loop_t>) {
+        self.loop = loop
+        multi = curl_multi_init()
+        uv_timer_init(loop, timer)
+        timer.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        reshape_multi_setopt_socket_function(multi, upstreamSocketCallback)
+        reshape_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, me)
+        reshape_multi_setopt_timer_function(multi, upstreamTimerCallback)
+        reshape_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, me)
+        reshape_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 64)
+        reshape_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 256)
+        reshape_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+    }
+
+    /// Starts a fetch; `completion` runs on this loop unless the transfer is cancelled first.
+    func start(_ request: UpstreamRequest, completion: @escaping (UpstreamResult, Double) -> Void) -> UpstreamTransfer? {
+        guard let easy = curl_easy_init() else {
+            completion(.failure(.other, message: "cannot create a transfer"), 0)
+            return nil
+        }
+        let transfer = UpstreamTransfer(easy: easy, maxBodyBytes: request.maxBodyBytes, completion: completion)
+        let retained = Unmanaged.passRetained(transfer).toOpaque()
+        reshape_easy_setopt_string(easy, CURLOPT_URL, request.url)
+        reshape_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        reshape_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
+        reshape_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        reshape_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.timeoutMilliseconds)
+        reshape_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, request.connectTimeoutMilliseconds)
+        reshape_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")  // every encoding curl was built with
+        reshape_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        reshape_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        reshape_easy_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxBodyBytes))
+        reshape_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1)
+        reshape_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2)
+        reshape_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
+        reshape_easy_setopt_pointer(easy, CURLOPT_PRIVATE, retained)
+        reshape_easy_setopt_write_function(easy, upstreamWriteCallback)
+        reshape_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, retained)
+        if request.method != "GET" { reshape_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method) }
+        for header in request.headers {
+            transfer.headerList = curl_slist_append(transfer.headerList, "\(header.name): \(header.value)")
+        }
+        reshape_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, transfer.headerList)
+        transfers.insert(ObjectIdentifier(transfer))
+        curl_multi_add_handle(multi, easy)
+        return transfer
+    }
+
+    /// Removes a transfer at once (its client went away); its completion never runs.
+    func cancel(_ transfer: UpstreamTransfer) {
+        guard transfers.remove(ObjectIdentifier(transfer)) != nil else { return }
+        transfer.completion = nil
+        release(transfer)
+    }
+
+    /// Stops the timer and frees the multi handle; call when no transfer is left.
+    func close() {
+        uv_timer_stop(timer)
+        uv_close(reshape_timer_handle(timer)) { handle in
+            handle?.deallocate()
+        }
+        curl_multi_cleanup(multi)
+    }
+
+    private func release(_ transfer: UpstreamTransfer) {
+        curl_multi_remove_handle(multi, transfer.easy)
+        curl_easy_cleanup(transfer.easy)
+        curl_slist_free_all(transfer.headerList)
+        transfer.headerList = nil
+        Unmanaged.passUnretained(transfer).release()
+    }
+
+    // MARK: - curl callbacks
+
+    fileprivate func watch(socket fd: curl_socket_t, action: Int32, existing: UnsafeMutableRawPointer?) {
+        if action == reshape_curl_poll_remove {
+            guard let existing else { return }
+            let watch = Unmanaged<SocketWatch>.fromOpaque(existing).takeUnretainedValue()
+            curl_multi_assign(multi, fd, nil)
+            uv_poll_stop(watch.poll)
+            uv_close(reshape_poll_handle(watch.poll)) { handle in
+                guard let handle, let data = handle.pointee.data else { return }
+                let watch = Unmanaged<SocketWatch>.fromOpaque(data).takeRetainedValue()
+                watch.poll.deallocate()
+            }
+            return
+        }
+        let watch: SocketWatch
+        if let existing {
+            watch = Unmanaged<SocketWatch>.fromOpaque(existing).takeUnretainedValue()
+        } else {
+            watch = SocketWatch(fd: fd, client: self)
+            uv_poll_init_socket(loop, watch.poll, fd)
+            let retained = Unmanaged.passRetained(watch).toOpaque()
+            watch.poll.pointee.data = retained
+            curl_multi_assign(multi, fd, retained)
+        }
+        var events: Int32 = 0
+        if action == reshape_curl_poll_in || action == reshape_curl_poll_inout { events |= Int32(UV_READABLE.rawValue) }
+        if action == reshape_curl_poll_out || action == reshape_curl_poll_inout { events |= Int32(UV_WRITABLE.rawValue) }
+        uv_poll_start(watch.poll, events) { poll, status, events in
+            guard let poll, let data = poll.pointee.data else { return }
+            let watch = Unmanaged<SocketWatch>.fromOpaque(data).takeUnretainedValue()
+            var flags: Int32 = 0
+            if status < 0 {
+                flags = reshape_curl_csel_err
+            } else {
+                if events & Int32(UV_READABLE.rawValue) != 0 { flags |= reshape_curl_csel_in }
+                if events & Int32(UV_WRITABLE.rawValue) != 0 { flags |= reshape_curl_csel_out }
+            }
+            watch.client.socketAction(watch.fd, flags)
+        }
+    }
+
+    fileprivate func schedule(timeoutMilliseconds: Int) {
+        if timeoutMilliseconds < 0 {
+            uv_timer_stop(timer)
+            return
+        }
+        // 0 means "now"; run it from the loop rather than from inside curl's callback.
+        uv_timer_start(timer, { timer in
+            guard let timer, let data = timer.pointee.data else { return }
+            Unmanaged<UpstreamClient>.fromOpaque(data).takeUnretainedValue().socketAction(reshape_curl_socket_timeout, 0)
+        }, UInt64(max(timeoutMilliseconds, 1)), 0)
+    }
+
+    private func socketAction(_ fd: curl_socket_t, _ flags: Int32) {
+        var running: Int32 = 0
+        curl_multi_socket_action(multi, fd, flags, &running)
+        drainFinished()
+    }
+
+    private func drainFinished() {
+        var pending: Int32 = 0
+        while let message = curl_multi_info_read(multi, &pending) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            let code = message.pointee.data.result
+            var privatePointer: UnsafeMutableRawPointer?
+            reshape_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &privatePointer)
+            guard let privatePointer else { continue }
+            let transfer = Unmanaged<UpstreamTransfer>.fromOpaque(privatePointer).takeUnretainedValue()
+            let result = outcome(of: transfer, code: code)
+            let seconds = Clock.seconds(since: transfer.started)
+            let completion = transfer.completion
+            transfers.remove(ObjectIdentifier(transfer))
+            release(transfer)
+            completion?(result, seconds)
+        }
+    }
+
+    private func outcome(of transfer: UpstreamTransfer, code: CURLcode) -> UpstreamResult {
+        if code == CURLE_OK {
+            var status = 0
+            reshape_easy_getinfo_long(transfer.easy, CURLINFO_RESPONSE_CODE, &status)
+            var contentType: UnsafeMutableRawPointer?
+            reshape_easy_getinfo_pointer(transfer.easy, CURLINFO_CONTENT_TYPE, &contentType)
+            let type = contentType.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
+            return .response(status: status, contentType: type, body: transfer.body)
+        }
+        let detail = String(cString: transfer.errorBuffer)
+        let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        if transfer.exceededLimit || code == CURLE_FILESIZE_EXCEEDED {
+            return .failure(.tooLarge, message: "the upstream body exceeds \(transfer.maxBodyBytes) bytes")
+        }
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST: return .failure(.dns, message: message)
+        case CURLE_COULDNT_CONNECT: return .failure(.connect, message: message)
+        case CURLE_OPERATION_TIMEDOUT: return .failure(.timeout, message: message)
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE:
+            return .failure(.tls, message: message)
+        case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_BAD_CONTENT_ENCODING:
+            return .failure(.transfer, message: message)
+        default: return .failure(.other, message: message)
+        }
+    }
+
+    fileprivate static func append(_ data: UnsafeRawBufferPointer, to transfer: UpstreamTransfer) -> Bool {
+        guard transfer.body.count + data.count <= transfer.maxBodyBytes else {
+            transfer.exceededLimit = true
+            return false
+        }
+        transfer.body.append(contentsOf: data)
+        return true
+    }
+}
+
+private let upstreamSocketCallback: @convention(c) (UnsafeMutableRawPointer?, curl_socket_t, Int32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int32 = {
+    _, fd, action, client, socketData in
+    guard let client else { return 0 }
+    Unmanaged<UpstreamClient>.fromOpaque(client).takeUnretainedValue().watch(socket: fd, action: action, existing: socketData)
+    return 0
+}
+
+private let upstreamTimerCallback: @convention(c) (UnsafeMutableRawPointer?, Int, UnsafeMutableRawPointer?) -> Int32 = {
+    _, timeout, client in
+    guard let client else { return 0 }
+    Unmanaged<UpstreamClient>.fromOpaque(client).takeUnretainedValue().schedule(timeoutMilliseconds: timeout)
+    return 0
+}
+
+private let upstreamWriteCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+    data, size, count, userData in
+    guard let data, let userData else { return 0 }
+    let transfer = Unmanaged<UpstreamTransfer>.fromOpaque(userData).takeUnretainedValue()
+    let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
+    // Returning less than was given makes curl fail with CURLE_WRITE_ERROR: an oversized
+    // body is refused, never truncated.
+    return UpstreamClient.append(bytes, to: transfer) ? size * count : 0
+}
+
+/// Monotonic time for durations.
+enum Clock {
+    static func now() -> timespec {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return time
+    }
+
+    static func seconds(since start: timespec) -> Double {
+        let end = now()
+        return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+    }
+
+    static func unixMilliseconds() -> Int {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return time.tv_sec * 1000 + time.tv_nsec / 1_000_000
+    }
+}

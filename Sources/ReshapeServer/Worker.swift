@@ -1,0 +1,142 @@
+import CLibUV
+import Glibc
+import ReshapeJSON
+import ReshapeProxy
+
+/// One event loop on its own thread: a listening socket (SO_REUSEPORT), the client
+/// connections it accepted, and one upstream client. Nothing here is touched from another
+/// thread except `commands`, an async handle (uv_async_send is thread-safe).
+final class Worker {
+    let index: Int
+    let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
+    let shared: SharedState
+    let metrics: Metrics
+    private(set) var upstream: UpstreamClient!
+    private let listener = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
+    let commands = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
+    private var connections: [ObjectIdentifier: ClientConnection] = [:]
+    private let readBuffer = UnsafeMutableRawPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    private var draining = false
+    private var stopped = false
+    private var thread = pthread_t()
+    private var owningThread = pthread_t()
+
+    /// Prepares the loop and its handles on the calling thread; `start` runs it on a new one.
+    init(index: Int, listeningSocket fd: Int32, shared: SharedState) {
+        self.index = index
+        self.shared = shared
+        metrics = shared.metrics[index]
+        uv_loop_init(loop)
+        upstream = UpstreamClient(loop: loop)
+        uv_tcp_init(loop, listener)
+        uv_tcp_open(listener, fd)
+        listener.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        uv_async_init(loop, commands) { async in
+            guard let async, let data = async.pointee.data else { return }
+            Unmanaged<Worker>.fromOpaque(data).takeUnretainedValue().beginDrain()
+        }
+        commands.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    /// Runs the loop on a new thread until the worker has drained.
+    func start(onExit: @escaping () -> Void) {
+        let box = Unmanaged.passRetained(ThreadBox(worker: self, onExit: onExit)).toOpaque()
+        pthread_create(&thread, nil, { argument in
+            let box = Unmanaged<ThreadBox>.fromOpaque(argument!).takeRetainedValue()
+            box.worker.run()
+            box.onExit()
+            return nil
+        }, box)
+    }
+
+    /// Asks the worker, from any thread, to stop accepting and finish what it has.
+    func requestDrain() { uv_async_send(commands) }
+
+    func join() { pthread_join(thread, nil) }
+
+    private func run() {
+        owningThread = pthread_self()
+        let status = uv_listen(reshape_tcp_stream(listener), 1024) { server, status in
+            guard status == 0, let server, let data = server.pointee.data else { return }
+            Unmanaged<Worker>.fromOpaque(data).takeUnretainedValue().acceptConnection(server)
+        }
+        if status != 0 {
+            Log.event("cannot listen", ["worker": .number(JSONNumber(index)), "error": .string(String(cString: uv_strerror(status)))])
+        }
+        uv_run(loop, UV_RUN_DEFAULT)
+        uv_loop_close(loop)
+    }
+
+    private func acceptConnection(_ server: UnsafeMutablePointer<uv_stream_t>) {
+        assertOnLoopThread()
+        let connection = ClientConnection(worker: self)
+        guard connection.accept(from: server) else { return }
+        connections[ObjectIdentifier(connection)] = connection
+        if connections.count > shared.configuration.limits.maxConnections {
+            connection.refuseOverloaded()
+        } else if draining {
+            connection.drain()
+        }
+    }
+
+    /// Called by a connection as it closes; true the first time.
+    func forget(_ connection: ClientConnection) -> Bool {
+        let known = connections.removeValue(forKey: ObjectIdentifier(connection)) != nil
+        if draining { finishDrainIfIdle() }
+        return known
+    }
+
+    /// libuv asks for a buffer before each read; the bytes are parsed before the next read,
+    /// so one buffer per loop serves every connection.
+    func fillReadBuffer(_ buffer: UnsafeMutablePointer<uv_buf_t>?) {
+        buffer?.pointee = uv_buf_init(readBuffer.assumingMemoryBound(to: CChar.self), 64 * 1024)
+    }
+
+    func adminResponse(_ name: String) -> HTTPResponse {
+        switch name {
+        case "live":
+            return .json(200, Array(#"{"status":"live"}"#.utf8))
+        case "ready":
+            if shared.draining.load(ordering: .relaxed) {
+                return Problem.shuttingDown.response
+            }
+            let body = JSON.object(JSONObject(["status": .string("ready"), "rules": .string(shared.rules.ruleSet.digest)]))
+            return .json(200, body.serialized())
+        case "metrics":
+            return HTTPResponse(status: 200, headers: [.init(name: "Content-Type", value: "text/plain; version=0.0.4")],
+                                body: Array(shared.metricsText().utf8))
+        default:
+            return Problem.notFound(path: Router.adminPrefix + name).response
+        }
+    }
+
+    // MARK: - Shutdown
+
+    private func beginDrain() {
+        guard !draining else { return }
+        draining = true
+        uv_close(UnsafeMutableRawPointer(listener).assumingMemoryBound(to: uv_handle_t.self), nil)
+        for connection in Array(connections.values) { connection.drain() }
+        finishDrainIfIdle()
+    }
+
+    private func finishDrainIfIdle() {
+        guard connections.isEmpty, !stopped else { return }
+        stopped = true
+        upstream.close()
+        uv_close(reshape_async_handle(commands), nil)
+    }
+
+    private func assertOnLoopThread() {
+        assert(pthread_equal(owningThread, pthread_self()) != 0, "loop state touched off its loop thread")
+    }
+}
+
+private final class ThreadBox {
+    let worker: Worker
+    let onExit: () -> Void
+    init(worker: Worker, onExit: @escaping () -> Void) {
+        self.worker = worker
+        self.onExit = onExit
+    }
+}

@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import ReshapeProxy
+import ReshapeServer
+
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the rules: fetch upstreams, reshape, validate, answer normalized JSON.",
+        discussion: """
+        Every option can also be set by the environment variable in brackets; a flag wins over \
+        its variable. SIGHUP reloads the rules (a bad new set is refused, the old one kept); \
+        SIGTERM stops accepting, finishes in-flight requests (up to --drain-timeout) and exits 0. \
+        Health: /_reshape/live, /_reshape/ready; Prometheus metrics: /_reshape/metrics. \
+        One JSON access-log line per request goes to standard output, other logs to standard error.
+
+          reshape serve --rules examples/rules --listen 127.0.0.1:8080
+          RESHAPE_LISTEN=0.0.0.0:8080 RESHAPE_RULES=/etc/reshape/rules reshape serve
+        """)
+
+    @Option(name: .long, help: ArgumentHelp("Rules directory or file [RESHAPE_RULES].", valueName: "path"))
+    var rules: String?
+
+    @Option(name: .long, help: ArgumentHelp("Address to listen on (default 127.0.0.1:8080) [RESHAPE_LISTEN].", valueName: "host:port"))
+    var listen: String?
+
+    @Option(name: .long, help: ArgumentHelp("Event-loop threads (default: the number of cores) [RESHAPE_WORKERS].", valueName: "n"))
+    var workers: Int?
+
+    @Option(name: .customLong("max-connections"), help: ArgumentHelp("Open connections per worker before new ones get 503 (default 10000) [RESHAPE_MAX_CONNECTIONS].", valueName: "n"))
+    var maxConnections: Int?
+
+    @Option(name: .customLong("max-header-bytes"), help: ArgumentHelp("Request line plus headers, 431 past it (default 16384) [RESHAPE_MAX_HEADER_BYTES].", valueName: "bytes"))
+    var maxHeaderBytes: Int?
+
+    @Option(name: .customLong("max-url-bytes"), help: ArgumentHelp("Request target length, 414 past it (default 8192) [RESHAPE_MAX_URL_BYTES].", valueName: "bytes"))
+    var maxURLBytes: Int?
+
+    @Option(name: .customLong("max-body-bytes"), help: ArgumentHelp("Request body size, 413 past it (default 1048576) [RESHAPE_MAX_BODY_BYTES].", valueName: "bytes"))
+    var maxBodyBytes: Int?
+
+    @Option(name: .customLong("header-timeout"), help: ArgumentHelp("Milliseconds a client may take to send its request head, 408 past it (default 10000) [RESHAPE_HEADER_TIMEOUT].", valueName: "ms"))
+    var headerTimeout: Int?
+
+    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Milliseconds an idle keep-alive connection stays open (default 60000) [RESHAPE_IDLE_TIMEOUT].", valueName: "ms"))
+    var idleTimeout: Int?
+
+    @Option(name: .customLong("drain-timeout"), help: ArgumentHelp("Milliseconds in-flight requests get after SIGTERM (default 10000) [RESHAPE_DRAIN_TIMEOUT].", valueName: "ms"))
+    var drainTimeout: Int?
+
+    @Flag(name: .customLong("no-access-log"), help: "Do not write access-log lines [RESHAPE_ACCESS_LOG=off].")
+    var noAccessLog = false
+
+    func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        func setting(_ flag: Int?, _ variable: String, default fallback: Int) throws -> Int {
+            if let flag { return flag }
+            guard let text = environment[variable] else { return fallback }
+            guard let value = Int(text), value > 0 else {
+                Terminal.error("reshape: \(variable) must be a positive whole number (got '\(text)')")
+                throw ExitCode(2)
+            }
+            return value
+        }
+        guard let rulesPath = rules ?? environment["RESHAPE_RULES"] else {
+            Terminal.error("reshape: say where the rules are: --rules PATH or RESHAPE_RULES")
+            throw ExitCode(2)
+        }
+        let address = listen ?? environment["RESHAPE_LISTEN"] ?? "127.0.0.1:8080"
+        guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]), (0...65535).contains(port) else {
+            Terminal.error("reshape: --listen takes HOST:PORT, like 127.0.0.1:8080 or [::]:8080 (got '\(address)')")
+            throw ExitCode(2)
+        }
+        var host = String(address[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        var limits = ServerLimits()
+        limits.maxConnections = try setting(maxConnections, "RESHAPE_MAX_CONNECTIONS", default: limits.maxConnections)
+        limits.maxHeaderBytes = try setting(maxHeaderBytes, "RESHAPE_MAX_HEADER_BYTES", default: limits.maxHeaderBytes)
+        limits.maxURLBytes = try setting(maxURLBytes, "RESHAPE_MAX_URL_BYTES", default: limits.maxURLBytes)
+        limits.maxBodyBytes = try setting(maxBodyBytes, "RESHAPE_MAX_BODY_BYTES", default: limits.maxBodyBytes)
+        limits.headerTimeoutMilliseconds = try setting(headerTimeout, "RESHAPE_HEADER_TIMEOUT", default: limits.headerTimeoutMilliseconds)
+        limits.idleTimeoutMilliseconds = try setting(idleTimeout, "RESHAPE_IDLE_TIMEOUT", default: limits.idleTimeoutMilliseconds)
+        let configuration = ServerConfiguration(
+            rulesPath: rulesPath, listenHost: host, listenPort: port,
+            workers: try setting(workers, "RESHAPE_WORKERS", default: ProcessInfo.processInfo.activeProcessorCount),
+            limits: limits,
+            drainTimeoutMilliseconds: try setting(drainTimeout, "RESHAPE_DRAIN_TIMEOUT", default: 10_000),
+            accessLog: !noAccessLog && environment["RESHAPE_ACCESS_LOG"] != "off")
+        let status = Server(configuration: configuration, environment: environment).run()
+        if status != 0 { throw ExitCode(status) }
+    }
+}
