@@ -1,0 +1,245 @@
+import XCTest
+import ReshapeRules
+@testable import ReshapeProxy
+
+/// The connection state machine driven the way the server's parser adapter drives it, with
+/// no sockets and no clock: timer expiry is just another event.
+final class HTTPConnectionTests: XCTestCase {
+    private var connection = HTTPConnection(limits: ServerLimits())
+
+    override func setUp() { connection = HTTPConnection(limits: ServerLimits()) }
+
+    /// Feeds one whole request and returns every action it produced.
+    @discardableResult
+    private func send(_ request: HTTPRequest, bodyBytes: Int = 0) -> [HTTPConnection.Action] {
+        var actions = connection.handle(.messageBegan)
+        actions += connection.handle(.urlBytes(request.target.utf8.count))
+        for header in request.headers {
+            actions += connection.handle(.headerField(bytes: header.name.utf8.count))
+            actions += connection.handle(.headerValue(bytes: header.value.utf8.count))
+        }
+        actions += connection.handle(.headersComplete)
+        if bodyBytes > 0 { actions += connection.handle(.bodyBytes(bodyBytes)) }
+        actions += connection.handle(.messageComplete(request))
+        return actions
+    }
+
+    private func get(_ target: String, keepAlive: Bool = true, headers: [NameValue] = []) -> HTTPRequest {
+        HTTPRequest(method: "GET", target: target, headers: headers, keepAlive: keepAlive)
+    }
+
+    private func writes(_ actions: [HTTPConnection.Action]) -> [String] {
+        actions.compactMap { if case .write(let bytes) = $0 { bytes.text } else { nil } }
+    }
+
+    private func dispatchedIDs(_ actions: [HTTPConnection.Action]) -> [Int] {
+        actions.compactMap { if case .dispatch(let id, _) = $0 { id } else { nil } }
+    }
+
+    private func ok(_ body: String) -> HTTPResponse { .json(200, Array(body.utf8)) }
+
+    func testKeepAliveAnswersAndWaitsForTheNextRequest() {
+        XCTAssertEqual(dispatchedIDs(send(get("/a"))), [0])
+        let actions = connection.handle(.responseReady(id: 0, ok("[1]")))
+        let written = writes(actions)
+        XCTAssertEqual(written.count, 1)
+        XCTAssertTrue(written[0].hasPrefix("HTTP/1.1 200 OK\r\n"))
+        XCTAssertTrue(written[0].contains("Content-Length: 3\r\n"))
+        XCTAssertFalse(written[0].contains("Connection: close"))
+        XCTAssertTrue(written[0].hasSuffix("\r\n\r\n[1]"))
+        XCTAssertTrue(actions.contains(.startIdleTimer))
+        XCTAssertFalse(actions.contains(.close))
+        XCTAssertEqual(dispatchedIDs(send(get("/b"))), [1])
+    }
+
+    func testPipelinedResponsesAreWrittenInRequestOrderWhateverOrderTheyComplete() {
+        XCTAssertEqual(dispatchedIDs(send(get("/first"))), [0])
+        XCTAssertEqual(dispatchedIDs(send(get("/second"))), [1])
+        XCTAssertEqual(dispatchedIDs(send(get("/third"))), [2])
+        XCTAssertEqual(writes(connection.handle(.responseReady(id: 2, ok("3")))), [])
+        XCTAssertEqual(writes(connection.handle(.responseReady(id: 1, ok("2")))), [])
+        let written = writes(connection.handle(.responseReady(id: 0, ok("1"))))
+        XCTAssertEqual(written.map { $0.last }, ["1", "2", "3"])
+    }
+
+    func testReadingPausesPastThePipelineDepthAndResumesWhenAnswered() {
+        var limits = ServerLimits()
+        limits.maxPipelinedRequests = 2
+        connection = HTTPConnection(limits: limits)
+        XCTAssertFalse(send(get("/1")).contains(.pauseReading))
+        XCTAssertTrue(send(get("/2")).contains(.pauseReading))
+        XCTAssertTrue(connection.handle(.responseReady(id: 0, ok("1"))).contains(.resumeReading))
+    }
+
+    func testHeadGetsTheGetContentLengthAndNoBody() {
+        send(HTTPRequest(method: "HEAD", target: "/a"))
+        let written = writes(connection.handle(.responseReady(id: 0, ok("[1,2]"))))
+        XCTAssertEqual(written.count, 1)
+        XCTAssertTrue(written[0].contains("Content-Length: 5\r\n"))
+        XCTAssertTrue(written[0].hasSuffix("\r\n\r\n"))
+    }
+
+    func testARequestThatDoesNotKeepAliveIsAnsweredWithConnectionCloseAndClosed() {
+        let actions = send(HTTPRequest(method: "GET", target: "/a", versionMinor: 0, keepAlive: false))
+        XCTAssertTrue(actions.contains(.stopReading))
+        let answer = connection.handle(.responseReady(id: 0, ok("1")))
+        XCTAssertTrue(writes(answer)[0].contains("Connection: close\r\n"))
+        XCTAssertEqual(answer.last, .close)
+        XCTAssertTrue(connection.isClosed)
+    }
+
+    func testKeepAliveFollowsVersionAndConnectionHeader() {
+        let close = [NameValue(name: "connection", value: "Close")]
+        let keep = [NameValue(name: "Connection", value: "Keep-Alive")]
+        XCTAssertTrue(HTTPRequest.keepAlive(versionMajor: 1, versionMinor: 1, headers: []))
+        XCTAssertFalse(HTTPRequest.keepAlive(versionMajor: 1, versionMinor: 1, headers: close))
+        XCTAssertFalse(HTTPRequest.keepAlive(versionMajor: 1, versionMinor: 0, headers: []))
+        XCTAssertTrue(HTTPRequest.keepAlive(versionMajor: 1, versionMinor: 0, headers: keep))
+        XCTAssertFalse(HTTPRequest.keepAlive(versionMajor: 1, versionMinor: 0, headers: keep + close))
+        XCTAssertFalse(HTTPRequest.keepAlive(versionMajor: 0, versionMinor: 9, headers: keep))
+    }
+
+    // MARK: - Limits
+
+    private func assertRefused(_ actions: [HTTPConnection.Action], status: String, code: String,
+                               file: StaticString = #filePath, line: UInt = #line) {
+        let written = writes(actions)
+        XCTAssertEqual(written.count, 1, file: file, line: line)
+        XCTAssertTrue(written.first?.hasPrefix("HTTP/1.1 \(status)") ?? false, written.first ?? "nothing written", file: file, line: line)
+        XCTAssertTrue(written.first?.contains("\"code\":\"\(code)\"") ?? false, file: file, line: line)
+        XCTAssertTrue(written.first?.contains("Connection: close\r\n") ?? false, file: file, line: line)
+        XCTAssertTrue(actions.contains(.stopReading), file: file, line: line)
+        XCTAssertEqual(actions.last, .close, file: file, line: line)
+        XCTAssertTrue(connection.isClosed, file: file, line: line)
+    }
+
+    func testURLPastTheLimitIs414() {
+        _ = connection.handle(.messageBegan)
+        XCTAssertEqual(connection.handle(.urlBytes(8 * 1024)), [])
+        assertRefused(connection.handle(.urlBytes(1)), status: "414", code: "uri-too-long")
+    }
+
+    func testMoreThanAHundredHeadersIs431() {
+        _ = connection.handle(.messageBegan)
+        for _ in 0..<100 { XCTAssertEqual(connection.handle(.headerField(bytes: 2)), []) }
+        assertRefused(connection.handle(.headerField(bytes: 2)), status: "431", code: "headers-too-large")
+    }
+
+    func testAHeadPastSixteenKiBIs431() {
+        _ = connection.handle(.messageBegan)
+        _ = connection.handle(.urlBytes(10))
+        _ = connection.handle(.headerField(bytes: 10))
+        XCTAssertEqual(connection.handle(.headerValue(bytes: 16 * 1024 - 20)), [])
+        assertRefused(connection.handle(.headerValue(bytes: 1)), status: "431", code: "headers-too-large")
+    }
+
+    func testABodyPastOneMiBIs413EvenWhenChunked() {
+        _ = connection.handle(.messageBegan)
+        _ = connection.handle(.headersComplete)
+        XCTAssertEqual(connection.handle(.bodyBytes(1024 * 1024)), [])
+        assertRefused(connection.handle(.bodyBytes(1)), status: "413", code: "body-too-large")
+        XCTAssertEqual(connection.handle(.messageComplete(HTTPRequest(method: "POST", target: "/a"))), [],
+                       "nothing is dispatched after the refusal")
+    }
+
+    // MARK: - Timeouts
+
+    func testASlowHeadIsAnswered408AndClosed() {
+        _ = connection.handle(.messageBegan)
+        _ = connection.handle(.urlBytes(3))
+        assertRefused(connection.handle(.headerTimeout), status: "408", code: "request-timeout")
+    }
+
+    func testAConnectionThatNeverSendsARequestTimesOut() {
+        XCTAssertEqual(connection.opened(), [.startHeaderTimer])
+        assertRefused(connection.handle(.headerTimeout), status: "408", code: "request-timeout")
+    }
+
+    func testHeaderTimerStartsWithEachRequestAndStopsWhenTheHeadIsComplete() {
+        XCTAssertEqual(connection.handle(.messageBegan), [.stopIdleTimer, .startHeaderTimer])
+        XCTAssertEqual(connection.handle(.headersComplete), [.stopHeaderTimer])
+    }
+
+    func testAnIdleKeepAliveConnectionIsClosedSilently() {
+        send(get("/a"))
+        _ = connection.handle(.responseReady(id: 0, ok("1")))
+        XCTAssertEqual(connection.handle(.idleTimeout), [.close])
+        XCTAssertTrue(connection.isClosed)
+    }
+
+    func testIdleTimeoutIsIgnoredWhileARequestIsInFlightOrArriving() {
+        send(get("/a"))
+        XCTAssertEqual(connection.handle(.idleTimeout), [])
+        _ = connection.handle(.responseReady(id: 0, ok("1")))
+        _ = connection.handle(.messageBegan)
+        _ = connection.handle(.headersComplete)
+        XCTAssertEqual(connection.handle(.idleTimeout), [], "a body is still arriving")
+        XCTAssertFalse(connection.isClosed)
+    }
+
+    // MARK: - Framing
+
+    func testContentLengthWithTransferEncodingIs400() {
+        let request = HTTPRequest(method: "POST", target: "/a", headers: [
+            NameValue(name: "Content-Length", value: "5"), NameValue(name: "Transfer-Encoding", value: "chunked")])
+        let actions = send(request)
+        XCTAssertEqual(dispatchedIDs(actions), [])
+        assertRefused(actions, status: "400", code: "bad-request")
+    }
+
+    func testConflictingContentLengthsAre400() {
+        let request = HTTPRequest(method: "POST", target: "/a", headers: [
+            NameValue(name: "Content-Length", value: "5"), NameValue(name: "content-length", value: "6")])
+        assertRefused(send(request), status: "400", code: "bad-request")
+    }
+
+    func testAParserErrorIs400AndNamesTheReason() {
+        _ = connection.handle(.messageBegan)
+        let actions = connection.handle(.parseError(reason: "HPE_INVALID_CHUNK_SIZE"))
+        assertRefused(actions, status: "400", code: "bad-request")
+        XCTAssertTrue(writes(actions)[0].contains("HPE_INVALID_CHUNK_SIZE"))
+    }
+
+    func testAnErrorAfterAPipelinedRequestWaitsForThatResponse() {
+        send(get("/a"))
+        _ = connection.handle(.messageBegan)
+        let refused = connection.handle(.parseError(reason: "HPE_INVALID_METHOD"))
+        XCTAssertEqual(writes(refused), [], "request 0 must be answered first")
+        XCTAssertFalse(refused.contains(.close))
+        let actions = connection.handle(.responseReady(id: 0, ok("1")))
+        let written = writes(actions)
+        XCTAssertEqual(written.count, 2)
+        XCTAssertTrue(written[0].hasPrefix("HTTP/1.1 200"))
+        XCTAssertTrue(written[1].hasPrefix("HTTP/1.1 400"))
+        XCTAssertEqual(actions.last, .close)
+    }
+
+    // MARK: - Going away
+
+    func testPeerClosingMidRequestCancelsItsUpstreamWork() {
+        send(get("/a"))
+        send(get("/b"))
+        _ = connection.handle(.responseReady(id: 0, ok("1")))
+        XCTAssertEqual(connection.handle(.peerClosed), [.cancel(id: 1), .close])
+        XCTAssertEqual(connection.handle(.responseReady(id: 1, ok("2"))), [], "nothing is written to a closed connection")
+    }
+
+    func testDrainingFinishesInFlightRequestsThenCloses() {
+        send(get("/a"))
+        XCTAssertEqual(connection.handle(.drain), [])
+        let actions = connection.handle(.responseReady(id: 0, ok("1")))
+        XCTAssertTrue(writes(actions)[0].contains("Connection: close\r\n"))
+        XCTAssertEqual(actions.last, .close)
+    }
+
+    func testDrainingAnIdleConnectionClosesAtOnce() {
+        XCTAssertEqual(connection.handle(.drain), [.close])
+    }
+
+    func testTheOverloadAnswerIsACompleteClosing503() {
+        let text = Problem.overloadedResponseBytes.text
+        XCTAssertTrue(text.hasPrefix("HTTP/1.1 503 Service Unavailable\r\n"))
+        XCTAssertTrue(text.contains("Connection: close\r\n"))
+        XCTAssertTrue(text.contains("\"code\":\"overloaded\""))
+    }
+}

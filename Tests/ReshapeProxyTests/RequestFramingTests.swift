@@ -1,0 +1,27 @@
+import XCTest
+import ReshapeRules
+@testable import ReshapeProxy
+
+final class RequestFramingTests: XCTestCase {
+    private func ambiguity(_ pairs: [(String, String)]) -> String? {
+        RequestFraming.ambiguity(in: pairs.map { NameValue(name: $0.0, value: $0.1) })
+    }
+
+    func testOrdinaryFramingIsAccepted() {
+        XCTAssertNil(ambiguity([]))
+        XCTAssertNil(ambiguity([("Content-Length", "12")]))
+        XCTAssertNil(ambiguity([("Transfer-Encoding", "chunked")]))
+        XCTAssertNil(ambiguity([("Transfer-Encoding", "gzip, chunked")]))
+    }
+
+    func testAmbiguousFramingIsRefused() {
+        XCTAssertNotNil(ambiguity([("Content-Length", "3"), ("Transfer-Encoding", "chunked")]))
+        XCTAssertNotNil(ambiguity([("CONTENT-LENGTH", "3"), ("content-length", "3")]))
+        XCTAssertNotNil(ambiguity([("Content-Length", "3, 4")]))
+        XCTAssertNotNil(ambiguity([("Content-Length", "-1")]))
+        XCTAssertNotNil(ambiguity([("Content-Length", "")]))
+        XCTAssertNotNil(ambiguity([("Transfer-Encoding", "chunked, gzip")]))
+        XCTAssertNotNil(ambiguity([("Transfer-Encoding", "identity")]))
+        XCTAssertNotNil(ambiguity([("Transfer-Encoding", "chunked"), ("Transfer-Encoding", "chunked")]))
+    }
+}
