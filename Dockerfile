@@ -37,8 +37,7 @@ COPY examples/rules/ /etc/reshape/rules/
 
 # Every setting by environment; `reshape serve --help` lists them all.
 ENV RESHAPE_LISTEN=0.0.0.0:8080 \
-    RESHAPE_RULES=/etc/reshape/rules \
-    DEMO_UPSTREAM_URL=http://127.0.0.1:8081
+    RESHAPE_RULES=/etc/reshape/rules
 
 # Nothing is written to disk: logs go to stdout, so a read-only root filesystem works.
 USER 10001:10001
