@@ -42,16 +42,18 @@ final class PropertiesKeyword: KeywordCheck {
         guard case .object(let object) = instance else { return true }
         var valid = true
         var cursor = 0
-        for member in object.members {
+        // Members are read in place (no copy of each key and value per member).
+        let members = object.members
+        for m in members.indices {
             let passed: Bool
             if let table {
-                guard let node = table[member.key] else { continue }
-                passed = e.at(node, member.value, e.child(path, member.key))
+                guard let node = table[members[m].key] else { continue }
+                passed = e.at(node, members[m].value, e.child(path, members[m].key))
             } else {
-                guard let i = index(of: member.key, cursor: &cursor) else { continue }
-                passed = unretainedNodes[i]._withUnsafeGuaranteedRef { e.at($0, member.value, e.child(path, member.key)) }
+                guard let i = index(of: members[m].key, cursor: &cursor) else { continue }
+                passed = unretainedNodes[i]._withUnsafeGuaranteedRef { e.at($0, members[m].value, e.child(path, members[m].key)) }
             }
-            if collect { annotations.evaluatedProperty(member.key) }
+            if collect { annotations.evaluatedProperty(members[m].key) }
             if !passed {
                 valid = false
                 if e.stopsAtFirstFailure { return false }
