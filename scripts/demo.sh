@@ -53,12 +53,18 @@ for _ in $(seq 100); do
 done
 echo "demo: demo upstream $(cat "$work/upstream.out")" >&2
 
-"$bin/reshape" serve --rules examples/rules --listen "127.0.0.1:$reshape_port" &
+# In --smoke mode the access log goes to a file (shown on failure); otherwise to the terminal,
+# so each curl's log line appears as you try it.
+if $smoke; then
+  "$bin/reshape" serve --rules examples/rules --listen "127.0.0.1:$reshape_port" >"$work/reshape.log" 2>&1 &
+else
+  "$bin/reshape" serve --rules examples/rules --listen "127.0.0.1:$reshape_port" &
+fi
 reshape_pid=$!
 base="http://127.0.0.1:$reshape_port"
 ready=false
 for _ in $(seq 150); do
-  kill -0 "$reshape_pid" 2>/dev/null || { echo "demo: reshape serve exited; see its messages above" >&2; exit 1; }
+  kill -0 "$reshape_pid" 2>/dev/null || { echo "demo: reshape serve exited:" >&2; cat "$work/reshape.log" >&2 2>/dev/null || true; exit 1; }
   if [ "$(curl -s -o /dev/null -w '%{http_code}' "$base/_reshape/ready" || true)" = 200 ]; then ready=true; break; fi
   sleep 0.2
 done
@@ -87,7 +93,7 @@ if $smoke; then
       failures=$((failures + 1))
     fi
   done
-  [ "$failures" -eq 0 ] || exit 1
+  [ "$failures" -eq 0 ] || { echo "reshape's log:"; cat "$work/reshape.log"; exit 1; }
   echo "demo --smoke: all answers as expected"
   exit 0
 fi
@@ -101,7 +107,7 @@ Reshape is running on $base in front of the demo upstream on $DEMO_UPSTREAM_URL
   curl -s $base/users/-NqK3a9Xb2mLp0Rt7Yv1              # one user, with its id
   curl -s $base/devices                                # nested keyed collections -> arrays
   curl -s $base/scores                                 # Firebase's array with null holes -> records
-  curl -s $base/widgets                                # the /widgets exercise from the README
+  curl -si $base/widgets                               # the /widgets exercise: see Reshape-Dropped: 1
   curl -si $base/users/-NqK3bA1c4DeF5gH6iJ7             # a corrupt user: 502 problem+json, with the reason
   curl -si $base/no-such-route                         # 404 problem+json
 
