@@ -1,0 +1,52 @@
+import Foundation
+import XCTest
+
+/// Reload and shutdown, each on a server of its own.
+final class LifecycleTests: XCTestCase {
+    func testSighupSwapsInGoodRulesAndRefusesBadOnes() throws {
+        let upstream = try DemoUpstream()
+        defer { upstream.child.stop() }
+        let server = try ReshapeServer(rules: TestRules.rules(upstreamPort: upstream.port, version: "v1"),
+                                       environment: ["TEST_SECRET_TOKEN": "x"])
+        defer { server.stop() }
+        XCTAssertNotNil(try RawHTTP.get(port: server.port, "/version").json["v1"])
+
+        try server.replaceRules(TestRules.rules(upstreamPort: upstream.port, version: "v2"))
+        server.child.signal(SIGHUP)
+        try server.child.waitFor(5, "the reload") { $0.stderr.contains("rules reloaded") }
+        XCTAssertNotNil(try RawHTTP.get(port: server.port, "/version").json["v2"])
+
+        try server.replaceRules("routes:\n  - name: broken\n    request: GET /x\n    upstream: none\n")
+        server.child.signal(SIGHUP)
+        try server.child.waitFor(5, "the refusal") { $0.stderr.contains("reload refused") }
+        XCTAssertNotNil(try RawHTTP.get(port: server.port, "/version").json["v2"], "the old rules stay in service")
+        XCTAssertTrue(server.child.process.isRunning)
+        XCTAssertTrue(try RawHTTP.get(port: server.port, "/_reshape/metrics").text.contains("reshape_rule_reloads_total{result=\"refused\"} 1"))
+    }
+
+    func testSigtermFinishesTheRequestInFlightAndExitsZero() throws {
+        let upstream = try DemoUpstream()
+        defer { upstream.child.stop() }
+        let server = try ReshapeServer(rules: TestRules.rules(upstreamPort: upstream.port), environment: ["TEST_SECRET_TOKEN": "x"])
+        defer { server.stop() }
+        var client = try RawHTTP(port: server.port)
+        defer { client.close() }
+        client.send("GET /slow?ms=600 HTTP/1.1\r\nHost: x\r\n\r\n")
+        Thread.sleep(forTimeInterval: 0.2)
+        server.child.signal(SIGTERM)
+        let response = try XCTUnwrap(client.readResponse())
+        XCTAssertEqual(response.status, 200, response.text)
+        XCTAssertEqual(response.header("Connection"), "close")
+        XCTAssertEqual(server.child.waitForExit(10), 0, server.child.stderr)
+    }
+
+    func testBadRulesRefuseToStart() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reshape-bad-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "routes: [".write(to: directory.appendingPathComponent("r.yaml"), atomically: true, encoding: .utf8)
+        let child = try ChildProcess("reshape", ["serve", "--rules", directory.path, "--listen", "127.0.0.1:0"])
+        XCTAssertEqual(child.waitForExit(10), 1)
+        XCTAssertTrue(child.stderr.contains("r.yaml:"), child.stderr)
+    }
+}
