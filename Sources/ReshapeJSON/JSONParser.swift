@@ -77,6 +77,7 @@ struct JSONParser {
     var memberHashes = MoveStack<UInt64>()
     let hashSeed = memberNameHashSeed
     var nameCache = MemberNameCache()
+    var valueCache = MemberNameCache()
 
     /// Objects with more members than this check duplicates with a hash table instead of a scan.
     private static let linearDuplicateCheckLimit = 16
@@ -94,6 +95,7 @@ struct JSONParser {
         elementStack.release()
         memberHashes.release()
         nameCache.release()
+        valueCache.release()
     }
 
     mutating func parseDocument() throws(JSONParseError) -> JSON {
@@ -116,7 +118,7 @@ struct JSONParser {
         switch base[position] {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "\""): return .string(try parseStringValue())
         case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
         case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
         case UInt8(ascii: "n"): try expectLiteral("null"); return .null
@@ -208,31 +210,36 @@ struct JSONParser {
         if isDuplicate { throw error(at: keyStart, "duplicate member name \"\(key)\"") }
     }
 
-    /// Parses a member name at its opening quote, returning it with its duplicate-check hash.
-    /// Short plain names come from `nameCache` when seen before.
-    @inline(__always) mutating func parseMemberName() throws(JSONParseError) -> (String, UInt64) {
-        guard position + 17 <= end else {
-            var key = try parseString()
-            return (key, memberNameHash(&key, seed: hashSeed))
-        }
+    /// A plain string of at most 16 ASCII bytes at `position` (its opening quote), as two
+    /// zero-padded words and its length; nil when it is longer, has an escape or non-ASCII,
+    /// or too few bytes remain to load both words.
+    @inline(__always) func shortPlainString() -> (low: UInt64, high: UInt64, length: Int)? {
+        guard position + 17 <= end else { return nil }
         let raw = UnsafeRawPointer(base + position + 1)
         let first = raw.loadUnaligned(as: UInt64.self)
-        let second = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
         // The lowest flagged byte is exact (SWAR false positives only occur above a true hit).
+        let firstMask = JSONParser.attentionMask(first)
         let length: Int
         var low = first
         var high: UInt64 = 0
-        let firstMask = JSONParser.attentionMask(first)
         if firstMask != 0 {
             length = firstMask.trailingZeroBitCount >> 3
             low = length == 0 ? 0 : first & (UInt64.max >> (64 - 8 * length))
         } else {
+            let second = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
             let secondMask = JSONParser.attentionMask(second)
-            guard secondMask != 0 else { return try parseUncachedName() }
+            guard secondMask != 0 else { return nil }
             length = 8 + secondMask.trailingZeroBitCount >> 3
             high = length == 8 ? 0 : second & (UInt64.max >> (128 - 8 * length))
         }
-        guard base[position + 1 + length] == UInt8(ascii: "\"") else { return try parseUncachedName() }
+        guard base[position + 1 + length] == UInt8(ascii: "\"") else { return nil }
+        return (low, high, length)
+    }
+
+    /// Parses a member name at its opening quote, returning it with its duplicate-check hash.
+    /// Short plain names come from `nameCache` when seen before.
+    @inline(__always) mutating func parseMemberName() throws(JSONParseError) -> (String, UInt64) {
+        guard let (low, high, length) = shortPlainString() else { return try parseUncachedName() }
         if let hit = nameCache.lookup(low: low, high: high, length: length) {
             position += length + 2
             return hit
@@ -242,6 +249,20 @@ struct JSONParser {
         nameCache.store(low: low, high: high, length: length, name: key, hash: hash)
         position += length + 2
         return (key, hash)
+    }
+
+    /// Parses a string value at its opening quote. Short plain values repeat in records
+    /// (cities, tags, statuses), so they come from `valueCache` when seen before.
+    @inline(__always) mutating func parseStringValue() throws(JSONParseError) -> String {
+        guard let (low, high, length) = shortPlainString() else { return try parseString() }
+        if let hit = valueCache.lookup(low: low, high: high, length: length) {
+            position += length + 2
+            return hit.name
+        }
+        let value = String(decoding: UnsafeBufferPointer(start: base + position + 1, count: length), as: UTF8.self)
+        valueCache.store(low: low, high: high, length: length, name: value, hash: 0)
+        position += length + 2
+        return value
     }
 
     mutating func parseUncachedName() throws(JSONParseError) -> (String, UInt64) {

@@ -136,6 +136,20 @@ final class JSONParserTests: XCTestCase {
         assertError(#"[{"":1},{"":1,"":2}]"#, 1, 15, "duplicate member name \"\"")
     }
 
+    func testRepeatedStringValuesOfEveryLengthRoundTrip() throws {
+        // Values of 0...20 bytes repeated across records exercise the value cache, including
+        // two values that share their first 16 bytes and ones that differ only in length.
+        let values = (0...20).map { String(repeating: "v", count: $0) } + ["abcdefghijklmnop", "abcdefghijklmnoq", "é", "a\\nb"]
+        let record = "[" + values.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        let text = "[" + Array(repeating: record, count: 3).joined(separator: ",") + "]"
+        let value = try JSON(parsing: text)
+        XCTAssertEqual(value.serializedString(), text)
+        guard case .array(let records) = value, case .array(let last) = records[2] else { return XCTFail() }
+        XCTAssertEqual(last[16], .string("vvvvvvvvvvvvvvvv"))
+        XCTAssertEqual(last[22], .string("abcdefghijklmnoq"))
+        XCTAssertEqual(last[24], .string("a\nb"))
+    }
+
     func testDuplicateSpelledWithAnEscapeIsStillADuplicate() {
         assertError(#"{"ab":1,"\u0061b":2}"#, 1, 9, "duplicate member name \"ab\"")
     }
