@@ -1,0 +1,71 @@
+import XCTest
+import ReshapeRules
+@testable import ReshapeProxy
+
+final class RouterTests: XCTestCase {
+    private let router = Router(routes: [
+        makeRoute("user", "GET", "/users/{id}"),
+        makeRoute("me", "GET", "/users/me"),
+        makeRoute("users", "GET", "/users"),
+        makeRoute("create", "POST", "/users"),
+        makeRoute("posts", "GET", "/users/{id}/posts/{post}"),
+    ])
+
+    private func routeName(_ method: String, _ path: Substring) -> (String, [String: String])? {
+        if case .route(let route, let parameters) = router.match(method: method, path: path) { return (route.name, parameters) }
+        return nil
+    }
+
+    func testLiteralSegmentsBeatParametersWhateverTheRuleOrder() {
+        XCTAssertEqual(routeName("GET", "/users/me")?.0, "me")
+        XCTAssertEqual(routeName("GET", "/users/42")?.0, "user")
+        XCTAssertEqual(routeName("GET", "/users/42")?.1, ["id": "42"])
+    }
+
+    func testParametersCaptureExactlyOneNonEmptySegment() {
+        XCTAssertEqual(routeName("GET", "/users/7/posts/p1")?.1, ["id": "7", "post": "p1"])
+        guard case .notFound = router.match(method: "GET", path: "/users/") else { return XCTFail("empty segment matched") }
+        guard case .notFound = router.match(method: "GET", path: "/users/1/2") else { return XCTFail("two segments matched") }
+        guard case .notFound = router.match(method: "GET", path: "/nope") else { return XCTFail("unknown path matched") }
+    }
+
+    func testCapturedSegmentsArePercentDecoded() {
+        XCTAssertEqual(routeName("GET", "/users/a%20b")?.1, ["id": "a b"])
+        XCTAssertEqual(routeName("GET", "/users/a%2Fb")?.1, ["id": "a/b"])
+        XCTAssertEqual(routeName("GET", "/users/%C3%A9")?.1, ["id": "é"])
+    }
+
+    func testInvalidPercentEncodingIsABadRequest() {
+        for path: Substring in ["/users/%ZZ", "/users/%4", "/users/%FF"] {
+            guard case .badRequest = router.match(method: "GET", path: path) else { return XCTFail("\(path) accepted") }
+        }
+    }
+
+    func testWrongMethodIs405WithEveryAllowedMethod() {
+        guard case .methodNotAllowed(let allowed) = router.match(method: "DELETE", path: "/users") else { return XCTFail() }
+        XCTAssertEqual(Set(allowed), ["GET", "HEAD", "POST"])
+        let decision = ServingRules(RuleSet(upstreams: ["api": makeUpstream()], routes: router.routesForTesting, digest: "d"))
+            .decide(HTTPRequest(method: "DELETE", target: "/users"))
+        guard case .respond(let response, _, let code) = decision else { return XCTFail() }
+        XCTAssertEqual(response.status, 405)
+        XCTAssertEqual(code, "method-not-allowed")
+        XCTAssertTrue(response.headers.contains { $0.name == "Allow" && $0.value.contains("POST") })
+    }
+
+    func testHeadMatchesGetRoutes() {
+        XCTAssertEqual(routeName("HEAD", "/users")?.0, "users")
+    }
+
+    func testTheAdminPrefixIsReservedBeforeRules() {
+        let shadowing = Router(routes: [makeRoute("shadow", "GET", "/_reshape/{what}")])
+        guard case .admin(let name) = shadowing.match(method: "GET", path: "/_reshape/metrics") else { return XCTFail() }
+        XCTAssertEqual(name, "metrics")
+    }
+}
+
+extension Router {
+    /// The routes the router was built with, to build a ServingRules over the same set.
+    var routesForTesting: [Route] {
+        [makeRoute("user", "GET", "/users/{id}"), makeRoute("users", "GET", "/users"), makeRoute("create", "POST", "/users")]
+    }
+}
