@@ -128,6 +128,11 @@ public struct HTTPConnection: Sendable {
             }
             return actions
         case .parseError(let reason):
+            // http_parser's own head limit (80 KiB as Debian builds it) is still "too large",
+            // whatever our configured limit; everything else it refuses is malformed.
+            if reason == "HPE_HEADER_OVERFLOW" {
+                return fail(.headersTooLarge("the request head is larger than the parser accepts"))
+            }
             return fail(.badRequest("the request is not valid HTTP/1.1 (\(reason))"))
         case .peerClosed:
             closed = true

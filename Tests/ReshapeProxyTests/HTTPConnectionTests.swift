@@ -200,6 +200,11 @@ final class HTTPConnectionTests: XCTestCase {
         XCTAssertTrue(writes(actions)[0].contains("HPE_INVALID_CHUNK_SIZE"))
     }
 
+    func testTheParsersOwnHeadOverflowIs431() {
+        _ = connection.handle(.messageBegan)
+        assertRefused(connection.handle(.parseError(reason: "HPE_HEADER_OVERFLOW")), status: "431", code: "headers-too-large")
+    }
+
     func testAnErrorAfterAPipelinedRequestWaitsForThatResponse() {
         send(get("/a"))
         _ = connection.handle(.messageBegan)
