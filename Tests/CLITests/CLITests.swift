@@ -1,0 +1,125 @@
+import Foundation
+import XCTest
+
+/// The `reshape` binary as a user runs it: arguments, files, stdin, stdout, stderr, exit status.
+final class CLITests: XCTestCase {
+    private static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    private static var binary: URL {
+        for candidate in [Bundle.main.bundleURL.deletingLastPathComponent(), Bundle.main.bundleURL] {
+            let url = candidate.appendingPathComponent("reshape")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return packageRoot.appendingPathComponent(".build/debug/reshape")
+    }
+
+    private struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    private func reshape(_ arguments: [String], stdin: String? = nil) throws -> Run {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        process.currentDirectoryURL = Self.packageRoot
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                   stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    private func temporaryFile(_ text: String, _ name: String = "input.json") throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)-\(name)")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    func testExampleRulesPassTheirExamples() throws {
+        let run = try reshape(["test", "--rules", "examples/rules"])
+        XCTAssertEqual(run.status, 0, run.stdout + run.stderr)
+        XCTAssertTrue(run.stdout.hasSuffix(" passed, 0 failed\n"), run.stdout)
+        XCTAssertEqual(try reshape(["check", "--rules", "examples/rules"]).status, 0)
+    }
+
+    func testApplyPrintsExactlyTheExamplesResponse() throws {
+        let upstream = #"{"-Nx2":{"name":"Bea","age":31,"email":"bea@example.com"},"-Nx1":{"name":"Ada","age":"36","email":"ada@example.com"},"-Nx3":{"name":"","email":"nobody@example.com"}}"#
+        let run = try reshape(["apply", "--rules", "examples/rules", "--route", "users", try temporaryFile(upstream)])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.stdout, #"{"objects":[{"objectId":"-Nx1","name":"Ada","age":36,"email":"ada@example.com"},{"objectId":"-Nx2","name":"Bea","age":31,"email":"bea@example.com"}]}"# + "\n")
+        XCTAssertTrue(run.stderr.contains("dropped /2 (User)"), run.stderr)
+    }
+
+    func testApplyFromStdinWithParametersAndFailures() throws {
+        let ok = try reshape(["apply", "--rules", "examples/rules", "--route", "user", "--param", "id=u1"],
+                             stdin: #"{"name":"Ada","email":"a@b.c"}"#)
+        XCTAssertEqual(ok.stdout, #"{"name":"Ada","email":"a@b.c","objectId":"u1"}"# + "\n")
+        let invalid = try reshape(["apply", "--rules", "examples/rules", "--route", "user", "--param", "id=u1"], stdin: #"{"name":""}"#)
+        XCTAssertEqual(invalid.status, 1)
+        XCTAssertTrue(invalid.stderr.contains("validation-failed"), invalid.stderr)
+        let notJSON = try reshape(["apply", "--rules", "examples/rules", "--route", "users"], stdin: "{\n  \"a\": tru\n}")
+        XCTAssertEqual(notJSON.status, 1)
+        XCTAssertEqual(notJSON.stderr, "stdin:2:8: invalid literal, expected 'true'\n")
+        XCTAssertEqual(try reshape(["apply", "--rules", "examples/rules", "--route", "nope"], stdin: "{}").status, 2)
+        XCTAssertEqual(try reshape(["apply", "--rules", "examples/rules", "--route", "user"], stdin: "{}").status, 2)
+    }
+
+    func testCheckReportsProblemsWithPositions() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-rules-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try "routes:\n  - name: x\n    request: GET /x\n    upstream: none\n    path: /x.json\n    transform: []\n"
+            .write(to: directory.appendingPathComponent("bad.yaml"), atomically: true, encoding: .utf8)
+        let run = try reshape(["check", "--rules", directory.path])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stderr.contains("bad.yaml:4:15: unknown upstream 'none'"), run.stderr)
+    }
+
+    func testFormatIsStrictAndCanonical() throws {
+        let pretty = try reshape(["format"], stdin: #"{"b":[1,2.50],"a":-0}"#)
+        XCTAssertEqual(pretty.stdout, "{\n  \"b\": [\n    1,\n    2.50\n  ],\n  \"a\": -0\n}\n")
+        XCTAssertEqual(try reshape(["format", "--compact"], stdin: "{ \"a\" : [ 1 ] }").stdout, "{\"a\":[1]}\n")
+        let bad = try reshape(["format", try temporaryFile("[1,]")])
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.hasSuffix(":1:4: trailing comma before ']'\n"), bad.stderr)
+    }
+
+    func testValidateExitStatuses() throws {
+        let schema = try temporaryFile(#"{"type":"object","properties":{"age":{"type":"integer","minimum":0}},"required":["age"]}"#, "s.json")
+        XCTAssertEqual(try reshape(["validate", "--schema", schema], stdin: #"{"age":3}"#).status, 0)
+        let invalid = try reshape(["validate", "--schema", schema], stdin: #"{"age":-3}"#)
+        XCTAssertEqual(invalid.status, 1)
+        XCTAssertTrue(invalid.stdout.contains("/age: minimum"), invalid.stdout)
+        let badSchema = try temporaryFile(#"{"type":"object","properties":{"a":{"pattern":"(["}}}"#, "bad.json")
+        XCTAssertEqual(try reshape(["validate", "--schema", badSchema], stdin: "{}").status, 2)
+        XCTAssertEqual(try reshape(["validate"], stdin: "{}").status, 2)
+    }
+
+    func testValidateResolvesMappedRemoteRefsFromDisk() throws {
+        let remotes = Self.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/conformance/json-schema-test-suite/remotes")
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: remotes.path), "the conformance suite is not beside the repository")
+        let schema = try temporaryFile(#"{"$ref":"http://localhost:1234/integer.json"}"#, "remote.json")
+        let map = "http://localhost:1234/=\(remotes.path)"
+        XCTAssertEqual(try reshape(["validate", "--schema", schema, "--map", map], stdin: "12").status, 0)
+        XCTAssertEqual(try reshape(["validate", "--schema", schema, "--map", map], stdin: "\"x\"").status, 1)
+    }
+
+    func testVersionAndHelp() throws {
+        XCTAssertEqual(try reshape(["--version"]).stdout, "0.1.0\n")
+        for verb in ["check", "test", "apply", "validate", "format", "serve"] {
+            let help = try reshape([verb, "--help"])
+            XCTAssertEqual(help.status, 0, verb)
+            XCTAssertTrue(help.stdout.contains("USAGE: reshape \(verb)"), help.stdout)
+        }
+    }
+}
