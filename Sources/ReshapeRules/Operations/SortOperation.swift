@@ -38,6 +38,14 @@ public struct SortOperation: TransformOperation {
         return pointer
     }
 
+    /// The value `by` names in one element; a plain field is looked up without pointer walking.
+    @inline(__always)
+    private func sortValue(of element: JSON) -> JSON? {
+        if by.tokens.isEmpty { return element }
+        if by.tokens.count == 1, case .object(let record) = element { return record[by.tokens[0]] }
+        return element[by]
+    }
+
     public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
         guard case .array(var elements) = value else {
             throw PipelineError(code: "not-an-array", message: "sort expects an array, found \(value.kindName)", pointer: "")
@@ -49,7 +57,7 @@ public struct SortOperation: TransformOperation {
         }
         // Extract each key once; the sort compares keys, then moves elements in one pass.
         var keys = SortKeys(capacity: elements.count)
-        for element in elements { keys.append(by.tokens.isEmpty ? element : element[by]) }
+        for element in elements { keys.append(sortValue(of: element)) }
         var order = Array(elements.indices)
         // Swift's sort is stable, so equal keys keep their previous order in both directions.
         if self.order == .desc {
