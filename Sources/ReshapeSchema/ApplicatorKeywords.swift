@@ -94,8 +94,9 @@ final class ConditionalKeyword: KeywordCheck {
 }
 
 final class RefKeyword: KeywordCheck {
-    /// May be a node still being compiled (recursive schemas): nodes are references.
-    let target: SchemaNode
+    /// May be a node still being compiled (recursive schemas). Unowned: the compilation's
+    /// node list owns every node, so a recursive schema is not a reference cycle.
+    unowned(unsafe) let target: SchemaNode
     init(_ target: SchemaNode, _ site: KeywordSite) { self.target = target; super.init(site) }
 
     override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
@@ -107,7 +108,8 @@ final class RefKeyword: KeywordCheck {
 /// `$dynamicRef`: `fallback` is the static resolution; when `anchor` is set, the outermost
 /// resource in the dynamic scope declaring that `$dynamicAnchor` wins.
 final class DynamicRefKeyword: KeywordCheck {
-    let fallback: SchemaNode
+    /// Unowned for the same reason as `RefKeyword.target`.
+    unowned(unsafe) let fallback: SchemaNode
     let anchor: String?
     init(_ fallback: SchemaNode, anchor: String?, _ site: KeywordSite) {
         self.fallback = fallback

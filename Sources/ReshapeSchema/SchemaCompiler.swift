@@ -257,6 +257,7 @@ final class SchemaCompiler {
             for (name, location) in names { table[resource][name] = nodes[location] }
         }
         dynamicTable.anchors = table
+        dynamicTable.nodes = Array(nodes.values)
     }
 
     // MARK: Errors and display

@@ -132,8 +132,11 @@ struct CompiledPattern: @unchecked Sendable {
     }
 }
 
-/// Every compiled node's `$dynamicAnchor`s, per resource, for `$dynamicRef`'s runtime lookup.
+/// What one compilation produced beyond the root node: every node (the owner that keeps
+/// them alive, since `$ref` edges are unowned so recursive schemas form no reference cycles)
+/// and the `$dynamicAnchor`s per resource for `$dynamicRef`'s runtime lookup.
 final class DynamicAnchorTable: @unchecked Sendable {
+    var nodes: [SchemaNode] = []
     var anchors: [[String: SchemaNode]] = []
     /// False when no `$dynamicRef` was compiled: validation then skips scope tracking.
     var isUsed = false
