@@ -1,0 +1,45 @@
+import XCTest
+import ReshapeRules
+@testable import ReshapeProxy
+
+/// The per-request decision the server takes before any I/O: answer now, fetch, or admin.
+final class ServingRulesTests: XCTestCase {
+    private let rules = ServingRules(RuleSet(
+        upstreams: ["api": makeUpstream(query: [NameValue(name: "auth", value: "s3cret")], secrets: ["s3cret"])],
+        routes: [makeRoute("user", "GET", "/users/{id}", upstreamPath: "/users/{id}.json")],
+        digest: "d1"))
+
+    private func decide(_ method: String, _ target: String) -> ServingRules.Decision {
+        rules.decide(HTTPRequest(method: method, target: target))
+    }
+
+    func testAMatchingRequestIsFetchedWithItsParameters() {
+        guard case .fetch(let request, let route, let parameters) = decide("GET", "/users/u%201?print=pretty") else { return XCTFail() }
+        XCTAssertEqual(route.name, "user")
+        XCTAssertEqual(parameters, ["id": "u 1"])
+        XCTAssertEqual(request.url, "https://api.example.com/users/u%201.json?auth=s3cret")
+    }
+
+    func testUnknownPathsAreNoRoute() {
+        guard case .respond(let response, let route, let code) = decide("GET", "/posts") else { return XCTFail() }
+        XCTAssertEqual(response.status, 404)
+        XCTAssertNil(route)
+        XCTAssertEqual(code, "no-route")
+    }
+
+    func testDotDotParameterIsRefusedBeforeAnyFetch() {
+        guard case .respond(let response, let route, let code) = decide("GET", "/users/..") else { return XCTFail() }
+        XCTAssertEqual(response.status, 400)
+        XCTAssertEqual(route, "user")
+        XCTAssertEqual(code, "bad-parameter")
+    }
+
+    func testAdminPathsGoToTheServer() {
+        guard case .admin("ready") = decide("GET", "/_reshape/ready") else { return XCTFail() }
+    }
+
+    func testRedactorsKnowEachUpstreamsSecrets() {
+        XCTAssertEqual(rules.redactor(for: "api").redact("auth=s3cret"), "auth=[REDACTED]")
+        XCTAssertEqual(rules.allSecrets.redact("s3cret"), "[REDACTED]")
+    }
+}
