@@ -137,19 +137,13 @@ struct JSONWriter {
                 sink.appendReserved(UInt8(ascii: "\""))
                 return
             }
-            var i = 0
-            while i + 8 <= count {
-                if JSONWriter.needsEscape(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) { break }
-                i += 8
-            }
-            while i < count, !JSONWriter.needsEscape(base[i]) { i += 1 }
-            if i == count {
+            if JSONWriter.isClean(base, count) {
                 sink.appendReserved(base, count: count)
                 sink.appendReserved(UInt8(ascii: "\""))
                 return
             }
-            sink.appendReserved(base, count: i)
-            var runStart = i
+            var i = 0
+            var runStart = 0
             while i < count {
                 let byte = base[i]
                 if !JSONWriter.needsEscape(byte) {
@@ -164,6 +158,27 @@ struct JSONWriter {
             sink.append(base + runStart, count: count - runStart)
             sink.append(UInt8(ascii: "\""))
         }
+    }
+
+    /// True when none of the `count` bytes needs escaping. Checks whole words, covering a
+    /// ragged end with one overlapping load instead of a byte loop.
+    @inline(__always) private static func isClean(_ base: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        let raw = UnsafeRawPointer(base)
+        if count >= 8 {
+            var i = 0
+            while i + 8 <= count {
+                if needsEscape(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { return false }
+                i += 8
+            }
+            return i == count || !needsEscape(raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
+        }
+        if count >= 4 {
+            let head = UInt64(raw.loadUnaligned(as: UInt32.self))
+            let tail = UInt64(raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
+            return !needsEscape(head | tail << 32)
+        }
+        for i in 0..<count where needsEscape(base[i]) { return false }
+        return true
     }
 
     @inline(__always) private static func needsEscape(_ byte: UInt8) -> Bool {
