@@ -10,8 +10,12 @@ extension JSONParser {
         // Fast path: no escapes, ASCII only.
         while true {
             while position + 8 <= end {
-                let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
-                if JSONParser.needsAttention(word) { break }
+                let mask = JSONParser.attentionMask(UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+                if mask != 0 {
+                    // Jump straight to the first byte that needs attention (the lowest flag is exact).
+                    position += mask.trailingZeroBitCount >> 3
+                    break
+                }
                 position += 8
             }
             guard position < end else { throw error(at: start - 1, "unterminated string") }
@@ -26,11 +30,6 @@ extension JSONParser {
             position += 1
         }
         return try parseStringSlowPath(start: start)
-    }
-
-    /// True when any of the eight bytes is a quote, a backslash, a control character or non-ASCII.
-    @inline(__always) static func needsAttention(_ word: UInt64) -> Bool {
-        attentionMask(word) != 0
     }
 
     /// The high bit of each byte that is a quote, a backslash, a control character or
@@ -52,8 +51,12 @@ extension JSONParser {
         var escaped = false
         var runStart = start
         while true {
-            while position + 8 <= end,
-                  !JSONParser.needsAttention(UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)) {
+            while position + 8 <= end {
+                let mask = JSONParser.attentionMask(UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+                if mask != 0 {
+                    position += mask.trailingZeroBitCount >> 3
+                    break
+                }
                 position += 8
             }
             guard position < end else { throw error(at: start - 1, "unterminated string") }
