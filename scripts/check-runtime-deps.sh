@@ -15,9 +15,13 @@ base_image_packages="libc6 libgcc-s1"
 binaries=("$@")
 if [ ${#binaries[@]} -eq 0 ]; then
   scratch=${SCRATCH_PATH:-.build}
+  build_log=$(mktemp)
   for product in reshape reshape-demo-upstream; do
-    swift build -c release --static-swift-stdlib --scratch-path "$scratch" --product "$product" >/dev/null
+    # Quiet unless the build fails: then its whole output explains why.
+    swift build -c release --static-swift-stdlib --scratch-path "$scratch" --product "$product" >"$build_log" 2>&1 ||
+      { cat "$build_log"; rm -f "$build_log"; echo "check-runtime-deps: the release build failed"; exit 1; }
   done
+  rm -f "$build_log"
   bin_dir=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
   binaries=("$bin_dir/reshape" "$bin_dir/reshape-demo-upstream")
 fi
