@@ -1,4 +1,3 @@
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -61,7 +60,7 @@ struct Listener {
             }
             var on: Int32 = 1
             setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-            Thread.detachNewThread {
+            spawnDetachedThread {
                 Connection(fd: client, router: router, log: log).run()
             }
         }

@@ -1,6 +1,5 @@
 // reshape-demo-upstream: a small blocking HTTP/1.1 server with canned Firebase-shaped data
 // and fault modes, used by the quick start, docker-compose and the integration tests.
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -51,7 +50,7 @@ sigemptyset(&stopSignals)
 sigaddset(&stopSignals, SIGTERM)
 sigaddset(&stopSignals, SIGINT)
 pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
-Thread.detachNewThread { [stopSignals] in
+spawnDetachedThread { [stopSignals] in
     var waitSet = stopSignals
     var received: Int32 = 0
     sigwait(&waitSet, &received)
