@@ -31,7 +31,8 @@ FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
     && apt-get install -y --no-install-recommends libuv1 libcurl4 libhttp-parser2.9 libstdc++6 ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
-    && useradd --system --uid 10001 --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin reshape
+    && groupadd --system --gid 10001 reshape \
+    && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin reshape
 COPY --from=build /out/reshape /out/reshape-demo-upstream /usr/local/bin/
 COPY examples/rules/ /etc/reshape/rules/
 
