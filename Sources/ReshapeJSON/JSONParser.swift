@@ -138,6 +138,7 @@ struct JSONParser {
         }
         let mark = memberStack.count
         var large: LargeObjectCheck? = nil
+        var seenHashBits: UInt64 = 0
         while true {
             skipWhitespace()
             guard position < end else { throw error(at: position, "unexpected end of input, expected a member name") }
@@ -146,7 +147,7 @@ struct JSONParser {
             }
             let keyStart = position
             let (key, hash) = try parseMemberName()
-            try checkDuplicate(key, hash: hash, since: mark, large: &large, at: keyStart)
+            try checkDuplicate(key, hash: hash, since: mark, seenHashBits: &seenHashBits, large: &large, at: keyStart)
             skipWhitespace()
             guard position < end, base[position] == UInt8(ascii: ":") else {
                 throw error(at: position, "\(position < end ? "unexpected \(describe(position))" : "unexpected end of input"), expected ':' after a member name")
@@ -175,12 +176,17 @@ struct JSONParser {
 
     /// Throws at the second occurrence of a member name. Small objects compare hashes
     /// linearly; large ones (a keyed collection) switch to a hash table, keeping the check O(n).
-    mutating func checkDuplicate(_ key: String, hash: UInt64, since mark: Int, large: inout LargeObjectCheck?,
-                                         at keyStart: Int) throws(JSONParseError) {
+    mutating func checkDuplicate(_ key: String, hash: UInt64, since mark: Int, seenHashBits: inout UInt64,
+                                 large: inout LargeObjectCheck?,
+                                 at keyStart: Int) throws(JSONParseError) {
         let count = memberStack.count - mark
         memberHashes.push(hash)
         let members = memberStack.base + mark
         if count < JSONParser.linearDuplicateCheckLimit {
+            // One bit per member (chosen by 6 bits of its hash): a clear bit proves the name is new.
+            let bit: UInt64 = 1 << (hash >> 58)
+            defer { seenHashBits |= bit }
+            if seenHashBits & bit == 0 { return }
             let hashes = memberHashes.base + mark
             for i in 0..<count where hashes[i] == hash && members[i].key == key {
                 throw error(at: keyStart, "duplicate member name \"\(key)\"")
