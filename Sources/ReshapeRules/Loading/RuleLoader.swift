@@ -227,11 +227,15 @@ struct RuleSetBuilder {
         }
         var pipeline = Pipeline(steps: [])
         if let transform = object["transform"], types != nil || !Self.mentionsTypes(transform) {
+            let context = OperationCompileContext(types: types, parameterNames: captures)
             do {
-                pipeline = try OperationCatalog.compile(steps: transform,
-                                                        context: OperationCompileContext(types: types, parameterNames: captures))
+                pipeline = try OperationCatalog.compile(steps: transform, context: context)
             } catch {
-                report(document, entry.pointer + "/transform" + error.pointer, error.message)
+                // Report every faulty step, not only the first one compile stopped at.
+                let all = OperationCatalog.problems(in: transform, context: context)
+                for problem in all.isEmpty ? [error] : all {
+                    report(document, entry.pointer + "/transform" + problem.pointer, problem.message)
+                }
                 ok = false
             }
         } else if object["transform"] == nil {

@@ -41,17 +41,17 @@ extension RuleSetBuilder {
             return nil
         }
 
-        guard let urlText = expanded(object["url"], at: entry.pointer + "/url", what: "`url`") else {
-            if object["url"] == nil { report(document, entry.pointer, "upstream '\(entry.name)' is missing `url`") }
-            return nil
-        }
-        let url: UpstreamURL
-        switch UpstreamURL.parse(urlText) {
-        case .success(let parsed): url = parsed
-        case .failure(let failure):
-            // The URL may hold an expanded secret; say what is wrong without echoing it.
-            report(document, entry.pointer + "/url", "invalid upstream url: \(failure.message)")
-            return nil
+        // A bad url does not stop the other keys being checked, so one run reports them all.
+        var url: UpstreamURL?
+        if let urlText = expanded(object["url"], at: entry.pointer + "/url", what: "`url`") {
+            switch UpstreamURL.parse(urlText) {
+            case .success(let parsed): url = parsed
+            case .failure(let failure):
+                // The URL may hold an expanded secret; say what is wrong without echoing it.
+                report(document, entry.pointer + "/url", "invalid upstream url: \(failure.message)")
+            }
+        } else if object["url"] == nil {
+            report(document, entry.pointer, "upstream '\(entry.name)' is missing `url`")
         }
 
         func duration(_ key: String, default fallback: Int) -> Int {
@@ -108,7 +108,7 @@ extension RuleSetBuilder {
         }
         let headers = pairs("headers")
         let query = pairs("query")
-        guard ok else { return nil }
+        guard ok, let url else { return nil }
         return Upstream(name: entry.name, scheme: url.scheme, host: url.host, port: url.port, basePath: url.basePath,
                         timeoutMilliseconds: timeout, connectTimeoutMilliseconds: connectTimeout, maxBodyBytes: maxBody,
                         headers: headers, query: query, secrets: secrets.filter { !$0.isEmpty })
