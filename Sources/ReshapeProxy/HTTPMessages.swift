@@ -52,7 +52,7 @@ public struct HTTPRequest: Sendable {
 
     /// The first header with this name, compared case-insensitively.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        headers.first { RequestFraming.equalsIgnoringCase($0.name, name) }?.value
     }
 }
 
@@ -76,12 +76,23 @@ public struct HTTPResponse: Sendable {
 
     /// The bytes on the wire. HEAD responses carry the GET's Content-Length and no body.
     public func serialized(headOnly: Bool, keepAlive: Bool) -> [UInt8] {
-        var head = "HTTP/1.1 \(status) \(HTTPResponse.reason(status))\r\n"
-        for header in headers { head += "\(header.name): \(header.value)\r\n" }
-        head += "Content-Length: \(body.count)\r\n"
-        if !keepAlive { head += "Connection: close\r\n" }
-        head += "\r\n"
-        var bytes = Array(head.utf8)
+        // Built as bytes into one allocation: this runs once per response on the loop thread.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(128 + headers.count * 48 + (headOnly ? 0 : body.count))
+        bytes += "HTTP/1.1 \(status) ".utf8
+        bytes += HTTPResponse.reason(status).utf8
+        bytes += "\r\n".utf8
+        for header in headers {
+            bytes += header.name.utf8
+            bytes += ": ".utf8
+            bytes += header.value.utf8
+            bytes += "\r\n".utf8
+        }
+        bytes += "Content-Length: ".utf8
+        bytes += String(body.count).utf8
+        bytes += "\r\n".utf8
+        if !keepAlive { bytes += "Connection: close\r\n".utf8 }
+        bytes += "\r\n".utf8
         if !headOnly { bytes += body }
         return bytes
     }

@@ -58,7 +58,10 @@ public struct Router: Sendable {
         return captured
     }
 
+    /// A strict weak order: by segment count (templates of different lengths never compete),
+    /// then literal before parameter at the first segment where the kinds differ.
     private static func moreSpecific(_ a: PathTemplate, than b: PathTemplate) -> Bool {
+        if a.segments.count != b.segments.count { return a.segments.count < b.segments.count }
         for (x, y) in zip(a.segments, b.segments) {
             switch (x, y) {
             case (.literal, .parameter): return true
