@@ -4,7 +4,7 @@ import ReshapeJSON
 /// suite and each `SchemaSet` type. Compiling resolves every `$ref`, so a `Validator` that
 /// exists has nothing left to fail on; sharing one across threads is safe.
 public struct Validator: Sendable {
-    private let root: SchemaNode
+    let root: SchemaNode
     private let anchors: DynamicAnchorTable
     private let maxDepth: Int
 
