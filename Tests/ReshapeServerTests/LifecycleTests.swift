@@ -40,6 +40,26 @@ final class LifecycleTests: XCTestCase {
         XCTAssertEqual(server.child.waitForExit(10), 0, server.child.stderr)
     }
 
+    func testConnectionsPastTheCapGet503() throws {
+        let upstream = try DemoUpstream()
+        defer { upstream.child.stop() }
+        let server = try ReshapeServer(rules: TestRules.rules(upstreamPort: upstream.port),
+                                       arguments: ["--workers", "1", "--max-connections", "2"],
+                                       environment: ["TEST_SECRET_TOKEN": "x"])
+        defer { server.stop() }
+        let first = try RawHTTP(port: server.port), second = try RawHTTP(port: server.port)
+        defer { first.close(); second.close() }
+        Thread.sleep(forTimeInterval: 0.2)
+        var third = try RawHTTP(port: server.port, timeout: 3)
+        defer { third.close() }
+        let refused = try XCTUnwrap(third.readResponse())
+        XCTAssertEqual(refused.status, 503)
+        XCTAssertEqual(refused.json["code"] as? String, "overloaded")
+        first.close()
+        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertEqual(try RawHTTP.get(port: server.port, "/_reshape/live").status, 200, "a freed slot is usable again")
+    }
+
     func testBadRulesRefuseToStart() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reshape-bad-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
