@@ -30,6 +30,10 @@ public final class Server {
     /// Runs until shut down; returns the process exit status.
     public func run() -> Int32 {
         signal(SIGPIPE, SIG_IGN)
+        // Take SIGTERM/SIGINT/SIGHUP before anything slow: a signal during startup is then
+        // handled once the loop runs instead of killing the process with the default action.
+        uv_loop_init(loop)
+        watchSignals()
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         let ruleSet: RuleSet
         switch RuleLoader.load(path: configuration.rulesPath, environment: environment) {
@@ -47,7 +51,6 @@ public final class Server {
             FileOutput.stderr("reshape: \(error)")
             return 1
         }
-        uv_loop_init(loop)
         uv_async_init(loop, workerExited) { async in
             guard let async, let data = async.pointee.data else { return }
             Unmanaged<Server>.fromOpaque(data).takeUnretainedValue().workerFinished()
@@ -63,7 +66,6 @@ public final class Server {
                 uv_async_send(UnsafeMutablePointer<uv_async_t>(bitPattern: exitedSignal))
             }
         }
-        watchSignals()
         let host = configuration.listenHost.contains(":") ? "[\(configuration.listenHost)]" : configuration.listenHost
         Log.event("listening", ["address": .string("\(host):\(opened.port)"), "workers": .number(JSONNumber(configuration.workers)),
                                 "routes": .number(JSONNumber(ruleSet.routes.count)), "rules": .string(ruleSet.digest)])
