@@ -77,6 +77,9 @@ struct JSONParser {
     var memberHashes = MoveStack<UInt64>()
     let hashSeed = memberNameHashSeed
     var nameCache = MemberNameCache()
+    /// Small documents skip the string caches: setting them up would cost more than they save.
+    let usesCaches: Bool
+    static let cacheThreshold = 4096
     var valueCache = MemberNameCache()
 
     /// Objects with more members than this check duplicates with a hash table instead of a scan.
@@ -87,6 +90,7 @@ struct JSONParser {
         self.base = base
         self.end = bytes.count
         self.maxDepth = maxDepth
+        usesCaches = bytes.count >= JSONParser.cacheThreshold
     }
 
     /// Frees the child stacks; call once when done, whether parsing succeeded or not.
@@ -220,7 +224,7 @@ struct JSONParser {
     /// zero-padded words and its length; nil when it is longer, has an escape or non-ASCII,
     /// or too few bytes remain to load both words.
     @inline(__always) func shortPlainString() -> (low: UInt64, high: UInt64, length: Int)? {
-        guard position + 17 <= end else { return nil }
+        guard usesCaches, position + 17 <= end else { return nil }
         let raw = UnsafeRawPointer(base + position + 1)
         let first = raw.loadUnaligned(as: UInt64.self)
         // The lowest flagged byte is exact (SWAR false positives only occur above a true hit).

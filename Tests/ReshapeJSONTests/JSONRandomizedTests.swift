@@ -58,6 +58,17 @@ final class JSONRandomizedTests: XCTestCase {
         }
     }
 
+    func testOneLargeRandomDocumentRoundTrips() throws {
+        // Large enough for the parser's string caches, with names and values repeating.
+        var random = Random(state: 5)
+        let value = JSON.array((0..<300).map { _ in randomValue(&random, depth: 1) })
+        let bytes = value.serialized()
+        XCTAssertGreaterThan(bytes.count, JSONParser.cacheThreshold)
+        let reparsed = try JSON.parse(bytes)
+        XCTAssertEqual(reparsed, value)
+        XCTAssertEqual(reparsed.serialized(), bytes)
+    }
+
     func testMutatedDocumentsFailCleanly() {
         var random = Random(state: 11)
         var failures = 0
