@@ -65,7 +65,7 @@ final class ClientConnection {
 
     /// Answers 503 and closes: the worker is at its connection limit.
     func refuseOverloaded() {
-        write(Problem.overloaded.response.serialized(headOnly: false, keepAlive: false))
+        write(Problem.overloadedResponseBytes)
         requestClose()
     }
 
@@ -91,7 +91,7 @@ final class ClientConnection {
         case .close: requestClose()
         case .cancel(let id):
             if let transfer = inFlight.removeValue(forKey: id) { worker.upstream.cancel(transfer) }
-            requests[id] = nil
+            if requests.removeValue(forKey: id) != nil { worker.metrics.requestFinished() }
         case .stopReading:
             readingStopped = true
             if !handlesClosed { uv_read_stop(reshape_tcp_stream(tcp)) }
@@ -106,6 +106,7 @@ final class ClientConnection {
 
     private func dispatch(_ id: Int, _ request: HTTPRequest) {
         var record = RequestRecord(method: request.method, path: String(request.path), started: Clock.now())
+        worker.metrics.requestStarted()
         let rules = worker.shared.rules
         switch rules.decide(request) {
         case .respond(let response, let route, let errorCode):
@@ -148,6 +149,7 @@ final class ClientConnection {
 
     private func answer(_ id: Int, _ response: HTTPResponse) {
         if let record = requests.removeValue(forKey: id) {
+            worker.metrics.requestFinished()
             let seconds = Clock.seconds(since: record.started)
             worker.metrics.recordRequest(route: record.route ?? "-", status: response.status, seconds: seconds)
             if worker.shared.configuration.accessLog {
