@@ -12,7 +12,8 @@ final class ProxyEndToEndTests: XCTestCase {
         do {
             upstream = try DemoUpstream()
             server = try ReshapeServer(rules: TestRules.rules(upstreamPort: upstream.port),
-                                       arguments: ["--max-url-bytes", "2048", "--max-header-bytes", "4096", "--header-timeout", "700"],
+                                       arguments: ["--max-url-bytes", "2048", "--max-header-bytes", "4096", "--header-timeout", "700",
+                                                   "--max-body-bytes", "1000"],
                                        environment: ["TEST_SECRET_TOKEN": secret])
         } catch {
             XCTFail("could not start the servers: \(error)")
@@ -137,6 +138,8 @@ final class ProxyEndToEndTests: XCTestCase {
             ("GET /users HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400),
             ("POST /users HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
             ("GET /\(String(repeating: "a", count: 3000)) HTTP/1.1\r\n\r\n", 414),
+            ("POST /users HTTP/1.1\r\nContent-Length: 2000\r\n\r\n" + String(repeating: "x", count: 2000), 413),
+            ("POST /users HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n7d0\r\n" + String(repeating: "x", count: 2000) + "\r\n0\r\n\r\n", 413),
             ("GET /users HTTP/1.1\r\nX-Big: \(String(repeating: "b", count: 5000))\r\n\r\n", 431),
             ("GET /users HTTP/1.1\r\n" + (0..<150).map { "X-\($0): v\r\n" }.joined() + "\r\n", 431),
         ]
