@@ -63,6 +63,9 @@ public enum ResponseRenderer {
                 var extra: [JSONMember] = []
                 if let pointer = error.pointer { extra.append(.init(key: "pointer", value: .string(pointer))) }
                 if !errors.isEmpty { extra.append(.init(key: "errors", value: .array(errors))) }
+                if error.code == "not-found" {
+                    return problem(404, "not-found", "Not found", error.message, extra)
+                }
                 return problem(502, error.code, "Upstream response could not be normalized", error.message, extra)
             }
         }

@@ -69,7 +69,7 @@ final class ProxyEndToEndTests: XCTestCase {
         let cases: [(String, Int, String)] = [
             ("/nope", 404, "no-route"), ("/status500", 502, "upstream-status"), ("/html", 502, "upstream-not-json"),
             ("/invalid", 502, "upstream-invalid-json"), ("/big", 502, "upstream-too-large"),
-            ("/refused", 502, "upstream-unreachable"), ("/reset", 502, "upstream-failed"), ("/missing", 404, "upstream-not-found"),
+            ("/refused", 502, "upstream-unreachable"), ("/one/-NoSuchUserId000000", 404, "not-found"), ("/reset", 502, "upstream-failed"), ("/missing", 404, "upstream-not-found"),
         ]
         for (path, status, code) in cases {
             let response = try RawHTTP.get(port: port, path)

@@ -50,6 +50,7 @@ enum TestRules {
           - { name: gzip, request: GET /gzip, upstream: demo, path: /fault/gzip, transform: [] }
           - { name: big, request: GET /big, upstream: small, path: /fault/big, transform: [] }
           - { name: refused, request: GET /refused, upstream: nowhere, path: /x.json, transform: [] }
+          - { name: one, request: "GET /one/{id}", upstream: demo, path: "/users/{id}.json", transform: [ { require: present } ] }
           - { name: missing, request: GET /missing, upstream: demo, path: /fault/status/404, transform: [] }
         """
     }

@@ -23,6 +23,7 @@ public enum OperationCatalog {
         ("sort", SortOperation.compile),
         ("validate", ValidateOperation.compile),
         ("wrap", WrapOperation.compile),
+        ("require", RequireOperation.compile),
     ]
 
     /// Compiles one element of a `transform` array: an object with exactly one member,
