@@ -72,8 +72,6 @@ public struct HTTPConnection: Sendable {
         closed ? [] : [.startHeaderTimer]
     }
 
-    /// Requests dispatched and not yet answered.
-    public var pendingIDs: [Int] { slots.filter { $0.response == nil }.map(\.id) }
 
     public mutating func handle(_ event: Event) -> [Action] {
         guard !closed else { return [] }

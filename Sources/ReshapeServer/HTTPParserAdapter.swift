@@ -58,12 +58,6 @@ final class HTTPParserAdapter {
         }
     }
 
-    /// Tells the parser the peer closed; a message cut off mid-way is reported.
-    func finish() {
-        parser.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-        http_parser_execute(parser, settings, nil, 0)
-    }
-
     // MARK: - Callbacks
 
     private func messageBegan() -> Int32 {

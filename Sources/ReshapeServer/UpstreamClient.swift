@@ -50,8 +50,6 @@ final class UpstreamClient {
     private let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     private var transfers: Set<ObjectIdentifier> = []
 
-    var activeTransfers: Int { transfers.count }
-
     init(loop: UnsafeMutablePointer<uv_loop_t>) {
         self.loop = loop
         multi = curl_multi_init()
