@@ -9,15 +9,7 @@ extension JSONParser {
         let start = position
         // Fast path: no escapes, ASCII only.
         while true {
-            while position + 8 <= end {
-                let mask = JSONParser.attentionMask(UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
-                if mask != 0 {
-                    // Jump straight to the first byte that needs attention (the lowest flag is exact).
-                    position += mask.trailingZeroBitCount >> 3
-                    break
-                }
-                position += 8
-            }
+            skipPlainBytes()
             guard position < end else { throw error(at: start - 1, "unterminated string") }
             let byte = base[position]
             if byte == UInt8(ascii: "\"") {
@@ -33,16 +25,23 @@ extension JSONParser {
     }
 
     /// The high bit of each byte that is a quote, a backslash, a control character or
-    /// non-ASCII (bytes above a flagged byte may be flagged falsely; the lowest is exact).
+    /// non-ASCII; the lowest flag is exact.
     @inline(__always) static func attentionMask(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let quote = word ^ (ones &* 0x22)
-        let backslash = word ^ (ones &* 0x5C)
-        let hasQuote = (quote &- ones) & ~quote & highs
-        let hasBackslash = (backslash &- ones) & ~backslash & highs
-        let hasControl = (word &- ones &* 0x20) & ~word & highs
-        return hasQuote | hasBackslash | hasControl | (word & highs)
+        StringBytes.specialMask(word) | (word & StringBytes.highBits)
+    }
+
+    /// Moves `position` eight bytes at a time past bytes that need no attention, stopping at
+    /// the first quote, backslash, control character or non-ASCII byte (or near the end).
+    @inline(__always) mutating func skipPlainBytes() {
+        while position + 8 <= end {
+            let mask = JSONParser.attentionMask(UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+            if mask != 0 {
+                // The lowest flag is exact: jump straight to that byte.
+                position += mask.trailingZeroBitCount >> 3
+                return
+            }
+            position += 8
+        }
     }
 
     /// The checked path, entered at the first backslash or non-ASCII byte. Plain runs stay in
@@ -51,14 +50,7 @@ extension JSONParser {
         var escaped = false
         var runStart = start
         while true {
-            while position + 8 <= end {
-                let mask = JSONParser.attentionMask(UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
-                if mask != 0 {
-                    position += mask.trailingZeroBitCount >> 3
-                    break
-                }
-                position += 8
-            }
+            skipPlainBytes()
             guard position < end else { throw error(at: start - 1, "unterminated string") }
             let byte = base[position]
             switch byte {

@@ -186,16 +186,9 @@ struct JSONWriter {
     }
 
     /// True when any of the eight bytes is a quote, a backslash or a control character.
-    /// (Bytes of 0x80 and up are UTF-8 and pass; they are masked out of the control test.)
+    /// (Bytes of 0x80 and up are UTF-8 and pass.)
     @inline(__always) private static func needsEscape(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let quote = word ^ (ones &* 0x22)
-        let backslash = word ^ (ones &* 0x5C)
-        let hasQuote = (quote &- ones) & ~quote & highs
-        let hasBackslash = (backslash &- ones) & ~backslash & highs
-        let hasControl = (word &- ones &* 0x20) & ~word & highs
-        return (hasQuote | hasBackslash | hasControl) != 0
+        StringBytes.specialMask(word) != 0
     }
 
     private mutating func appendEscape(_ byte: UInt8) {

@@ -28,6 +28,8 @@ final class ClientConnection {
         let method: String
         let path: String
         let started: timespec
+        /// Taken with the rules at dispatch, so logging the answer needs no second lock.
+        let redactor: Redactor
         var route: String?
         var upstreamStatus: Int?
         var upstreamSeconds: Double?
@@ -105,9 +107,10 @@ final class ClientConnection {
     }
 
     private func dispatch(_ id: Int, _ request: HTTPRequest) {
-        var record = RequestRecord(method: request.method, path: String(request.path), started: Clock.now())
-        worker.metrics.requestStarted()
         let rules = worker.shared.rules
+        var record = RequestRecord(method: request.method, path: String(request.path), started: Clock.now(),
+                                   redactor: rules.allSecrets)
+        worker.metrics.requestStarted()
         switch rules.decide(request) {
         case .respond(let response, let route, let errorCode):
             record.route = route
@@ -157,7 +160,7 @@ final class ClientConnection {
                                            route: record.route, status: response.status, upstreamStatus: record.upstreamStatus,
                                            durationMilliseconds: seconds * 1000, upstreamMilliseconds: record.upstreamSeconds.map { $0 * 1000 },
                                            bytes: response.body.count, dropped: record.dropped, errorCode: record.errorCode)
-                Log.access(entry.line(redactor: worker.shared.rules.allSecrets))
+                Log.access(entry.line(redactor: record.redactor))
             }
         }
         send(.responseReady(id: id, response))

@@ -150,6 +150,7 @@ struct RuleSetBuilder {
 
     // MARK: - Routes
 
+    private static let exampleKeys: Set<String> = ["upstream", "response", "params", "dropped", "error"]
     private static let routeKeys: Set<String> = ["name", "request", "upstream", "path", "forward-query", "transform", "examples"]
 
     private mutating func compileRoute(_ entry: Entry, upstreamNames: Set<String>, types: SchemaSet?) -> Route? {
@@ -158,12 +159,7 @@ struct RuleSetBuilder {
             report(document, entry.pointer, "a route must be a mapping with name, request, upstream, path and transform")
             return nil
         }
-        var ok = true
-        for member in object.members where !Self.routeKeys.contains(member.key) {
-            report(document, entry.pointer + "/" + JSONPointer.escape(member.key),
-                   "unknown route key '\(member.key)' (expected \(Self.routeKeys.sorted().joined(separator: ", ")))")
-            ok = false
-        }
+        var ok = reportUnknownKeys(in: object, allowed: Self.routeKeys, what: "route key", document, entry.pointer)
         func required(_ key: String) -> String? {
             guard let value = object[key] else {
                 report(document, entry.pointer, "route\(entry.name.isEmpty ? "" : " '\(entry.name)'") is missing `\(key)`")
@@ -269,11 +265,7 @@ struct RuleSetBuilder {
                 ok = false
                 continue
             }
-            for member in object.members where !["upstream", "response", "params", "dropped", "error"].contains(member.key) {
-                report(document, itemPointer + "/" + JSONPointer.escape(member.key),
-                       "unknown example key '\(member.key)' (expected upstream, response, params, dropped, error)")
-                ok = false
-            }
+            if !reportUnknownKeys(in: object, allowed: Self.exampleKeys, what: "example key", document, itemPointer) { ok = false }
             var parameters: [String: String] = [:]
             if let params = object["params"] {
                 guard case .object(let pairs) = params else {
@@ -327,6 +319,18 @@ struct RuleSetBuilder {
     }
 
     // MARK: - Reporting
+
+    /// Reports every member of `object` not in `allowed`; false when there was one.
+    mutating func reportUnknownKeys(in object: JSONObject, allowed: Set<String>, what: String,
+                                    _ document: SourceDocument, _ pointer: String) -> Bool {
+        var clean = true
+        for member in object.members where !allowed.contains(member.key) {
+            report(document, pointer + "/" + JSONPointer.escape(member.key),
+                   "unknown \(what) '\(member.key)' (expected \(allowed.sorted().joined(separator: ", ")))")
+            clean = false
+        }
+        return clean
+    }
 
     mutating func report(_ document: SourceDocument, _ pointer: String, _ message: String) {
         problems.append(RuleDiagnostic(location: document.location(of: pointer), message: message))

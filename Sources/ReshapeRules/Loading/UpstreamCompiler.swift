@@ -11,12 +11,7 @@ extension RuleSetBuilder {
             report(document, entry.pointer, "upstream '\(entry.name)' must be a mapping with at least `url`")
             return nil
         }
-        var ok = true
-        for member in object.members where !Self.upstreamKeys.contains(member.key) {
-            report(document, entry.pointer + "/" + JSONPointer.escape(member.key),
-                   "unknown upstream key '\(member.key)' (expected \(Self.upstreamKeys.sorted().joined(separator: ", ")))")
-            ok = false
-        }
+        var ok = reportUnknownKeys(in: object, allowed: Self.upstreamKeys, what: "upstream key", document, entry.pointer)
         var secrets: [String] = []
         func expanded(_ value: JSON?, at pointer: String, what: String) -> String? {
             guard let value else { return nil }
