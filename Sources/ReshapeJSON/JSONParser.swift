@@ -331,6 +331,13 @@ struct JSONParser {
     // MARK: - Numbers
 
     mutating func parseNumber() throws(JSONParseError) -> JSONNumber {
+        let start = try scanNumber()
+        let text = String(decoding: UnsafeBufferPointer(start: base + start, count: position - start), as: UTF8.self)
+        return JSONNumber(uncheckedText: text)
+    }
+
+    /// Moves past a number at `position`, checking its grammar; returns where it started.
+    mutating func scanNumber() throws(JSONParseError) -> Int {
         let start = position
         if base[position] == UInt8(ascii: "-") { position += 1 }
         guard position < end, isDigit(base[position]) else {
@@ -361,8 +368,7 @@ struct JSONParser {
             }
             while position < end, isDigit(base[position]) { position += 1 }
         }
-        let text = String(decoding: UnsafeBufferPointer(start: base + start, count: position - start), as: UTF8.self)
-        return JSONNumber(uncheckedText: text)
+        return start
     }
 
     @inline(__always) func isDigit(_ byte: UInt8) -> Bool {

@@ -4,7 +4,12 @@ let memberNameHashSeed = UInt64.random(in: .min ... .max)
 /// A fast, non-cryptographic hash of a member name's UTF-8, used only to skip most string
 /// comparisons in the duplicate-name check (equal hashes are always confirmed by `==`).
 @inline(__always) func memberNameHash(_ key: inout String, seed: UInt64) -> UInt64 {
-    key.withUTF8 { bytes -> UInt64 in
+    key.withUTF8 { memberNameHash($0, seed: seed) }
+}
+
+/// `memberNameHash` of UTF-8 bytes.
+@inline(__always) func memberNameHash(_ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> UInt64 {
+    do {
         let n = bytes.count
         var h: UInt64 = seed ^ UInt64(truncatingIfNeeded: n)
         guard let p = bytes.baseAddress else { return h }

@@ -25,6 +25,14 @@ func run(_ name: String, bytes: Int = size, runs: Int = runs, _ body: () -> Void
 }
 
 _ = run("ReshapeJSON parse") { blackHole(try! JSON.parse(document.bytes)) }
+_ = run("JSONTape parse") { blackHole(try! JSONTape.parse(document.bytes)) }
+let tape = try JSONTape.parse(document.bytes)
+_ = run("JSONTape materialize") { blackHole(tape.materialize(tape.root)) }
+_ = run("JSONTape serialize (copy)") {
+    var out: [UInt8] = []
+    tape.serialize(tape.root, into: &out)
+    blackHole(out)
+}
 _ = run("ReshapeJSON serialize (compact)") { blackHole(parsed.serialized()) }
 _ = run("ReshapeJSON serialize (pretty)", bytes: parsed.serialized(pretty: true).count) {
     blackHole(parsed.serialized(pretty: true))

@@ -1,0 +1,371 @@
+// Builds a `JSONTape`: the same strict grammar, limits and error messages as `JSON.parse`
+// (the scanning helpers are `JSONParser`'s own), but each value becomes one fixed-size node
+// instead of a Swift value. Member names are compared as decoded UTF-8 bytes (code points),
+// as RFC 8259 and JSON Schema define equality.
+
+extension JSONTape {
+    /// Parses and indexes one JSON document. Throws exactly where `JSON.parse` would.
+    public static func parse(_ bytes: [UInt8], options: JSONParseOptions = .init()) throws(JSONParseError) -> JSONTape {
+        let result = bytes.withUnsafeBufferPointer { buffer -> Result<(UnsafeMutablePointer<TapeNode>, Int), JSONParseError> in
+            guard let base = buffer.baseAddress, !buffer.isEmpty else {
+                return .failure(JSONParseError(message: "unexpected end of input, expected a value", offset: 0, line: 1, column: 1))
+            }
+            if buffer.count > JSONTape.maxBytes {
+                return .failure(JSONParseError(message: "document larger than \(JSONTape.maxBytes) bytes", offset: 0, line: 1, column: 1))
+            }
+            var builder = TapeBuilder(JSONParser(buffer, base: base, maxDepth: options.maxDepth))
+            do throws(JSONParseError) {
+                try builder.parseDocument()
+                return .success(builder.finish())
+            } catch {
+                builder.discard()
+                return .failure(error)
+            }
+        }
+        let (nodes, count) = try result.get()
+        return JSONTape(bytes: bytes, nodes: nodes, count: count)
+    }
+}
+
+struct TapeBuilder {
+    var scanner: JSONParser
+    private var nodes: UnsafeMutablePointer<TapeNode>
+    private var count = 0
+    private var capacity: Int
+    /// Bumped by anything the canonical writer would spell differently (whitespace, a
+    /// non-canonical escape); a container whose span saw no bump can be copied byte for byte.
+    private var irregularities = 0
+    /// Name hash and name node of each member of the objects being parsed.
+    private var nameHashes = MoveStack<UInt64>()
+    private var nameNodes = MoveStack<Int>()
+    private static let linearDuplicateCheckLimit = 16
+
+    init(_ scanner: JSONParser) {
+        self.scanner = scanner
+        capacity = max(64, scanner.end / 10)
+        nodes = .allocate(capacity: capacity)
+    }
+
+    /// Hands over the nodes; the builder must not be used afterwards.
+    mutating func finish() -> (UnsafeMutablePointer<TapeNode>, Int) {
+        release()
+        return (nodes, count)
+    }
+
+    /// Frees everything after an error.
+    mutating func discard() {
+        release()
+        nodes.deallocate()
+    }
+
+    private func release() {
+        scanner.releaseStacks()
+        nameHashes.release()
+        nameNodes.release()
+    }
+
+    mutating func parseDocument() throws(JSONParseError) {
+        let base = scanner.base
+        if scanner.end >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF {
+            throw scanner.error(at: 0, "byte order mark is not allowed (RFC 8259 section 8.1)")
+        }
+        try parseValue()
+        scanner.skipWhitespace()
+        if scanner.position < scanner.end {
+            throw scanner.error(at: scanner.position, "unexpected \(scanner.describe(scanner.position)) after the JSON value")
+        }
+    }
+
+    // MARK: - Nodes
+
+    @inline(__always) private mutating func append(_ kind: JSONTape.Kind, offset: Int, length: Int, flags: UInt32 = 0) -> Int {
+        if count == capacity { grow() }
+        nodes[count] = TapeNode(offset: UInt32(truncatingIfNeeded: offset), length: UInt32(truncatingIfNeeded: length),
+                                next: UInt32(truncatingIfNeeded: count + 1), tag: UInt32(kind.rawValue) | flags)
+        count += 1
+        return count - 1
+    }
+
+    private mutating func grow() {
+        let newCapacity = capacity * 2
+        let newNodes = UnsafeMutablePointer<TapeNode>.allocate(capacity: newCapacity)
+        newNodes.moveInitialize(from: nodes, count: count)
+        nodes.deallocate()
+        nodes = newNodes
+        capacity = newCapacity
+    }
+
+    /// Fills in a container's node once its closing bracket is consumed.
+    @inline(__always) private mutating func close(_ node: Int, children: Int, irregularitiesAtOpen: Int) throws(JSONParseError) {
+        guard children <= TapeNode.maxCount else {
+            throw scanner.error(at: Int(nodes[node].offset), "more than \(TapeNode.maxCount) members or elements in one container")
+        }
+        let start = Int(nodes[node].offset)
+        nodes[node].length = UInt32(truncatingIfNeeded: scanner.position - start)
+        nodes[node].next = UInt32(truncatingIfNeeded: count)
+        nodes[node].tag |= UInt32(children) << TapeNode.countShift
+            | (irregularities != irregularitiesAtOpen ? TapeNode.nonCanonicalFlag : 0)
+    }
+
+    @inline(__always) private mutating func skipSpace() {
+        let before = scanner.position
+        scanner.skipWhitespace()
+        if scanner.position != before { irregularities += 1 }
+    }
+
+    // MARK: - Values
+
+    private mutating func parseValue() throws(JSONParseError) {
+        skipSpace()
+        let position = scanner.position
+        guard position < scanner.end else { throw scanner.error(at: position, "unexpected end of input, expected a value") }
+        switch scanner.base[position] {
+        case UInt8(ascii: "{"): try parseObject()
+        case UInt8(ascii: "["): try parseArray()
+        case UInt8(ascii: "\""): _ = try parseString()
+        case UInt8(ascii: "t"): try scanner.expectLiteral("true"); _ = append(.true, offset: position, length: 4)
+        case UInt8(ascii: "f"): try scanner.expectLiteral("false"); _ = append(.false, offset: position, length: 5)
+        case UInt8(ascii: "n"): try scanner.expectLiteral("null"); _ = append(.null, offset: position, length: 4)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let start = try scanner.scanNumber()
+            _ = append(.number, offset: start, length: scanner.position - start)
+        default: throw scanner.error(at: position, "unexpected \(scanner.describe(position)), expected a value")
+        }
+    }
+
+    private mutating func parseObject() throws(JSONParseError) {
+        try scanner.enterContainer()
+        let node = append(.object, offset: scanner.position, length: 0)
+        let irregularitiesAtOpen = irregularities
+        scanner.position += 1  // {
+        skipSpace()
+        if scanner.position < scanner.end, scanner.base[scanner.position] == UInt8(ascii: "}") {
+            scanner.position += 1
+            scanner.depth -= 1
+            try close(node, children: 0, irregularitiesAtOpen: irregularitiesAtOpen)
+            return
+        }
+        let mark = nameNodes.count
+        var large: MemberNameTable? = nil
+        var seenHashBits: UInt64 = 0
+        var members = 0
+        while true {
+            skipSpace()
+            guard scanner.position < scanner.end else {
+                throw scanner.error(at: scanner.position, "unexpected end of input, expected a member name")
+            }
+            guard scanner.base[scanner.position] == UInt8(ascii: "\"") else {
+                throw scanner.error(at: scanner.position, "unexpected \(scanner.describe(scanner.position)), expected a member name in double quotes")
+            }
+            let name = try parseString()
+            try checkDuplicate(name, since: mark, seenHashBits: &seenHashBits, large: &large)
+            skipSpace()
+            guard scanner.position < scanner.end, scanner.base[scanner.position] == UInt8(ascii: ":") else {
+                let found = scanner.position < scanner.end ? "unexpected \(scanner.describe(scanner.position))" : "unexpected end of input"
+                throw scanner.error(at: scanner.position, "\(found), expected ':' after a member name")
+            }
+            scanner.position += 1
+            try parseValue()
+            members += 1
+            skipSpace()
+            guard scanner.position < scanner.end else { throw scanner.error(at: scanner.position, "unexpected end of input, expected ',' or '}'") }
+            let byte = scanner.base[scanner.position]
+            scanner.position += 1
+            if byte == UInt8(ascii: ",") {
+                skipSpace()
+                if scanner.position < scanner.end, scanner.base[scanner.position] == UInt8(ascii: "}") {
+                    throw scanner.error(at: scanner.position, "trailing comma before '}'")
+                }
+                continue
+            }
+            if byte == UInt8(ascii: "}") { break }
+            throw scanner.error(at: scanner.position - 1, "unexpected \(scanner.describe(scanner.position - 1)), expected ',' or '}'")
+        }
+        scanner.depth -= 1
+        nameNodes.truncate(to: mark)
+        nameHashes.truncate(to: mark)
+        try close(node, children: members, irregularitiesAtOpen: irregularitiesAtOpen)
+    }
+
+    private mutating func parseArray() throws(JSONParseError) {
+        try scanner.enterContainer()
+        let node = append(.array, offset: scanner.position, length: 0)
+        let irregularitiesAtOpen = irregularities
+        scanner.position += 1  // [
+        skipSpace()
+        if scanner.position < scanner.end, scanner.base[scanner.position] == UInt8(ascii: "]") {
+            scanner.position += 1
+            scanner.depth -= 1
+            try close(node, children: 0, irregularitiesAtOpen: irregularitiesAtOpen)
+            return
+        }
+        var elements = 0
+        while true {
+            try parseValue()
+            elements += 1
+            skipSpace()
+            guard scanner.position < scanner.end else { throw scanner.error(at: scanner.position, "unexpected end of input, expected ',' or ']'") }
+            let byte = scanner.base[scanner.position]
+            scanner.position += 1
+            if byte == UInt8(ascii: ",") {
+                skipSpace()
+                if scanner.position < scanner.end, scanner.base[scanner.position] == UInt8(ascii: "]") {
+                    throw scanner.error(at: scanner.position, "trailing comma before ']'")
+                }
+                continue
+            }
+            if byte == UInt8(ascii: "]") { break }
+            throw scanner.error(at: scanner.position - 1, "unexpected \(scanner.describe(scanner.position - 1)), expected ',' or ']'")
+        }
+        scanner.depth -= 1
+        try close(node, children: elements, irregularitiesAtOpen: irregularitiesAtOpen)
+    }
+
+    // MARK: - Strings
+
+    /// Checks a string at its opening quote and appends its node.
+    private mutating func parseString() throws(JSONParseError) -> Int {
+        let start = scanner.position
+        scanner.position += 1
+        while true {
+            scanner.skipPlainBytes()
+            guard scanner.position < scanner.end else { throw scanner.error(at: start, "unterminated string") }
+            let byte = scanner.base[scanner.position]
+            if byte == UInt8(ascii: "\"") {
+                scanner.position += 1
+                return append(.string, offset: start, length: scanner.position - start)
+            }
+            if byte == UInt8(ascii: "\\") || byte >= 0x80 { break }
+            if byte < 0x20 { throw scanner.error(at: scanner.position, scanner.controlCharacterMessage(byte)) }
+            scanner.position += 1
+        }
+        // Escapes or non-ASCII: checked like `JSONParser.parseStringSlowPath`, without building the value.
+        var escaped = false
+        var canonical = true
+        while true {
+            scanner.skipPlainBytes()
+            guard scanner.position < scanner.end else { throw scanner.error(at: start, "unterminated string") }
+            let byte = scanner.base[scanner.position]
+            switch byte {
+            case UInt8(ascii: "\""):
+                scanner.position += 1
+                let flags = (escaped ? TapeNode.escapedFlag : 0) | (canonical ? 0 : TapeNode.nonCanonicalFlag)
+                return append(.string, offset: start, length: scanner.position - start, flags: flags)
+            case UInt8(ascii: "\\"):
+                escaped = true
+                if !isCanonicalEscape(at: scanner.position) {
+                    irregularities += 1
+                    canonical = false
+                }
+                scanner.scratch.removeAll(keepingCapacity: true)
+                try scanner.parseEscape()
+            case 0..<0x20:
+                throw scanner.error(at: scanner.position, scanner.controlCharacterMessage(byte))
+            case 0x80...:
+                scanner.position += try scanner.validateUTF8Sequence()
+            default:
+                scanner.position += 1
+            }
+        }
+    }
+
+    /// True when the escape at `offset` is the one the canonical writer would write:
+    /// `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, or `\u00xx` (lowercase) for other control characters.
+    private func isCanonicalEscape(at offset: Int) -> Bool {
+        let base = scanner.base
+        guard offset + 1 < scanner.end else { return false }
+        switch base[offset + 1] {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+             UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            return true
+        case UInt8(ascii: "u"):
+            guard offset + 5 < scanner.end, base[offset + 2] == UInt8(ascii: "0"), base[offset + 3] == UInt8(ascii: "0") else { return false }
+            let high = base[offset + 4]
+            let low = base[offset + 5]
+            guard high == UInt8(ascii: "0") || high == UInt8(ascii: "1") else { return false }
+            let lowValue: UInt8
+            switch low {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): lowValue = low - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): lowValue = low - UInt8(ascii: "a") + 10
+            default: return false
+            }
+            let scalar = (high - UInt8(ascii: "0")) << 4 | lowValue
+            return ![0x08, 0x09, 0x0A, 0x0C, 0x0D].contains(scalar)
+        default:
+            return false
+        }
+    }
+
+    // MARK: - Duplicate member names
+
+    /// Throws at the second occurrence of a member name, comparing decoded UTF-8.
+    private mutating func checkDuplicate(_ name: Int, since mark: Int, seenHashBits: inout UInt64,
+                                         large: inout MemberNameTable?) throws(JSONParseError) {
+        let names = NameComparison(nodes: nodes, base: scanner.base, end: scanner.end)
+        let hash = names.hash(name, seed: scanner.hashSeed)
+        let index = nameNodes.count - mark
+        nameNodes.push(name)
+        nameHashes.push(hash)
+        if index < TapeBuilder.linearDuplicateCheckLimit {
+            let bit: UInt64 = 1 << (hash >> 58)
+            defer { seenHashBits |= bit }
+            if seenHashBits & bit == 0 { return }
+            for i in 0..<index where nameHashes.base[mark + i] == hash && names.same(nameNodes.base[mark + i], name) {
+                throw duplicate(name)
+            }
+            return
+        }
+        if large == nil {
+            var table = MemberNameTable(expectedCount: index * 4)
+            for i in 0..<index { _ = table.insert(hash: nameHashes.base[mark + i], index: i) { _ in false } }
+            large = table
+        }
+        let earlier = nameNodes.base + mark
+        // The hash is seeded per process, so crafted collisions cannot be precomputed; the
+        // table still confirms every tag match by comparing names.
+        if !large!.insert(hash: hash, index: index, isSameName: { names.same(earlier[$0], name) }) {
+            throw duplicate(name)
+        }
+    }
+
+    private func duplicate(_ name: Int) -> JSONParseError {
+        let offset = Int(nodes[name].offset)
+        var copy = scanner
+        copy.position = offset
+        let text = (try? copy.parseString()) ?? ""
+        return scanner.error(at: offset, "duplicate member name \"\(text)\"")
+    }
+}
+
+/// Member-name hashing and equality over the nodes built so far (small, so closures copy it cheaply).
+private struct NameComparison {
+    let nodes: UnsafeMutablePointer<TapeNode>
+    let base: UnsafePointer<UInt8>
+    let end: Int
+
+    /// Calls `body` with a name node's decoded UTF-8.
+    @inline(__always) func withName<R>(_ node: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let n = nodes[node]
+        if n.tag & TapeNode.escapedFlag == 0 {
+            return body(UnsafeBufferPointer(start: base + Int(n.offset) + 1, count: Int(n.length) - 2))
+        }
+        var decoder = JSONParser(UnsafeBufferPointer(start: base, count: end), base: base, maxDepth: 1)
+        defer { decoder.releaseStacks() }
+        decoder.position = Int(n.offset)
+        var text = (try? decoder.parseString()) ?? ""
+        return text.withUTF8 { body($0) }
+    }
+
+    @inline(__always) func hash(_ node: Int, seed: UInt64) -> UInt64 {
+        withName(node) { memberNameHash($0, seed: seed) }
+    }
+
+    @inline(__always) func same(_ a: Int, _ b: Int) -> Bool {
+        let na = nodes[a]
+        let nb = nodes[b]
+        if (na.tag | nb.tag) & TapeNode.escapedFlag == 0 {
+            return na.length == nb.length && memcmpEqual(base + Int(na.offset), base + Int(nb.offset), Int(na.length))
+        }
+        return withName(a) { first in withName(b) { second in first.elementsEqual(second) } }
+    }
+}
