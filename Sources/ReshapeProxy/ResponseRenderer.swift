@@ -35,9 +35,9 @@ public enum ResponseRenderer {
                 return problem(502, "upstream-status", "Upstream error", "the upstream answered \(status)",
                                [.init(key: "upstream_status", value: .number(JSONNumber(status)))])
             }
-            let document: JSON
+            let document: JSONTape
             do {
-                document = try JSON.parse(body)
+                document = try JSONTape.parse(body)
             } catch {
                 let looksLikeJSON = contentType.map { $0.lowercased().contains("json") } ?? true
                 if !looksLikeJSON {
@@ -53,7 +53,7 @@ public enum ResponseRenderer {
                 let output = try route.pipeline.run(document, parameters: parameters)
                 var headers: [NameValue] = []
                 if !output.dropped.isEmpty { headers.append(NameValue(name: "Reshape-Dropped", value: String(output.dropped.count))) }
-                return Rendered(response: .json(200, output.value.serialized(), extraHeaders: headers),
+                return Rendered(response: .json(200, output.serialized(), extraHeaders: headers),
                                 dropped: output.dropped, errorCode: nil)
             } catch {
                 let errors: [JSON] = error.errors.map { violation in

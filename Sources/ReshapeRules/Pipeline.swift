@@ -51,11 +51,34 @@ public struct PipelineError: Error, Sendable, Equatable, CustomStringConvertible
 
 /// What a successful run produced.
 public struct PipelineOutput: Sendable {
-    public var value: JSON
+    /// The result; values that came from the upstream untouched are still its bytes.
+    public var staged: StagedValue
     public var dropped: [DroppedElement]
+
     public init(value: JSON, dropped: [DroppedElement]) {
-        self.value = value
+        self.init(staged: StagedValue(value), dropped: dropped)
+    }
+
+    init(staged: StagedValue, dropped: [DroppedElement]) {
+        self.staged = staged
         self.dropped = dropped
+    }
+
+    /// The result as a tree (built on demand when the run kept upstream bytes).
+    public var value: JSON { staged.materialized() }
+
+    /// The result as compact canonical JSON, the same bytes as `value.serialized()`.
+    public func serialized() -> [UInt8] {
+        var output: [UInt8] = []
+        serialize(into: &output)
+        return output
+    }
+
+    /// Appends the result as compact canonical JSON to `output`.
+    public func serialize(into output: inout [UInt8]) {
+        let writer = JSONTextWriter()
+        staged.serialize(into: writer)
+        writer.copy(into: &output)
     }
 }
 
@@ -94,5 +117,26 @@ public struct Pipeline: Sendable {
             try step.apply(to: &value, context: &context)
         }
         return PipelineOutput(value: value, dropped: context.dropped)
+    }
+
+    /// Runs on a parsed upstream body without building it as a tree while the steps only
+    /// read, filter or wrap it (`select`, `require`, `keyed-to-array`, `coerce` where nothing
+    /// converts, `validate`, `wrap`); from the first step that must change values on, the
+    /// steps run on the tree. The output is the same as `run(document.materialize(root))`.
+    public func run(_ document: JSONTape, parameters: [String: String] = [:]) throws(PipelineError) -> PipelineOutput {
+        var value = StagedValue(tape: document)
+        var context = TransformContext(parameters: parameters)
+        for step in steps {
+            if case .tree = value.core {
+                // Nothing staged is left: the tree steps take it from here.
+            } else if let staged = step as? any StagedOperation, try staged.applyStaged(to: &value, context: &context) {
+                continue
+            }
+            var tree = value.materialized()
+            value = StagedValue(.null)
+            try step.apply(to: &tree, context: &context)
+            value = StagedValue(tree)
+        }
+        return PipelineOutput(staged: value, dropped: context.dropped)
     }
 }

@@ -50,13 +50,13 @@ struct ApplyCommand: ParsableCommand {
                 Terminal.error("reshape: route '\(route)' needs --param \(missing.map { "\($0)=..." }.joined(separator: " --param "))")
                 throw ExitCodeError.usage
             }
-            let input = try Terminal.parseJSON(try Terminal.read(file), name: file ?? "stdin")
+            let input = try Terminal.parseTape(try Terminal.read(file), name: file ?? "stdin")
             do throws(PipelineError) {
                 let output = try selected.pipeline.run(input, parameters: captures)
                 for dropped in output.dropped {
                     Terminal.error("dropped \(dropped.pointer) (\(dropped.type)): \(dropped.reason)")
                 }
-                Terminal.write(output.value.serialized(pretty: pretty) + [0x0A])
+                Terminal.write((pretty ? output.value.serialized(pretty: true) : output.serialized()) + [0x0A])
             } catch {
                 Terminal.error("reshape: route '\(route)': \(error)")
                 for violation in error.errors { Terminal.error("  \(violation.pointer): \(violation.keyword): \(violation.reason)") }

@@ -25,6 +25,16 @@ enum Terminal {
     }
 
     /// Parses JSON, printing `NAME:line:column: message` and exiting 1 when it is not JSON.
+    /// Parses a document the way the server parses an upstream body.
+    static func parseTape(_ bytes: [UInt8], name: String) throws -> JSONTape {
+        do {
+            return try JSONTape.parse(bytes)
+        } catch {
+            self.error("\(name):\(error.line):\(error.column): \(error.message)")
+            throw ExitCodeError.invalidInput
+        }
+    }
+
     static func parseJSON(_ bytes: [UInt8], name: String) throws -> JSON {
         do {
             return try JSON.parse(bytes)

@@ -79,7 +79,7 @@ public struct CoerceOperation: TransformOperation {
 
     /// Converts every field it can; on the first failure stops and reports it, leaving the
     /// record as it was up to that field (the caller drops, keeps or fails it).
-    private func coerce(_ record: inout JSONObject) -> Failure? {
+    func coerce(_ record: inout JSONObject) -> Failure? {
         for (name, target) in fields {
             guard let i = record.index(forKey: name) else { continue }
             if case .null = record.members[i].value { continue }
@@ -92,7 +92,7 @@ public struct CoerceOperation: TransformOperation {
     }
 
     /// Applies the policy; true when the record must be removed.
-    private func reject(_ failure: Failure, elementPointer: String, context: inout TransformContext) throws(PipelineError) -> Bool {
+    func reject(_ failure: Failure, elementPointer: String, context: inout TransformContext) throws(PipelineError) -> Bool {
         let fieldPointer = JSONPointer.appending(key: failure.field, to: elementPointer)
         switch invalid {
         case .fail:

@@ -17,4 +17,19 @@ enum ElementFilter {
         }
         if kept < elements.count { elements.removeLast(elements.count - kept) }
     }
+
+    /// Removes the elements at `positions` (ascending), keeping the order of the rest.
+    static func remove<Element>(_ positions: [Int], from elements: inout [Element]) {
+        var next = 0
+        var kept = 0
+        for i in elements.indices {
+            if next < positions.count && positions[next] == i {
+                next += 1
+                continue
+            }
+            if kept != i { elements.swapAt(kept, i) }
+            kept += 1
+        }
+        elements.removeLast(elements.count - kept)
+    }
 }

@@ -86,7 +86,7 @@ public struct KeyedToArrayOperation: TransformOperation {
 
     /// Turns one member into its array element, in place.
     @inline(__always)
-    private func convert(_ member: inout JSON, key: String) throws(PipelineError) {
+    func convert(_ member: inout JSON, key: String) throws(PipelineError) {
         guard var record = member.takeObject() else {
             member = .object(JSONObject([JSONMember(key: keyField, value: .string(key)), JSONMember(key: valueField, value: member)]))
             return
@@ -112,19 +112,21 @@ enum KeyOrder {
     /// By UTF-8 bytes; with `numeric`, names that are JSON numbers come first in numeric
     /// order (as `sort` orders numbers before strings). Stable.
     static func sort(_ members: inout [JSONMember], numeric: Bool) {
-        var keys = SortKeys(capacity: members.count)
-        for member in members {
-            if numeric, let number = JSONNumber(member.key) {
+        members = permutation(members.map(\.key), numeric: numeric).map { members[$0] }
+    }
+
+    /// The positions of `names` in sorted order.
+    static func permutation(_ names: [String], numeric: Bool) -> [Int] {
+        var keys = SortKeys(capacity: names.count)
+        for name in names {
+            if numeric, let number = JSONNumber(name) {
                 keys.append(.number(number))
             } else {
-                keys.append(.string(member.key))
+                keys.append(.string(name))
             }
         }
-        var order = Array(members.indices)
+        var order = Array(names.indices)
         order.sort { keys.precedes($0, $1) }
-        var sorted: [JSONMember] = []
-        sorted.reserveCapacity(members.count)
-        for i in order { sorted.append(members[i]) }
-        members = sorted
+        return order
     }
 }

@@ -57,35 +57,43 @@ public struct ValidateOperation: TransformOperation {
             }
             return
         }
+        let rejected = try rejectedElements(count: elements.count, context: &context,
+                                            isValid: { validator.isValid(elements[$0]) }, element: { elements[$0] })
+        guard !rejected.isEmpty else { return }
+        value = .null
+        ElementFilter.remove(rejected, from: &elements)
+        value = .array(elements)
+    }
+
+    /// Checks elements `0..<count` and applies the policy: the positions to remove (`drop`),
+    /// none (`keep`, or all valid), or a thrown `validation-failed` (`fail`). `isValid` is the
+    /// cheap check made for every element; `element` builds one for its violations, which is
+    /// only needed for the invalid ones.
+    func rejectedElements(count: Int, context: inout TransformContext, isValid: (Int) -> Bool,
+                          element: (Int) -> JSON) throws(PipelineError) -> [Int] {
         // Fast path: one cheap check per element, no allocation while everything is valid.
-        guard let firstInvalid = elements.firstIndex(where: { !validator.isValid($0) }) else { return }
+        guard let firstInvalid = (0..<count).first(where: { !isValid($0) }) else { return [] }
         switch invalid {
         case .keep:
-            return
+            return []
         case .fail:
             var errors: [PipelineError.Violation] = []
-            for i in firstInvalid..<elements.count where errors.count < ValidateOperation.maxReportedViolations {
-                if i != firstInvalid && validator.isValid(elements[i]) { continue }
+            for i in firstInvalid..<count where errors.count < ValidateOperation.maxReportedViolations {
+                if i != firstInvalid && isValid(i) { continue }
                 let prefix = JSONPointer.appending(index: i, to: "")
-                for found in validator.validate(elements[i], maxErrors: ValidateOperation.maxReportedViolations - errors.count) {
+                for found in validator.validate(element(i), maxErrors: ValidateOperation.maxReportedViolations - errors.count) {
                     errors.append(violation(found, in: prefix))
                 }
             }
             throw failure(errors, firstInvalid: JSONPointer.appending(index: firstInvalid, to: ""))
         case .drop:
-            value = .null
-            var kept = firstInvalid
-            for i in firstInvalid..<elements.count {
-                if i == firstInvalid || !validator.isValid(elements[i]) {
-                    context.recordDrop(pointer: JSONPointer.appending(index: i, to: ""), type: typeName,
-                                       reason: ValidateOperation.reason(validator.validate(elements[i], maxErrors: 1)))
-                    continue
-                }
-                elements.swapAt(kept, i)
-                kept += 1
+            var rejected: [Int] = []
+            for i in firstInvalid..<count where i == firstInvalid || !isValid(i) {
+                context.recordDrop(pointer: JSONPointer.appending(index: i, to: ""), type: typeName,
+                                   reason: ValidateOperation.reason(validator.validate(element(i), maxErrors: 1)))
+                rejected.append(i)
             }
-            elements.removeLast(elements.count - kept)
-            value = .array(elements)
+            return rejected
         }
     }
 
