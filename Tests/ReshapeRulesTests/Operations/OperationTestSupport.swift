@@ -20,11 +20,36 @@ func compileStep(_ step: String, parameters: Set<String> = [], types: OperationC
 }
 
 /// Compiles `step`, runs it on `input`, and returns the result and the drops.
+///
+/// Every run goes both ways the pipeline can run: on the tree (`JSON`) and on the tape of the
+/// input text as written (what the server does), and fails the test when they differ in
+/// output bytes, drops or error. So every operation test is also a test of the tape path.
 func transform(_ step: String, on input: String, parameters: [String: String] = [:],
-         context: OperationCompileContext? = nil) throws -> PipelineOutput {
+               context: OperationCompileContext? = nil,
+               file: StaticString = #filePath, line: UInt = #line) throws -> PipelineOutput {
     let compileContext = context ?? OperationCompileContext(parameterNames: Set(parameters.keys))
     let pipeline = try OperationCatalog.compile(steps: json("[\(step)]"), context: compileContext)
-    return try pipeline.run(json(input), parameters: parameters)
+    return try runBothWays(pipeline, on: input, parameters: parameters, file: file, line: line)
+}
+
+/// Runs `pipeline` on the tree and on the tape of `input`; asserts they agree; returns the tape's result.
+func runBothWays(_ pipeline: Pipeline, on input: String, parameters: [String: String] = [:],
+                 file: StaticString = #filePath, line: UInt = #line) throws -> PipelineOutput {
+    let tree = Result { () throws(PipelineError) in try pipeline.run(json(input), parameters: parameters) }
+    let tape = Result { () throws(PipelineError) in try pipeline.run(try! JSONTape.parse(Array(input.utf8)), parameters: parameters) }
+    switch (tree, tape) {
+    case (.success(let fromTree), .success(let fromTape)):
+        XCTAssertEqual(String(decoding: fromTape.serialized(), as: UTF8.self), fromTree.value.serializedString(),
+                       "tape and tree outputs differ", file: file, line: line)
+        XCTAssertEqual(fromTape.value.serializedString(), fromTree.value.serializedString(),
+                       "the tape output, built as a tree, differs", file: file, line: line)
+        XCTAssertEqual(fromTape.dropped, fromTree.dropped, "tape and tree drops differ", file: file, line: line)
+    case (.failure(let fromTree), .failure(let fromTape)):
+        XCTAssertEqual(fromTape, fromTree, "tape and tree errors differ", file: file, line: line)
+    default:
+        XCTFail("tape and tree disagree: tree \(tree), tape \(tape)", file: file, line: line)
+    }
+    return try tape.get()
 }
 
 /// The configuration error compiling `step` produces, or a test failure.

@@ -1,0 +1,89 @@
+import ReshapeJSON
+import ReshapeSchema
+@testable import ReshapeRules
+import XCTest
+
+/// Multi-step pipelines on the tape against the same pipelines on the tree: the same bytes,
+/// drops and errors, on inputs written with whitespace and escapes (so copied bytes must be
+/// re-spelled) and with every record shape keyed-to-array distinguishes.
+final class StagedPipelineTests: XCTestCase {
+    private func context() throws -> OperationCompileContext {
+        let user = json(#"""
+        {"type": "object", "required": ["objectId", "name"], "additionalProperties": false,
+         "properties": {"objectId": {"type": "string", "minLength": 2}, "name": {"type": "string", "minLength": 1},
+                        "age": {"type": "integer", "minimum": 0}, "tags": {"type": "array", "items": {"type": "string"}},
+                        "value": {}}}
+        """#)
+        return OperationCompileContext(types: try SchemaSet(types: [("User", user)]))
+    }
+
+    private let pipelines = [
+        #"[{"keyed-to-array": {"key": "objectId"}}, {"validate": {"type": "User", "invalid": "drop"}}, {"wrap": "objects"}]"#,
+        #"[{"keyed-to-array": {"key": "objectId", "order": "key"}}, {"coerce": {"age": "integer", "invalid": "keep"}}, {"validate": {"type": "User", "invalid": "drop"}}, {"wrap": "objects"}]"#,
+        #"[{"keyed-to-array": {"key": "objectId", "order": "numeric-key", "conflict": "keep"}}, {"coerce": {"age": "integer", "invalid": "drop"}}, {"validate": {"type": "User", "invalid": "keep"}}]"#,
+        #"[{"keyed-to-array": {"key": "objectId", "conflict": "fail"}}, {"validate": {"type": "User", "invalid": "fail"}}]"#,
+        #"[{"keyed-to-array": {}}, {"coerce": {"age": "string", "objectId": "integer", "invalid": "drop"}}, {"wrap": "a"}, {"wrap": "b"}]"#,
+        #"[{"select": "/data"}, {"require": "present"}, {"keyed-to-array": {"key": "objectId"}}, {"rename": {"name": "fullName"}}, {"wrap": "objects"}]"#,
+        #"[{"validate": {"type": "User", "invalid": "drop"}}, {"wrap": "objects"}]"#,
+        #"[{"keyed-to-array": {"key": "objectId"}}, {"sort": {"by": "name"}}, {"validate": {"type": "User", "invalid": "drop"}}]"#,
+    ]
+
+    private let inputs = [
+        #"{"u1": {"name": "Ada", "age": 36}, "u2": {"name": "", "age": 1}, "u3": {"name": "Bea", "age": "41"}}"#,
+        #"{ "u1" : { "name" : "A\/da", "tags" : [ "x" , "\u0041" ] } ,"u\u0032":{"name":"B\"\n"},"3":{}, "10": {"name": "C", "objectId": "own"}}"#,
+        #"{"u1": 5, "u2": null, "u3": [1, 2], "u4": {"name": "Dee", "age": 4.0}, "u5": {"name": "Eve", "age": -0}}"#,
+        #"{"data": {"a1": {"name": "Z"}, "b2": {"name": "Y", "age": "x"}}}"#,
+        #"{"data": null}"#,
+        #"null"#,
+        #"[{"name": "Ann", "objectId": "k1"}, null, {"name": ""}]"#,
+        #"{}"#,
+        #""not a collection""#,
+    ]
+
+    func testEveryPipelineAgreesOnEveryInput() throws {
+        let ctx = try context()
+        var outcomes = 0
+        for steps in pipelines {
+            let pipeline = try OperationCatalog.compile(steps: json(steps), context: ctx)
+            for input in inputs {
+                _ = try? runBothWays(pipeline, on: input)
+                outcomes += 1
+            }
+        }
+        XCTAssertEqual(outcomes, pipelines.count * inputs.count)
+    }
+
+    func testTheHeadlineRouteKeepsRecordsOnTheTape() throws {
+        let pipeline = try OperationCatalog.compile(steps: json(pipelines[1]), context: try context())
+        let output = try runBothWays(pipeline, on: inputs[0])
+        guard case .records(let list) = output.staged.core else { return XCTFail("the output was built as a tree") }
+        XCTAssertEqual(output.staged.envelopes, ["objects"])
+        // u1 is valid as sent and stays bytes; u3's "41" was converted, so it was built.
+        XCTAssertEqual(list.records.count, 2)
+        guard case .onTape = list.records[0], case .tree = list.records[1] else { return XCTFail("\(list.records)") }
+        XCTAssertEqual(output.dropped.map(\.pointer), ["/1"])
+    }
+
+    func testRandomKeyedCollectionsAgree() throws {
+        let pipeline = try OperationCatalog.compile(steps: json(pipelines[1]), context: try context())
+        var state: UInt64 = 3
+        func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        let names = ["\"Ada\"", "\"\"", "\"B\\u00e9a\"", "7", "null", "\"O'Brien \\\"x\\\"\""]
+        let ages = ["36", "\"41\"", "-3", "4.5", "\"x\"", "null", "1e2"]
+        for _ in 0..<200 {
+            var members: [String] = []
+            for i in 0..<next(8) {
+                var fields: [String] = []
+                if next(4) > 0 { fields.append("\"name\": \(names[next(names.count)])") }
+                if next(3) > 0 { fields.append("\"age\" :\(ages[next(ages.count)])") }
+                if next(6) == 0 { fields.append("\"objectId\": \"own\(i)\"") }
+                if next(5) == 0 { fields.append("\"tags\": [\"t\", \(next(2) == 0 ? "1" : "\"u\"")]") }
+                members.append("\"k\(next(50))_\(i)\": " + (next(9) == 0 ? "42" : "{\(fields.joined(separator: next(2) == 0 ? "," : " , "))}"))
+            }
+            _ = try? runBothWays(pipeline, on: "{\(members.joined(separator: ","))}")
+        }
+    }
+}
