@@ -6,19 +6,19 @@
 // change it (`materialize`), and untouched values are written out by copying their bytes.
 
 /// One value of a `JSONTape`: where its text is, how far to skip past it, and what it is.
-struct TapeNode {
+@usableFromInline struct TapeNode {
     /// Byte offset of the value's first byte (the quote of a string, the bracket of a container).
-    var offset: UInt32
+    @usableFromInline var offset: UInt32
     /// Byte length of the value's text (with quotes or brackets).
-    var length: UInt32
+    @usableFromInline var length: UInt32
     /// Index of the node after this value and everything inside it.
-    var next: UInt32
+    @usableFromInline var next: UInt32
     /// Kind (3 bits), flags (2 bits) and, for containers, member or element count (27 bits).
-    var tag: UInt32
+    @usableFromInline var tag: UInt32
 
-    static let escapedFlag: UInt32 = 1 << 3
-    static let nonCanonicalFlag: UInt32 = 1 << 4
-    static let countShift: UInt32 = 5
+    @usableFromInline static let escapedFlag: UInt32 = 1 << 3
+    @usableFromInline static let nonCanonicalFlag: UInt32 = 1 << 4
+    @usableFromInline static let countShift: UInt32 = 5
     static let maxCount = Int(UInt32.max >> countShift)
 }
 
@@ -33,7 +33,7 @@ public final class JSONTape: @unchecked Sendable {
 
     /// The document text, exactly as parsed.
     public let bytes: [UInt8]
-    let nodes: UnsafeMutablePointer<TapeNode>
+    @usableFromInline let nodes: UnsafeMutablePointer<TapeNode>
     /// Number of nodes (values and member names).
     public let nodeCount: Int
 
@@ -51,31 +51,31 @@ public final class JSONTape: @unchecked Sendable {
     /// The root value's node.
     public var root: Int { 0 }
 
-    @inline(__always) public func kind(_ node: Int) -> Kind {
+    @inlinable @inline(__always) public func kind(_ node: Int) -> Kind {
         Kind(rawValue: UInt8(truncatingIfNeeded: nodes[node].tag & 7)).unsafelyUnwrapped
     }
 
     /// The node after `node` and everything inside it (its next sibling, when there is one).
-    @inline(__always) public func next(_ node: Int) -> Int { Int(nodes[node].next) }
+    @inlinable @inline(__always) public func next(_ node: Int) -> Int { Int(nodes[node].next) }
 
     /// Members of an object or elements of an array; 0 for other values.
-    @inline(__always) public func count(_ node: Int) -> Int { Int(nodes[node].tag >> TapeNode.countShift) }
+    @inlinable @inline(__always) public func count(_ node: Int) -> Int { Int(nodes[node].tag >> TapeNode.countShift) }
 
     /// Byte range of the value's text in `bytes`.
-    @inline(__always) public func textRange(_ node: Int) -> Range<Int> {
+    @inlinable @inline(__always) public func textRange(_ node: Int) -> Range<Int> {
         let n = nodes[node]
         return Int(n.offset)..<Int(n.offset) + Int(n.length)
     }
 
     /// True when a string node's text has a backslash escape, so its bytes are not its value.
-    @inline(__always) public func isEscaped(_ node: Int) -> Bool { nodes[node].tag & TapeNode.escapedFlag != 0 }
+    @inlinable @inline(__always) public func isEscaped(_ node: Int) -> Bool { nodes[node].tag & TapeNode.escapedFlag != 0 }
 
     /// True when the value's text is exactly what the canonical compact writer would produce
     /// for it (no whitespace inside, only the writer's escapes), so it can be copied as is.
-    @inline(__always) public func isCanonical(_ node: Int) -> Bool { nodes[node].tag & TapeNode.nonCanonicalFlag == 0 }
+    @inlinable @inline(__always) public func isCanonical(_ node: Int) -> Bool { nodes[node].tag & TapeNode.nonCanonicalFlag == 0 }
 
     /// Calls `body` with each member of an object: its name node and its value node.
-    @inline(__always) public func forEachMember(_ object: Int, _ body: (_ name: Int, _ value: Int) throws -> Void) rethrows {
+    @inlinable @inline(__always) public func forEachMember(_ object: Int, _ body: (_ name: Int, _ value: Int) throws -> Void) rethrows {
         var i = object + 1
         let end = next(object)
         while i < end {
@@ -85,7 +85,7 @@ public final class JSONTape: @unchecked Sendable {
     }
 
     /// Calls `body` with each element of an array, with its position.
-    @inline(__always) public func forEachElement(_ array: Int, _ body: (_ index: Int, _ element: Int) throws -> Void) rethrows {
+    @inlinable @inline(__always) public func forEachElement(_ array: Int, _ body: (_ index: Int, _ element: Int) throws -> Void) rethrows {
         var i = array + 1
         var position = 0
         let end = next(array)

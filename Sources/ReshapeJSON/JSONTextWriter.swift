@@ -3,17 +3,34 @@
 /// For output assembled around values that were never built as a tree, such as a pipeline's
 /// records still on the upstream's tape. The caller is responsible for the JSON grammar.
 public final class JSONTextWriter {
-    private var writer: JSONWriter
-
-    public init(capacity: Int = 4096) {
-        writer = JSONWriter(pretty: false, capacity: capacity)
+    /// Behind a pointer rather than a stored `var`, so each append skips the dynamic
+    /// exclusivity check a class property would get.
+    private let state: UnsafeMutablePointer<JSONWriter>
+    private var writer: JSONWriter {
+        @inline(__always) _read { yield state.pointee }
+        @inline(__always) _modify { yield &state.pointee }
     }
 
-    deinit { writer.sink.release() }
+    /// `capacity`: the expected output size, so the buffer rarely grows.
+    public init(capacity: Int = 4096) {
+        state = .allocate(capacity: 1)
+        state.initialize(to: JSONWriter(pretty: false, capacity: capacity))
+    }
+
+    deinit {
+        state.pointee.sink.release()
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
 
     /// Appends punctuation or other text that is already JSON (`{`, `,`, `]`...).
     public func appendRaw(_ text: StaticString) {
         writer.sink.append(text.utf8Start, count: text.utf8CodeUnitCount)
+    }
+
+    /// Appends bytes that are already JSON text.
+    public func appendRaw(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { if let base = $0.baseAddress { writer.sink.append(base, count: $0.count) } }
     }
 
     /// Appends `text` as a quoted, escaped JSON string.

@@ -76,7 +76,7 @@ public struct PipelineOutput: Sendable {
 
     /// Appends the result as compact canonical JSON to `output`.
     public func serialize(into output: inout [UInt8]) {
-        let writer = JSONTextWriter()
+        let writer = JSONTextWriter(capacity: staged.expectedSize + 64)
         staged.serialize(into: writer)
         writer.copy(into: &output)
     }

@@ -41,6 +41,13 @@ public struct StagedValue: Sendable {
         return value
     }
 
+    /// About how many bytes `serialize` writes, to size its buffer.
+    var expectedSize: Int {
+        guard let tape else { return 4096 }
+        if case .records(let list) = core { return tape.bytes.count + list.records.count * (list.keyField.utf8.count + 4) }
+        return tape.bytes.count
+    }
+
     /// Appends the value as compact canonical JSON (what `materialized().serialized()` gives).
     public func serialize(into writer: JSONTextWriter) {
         for name in envelopes.reversed() {
@@ -82,6 +89,7 @@ struct RecordList: Sendable {
     }
 
     func serialize(into writer: JSONTextWriter, _ tape: JSONTape) {
+        let keyPrefix = Array("{".utf8) + JSON.string(keyField).serialized() + Array(":".utf8)
         writer.appendRaw("[")
         for (i, record) in records.enumerated() {
             if i > 0 { writer.appendRaw(",") }
@@ -89,9 +97,7 @@ struct RecordList: Sendable {
             case .tree(let value): writer.append(value)
             case .onTape(let name, let value) where name < 0: writer.append(tape, value)
             case .onTape(let name, let value):
-                writer.appendRaw("{")
-                writer.appendString(keyField)
-                writer.appendRaw(":")
+                writer.appendRaw(keyPrefix)
                 writer.append(tape, name)
                 if tape.count(value) > 0 {
                     writer.appendRaw(",")
