@@ -357,7 +357,12 @@ private struct NameComparison {
     }
 
     @inline(__always) func hash(_ node: Int, seed: UInt64) -> UInt64 {
-        withName(node) { memberNameHash($0, seed: seed) }
+        let n = nodes[node]
+        let length = Int(n.length) - 2
+        if n.tag & TapeNode.escapedFlag == 0 && length <= 16 && Int(n.offset) + 17 <= end {
+            return shortMemberNameHash(base + Int(n.offset) + 1, count: length, seed: seed)
+        }
+        return withName(node) { memberNameHash($0, seed: seed) }
     }
 
     @inline(__always) func same(_ a: Int, _ b: Int) -> Bool {

@@ -31,3 +31,20 @@ let memberNameHashSeed = UInt64.random(in: .min ... .max)
         return h ^ (h >> 31)
     }
 }
+
+/// `memberNameHash` of a name of at most 16 bytes at `p`, reading whole words: the caller
+/// guarantees 16 readable bytes at `p` (the name's bytes are followed by more of the document).
+@inline(__always) func shortMemberNameHash(_ p: UnsafePointer<UInt8>, count n: Int, seed: UInt64) -> UInt64 {
+    let raw = UnsafeRawPointer(p)
+    var h: UInt64 = seed ^ UInt64(truncatingIfNeeded: n)
+    var at = 0
+    while at + 8 <= n {
+        h = (h ^ raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
+        h ^= h >> 29
+        at += 8
+    }
+    let left = n - at
+    let tail = left == 0 ? 0 : raw.loadUnaligned(fromByteOffset: at, as: UInt64.self) & (UInt64.max >> (64 - 8 * UInt64(left)))
+    h = (h ^ tail) &* 0x94D0_49BB_1331_11EB
+    return h ^ (h >> 31)
+}

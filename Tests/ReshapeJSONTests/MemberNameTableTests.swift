@@ -2,6 +2,20 @@ import XCTest
 @testable import ReshapeJSON
 
 final class MemberNameTableTests: XCTestCase {
+    func testShortNameHashReadingWordsEqualsTheByteHash() {
+        // Names of every length up to 16, each followed by other bytes the word loads read past.
+        let text = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
+        text.withUnsafeBufferPointer { all in
+            for length in 0...16 {
+                for start in 0..<4 {
+                    let name = UnsafeBufferPointer(rebasing: all[start..<start + length])
+                    XCTAssertEqual(shortMemberNameHash(all.baseAddress! + start, count: length, seed: 99),
+                                   memberNameHash(name, seed: 99), "length \(length)")
+                }
+            }
+        }
+    }
+
     func testEqualHashesAreConfirmedByName() {
         let names = ["a", "b", "c", "d"]
         var table = MemberNameTable(expectedCount: 4)
