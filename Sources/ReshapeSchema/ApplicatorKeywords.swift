@@ -16,6 +16,11 @@ final class AllOfKeyword: KeywordCheck {
         }
         return valid
     }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        for node in nodes where !e.evaluate(node, instance) { return false }
+        return true
+    }
 }
 
 final class AnyOfKeyword: KeywordCheck {
@@ -31,6 +36,11 @@ final class AnyOfKeyword: KeywordCheck {
             if !collect { break }
         }
         return any || fail(&e, path, "matches none of the \(nodes.count) alternatives")
+    }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        for node in nodes where e.evaluate(node, instance) { return true }
+        return false
     }
 }
 
@@ -53,6 +63,15 @@ final class OneOfKeyword: KeywordCheck {
         return fail(&e, path, matches == 0 ? "matches none of the \(nodes.count) alternatives"
                     : "matches more than one alternative")
     }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        var matches = 0
+        for node in nodes where e.evaluate(node, instance) {
+            matches += 1
+            if matches > 1 { return false }
+        }
+        return matches == 1
+    }
 }
 
 final class NotKeyword: KeywordCheck {
@@ -64,6 +83,10 @@ final class NotKeyword: KeywordCheck {
         var ignored = Annotations()
         if !e.quietly({ $0.evaluate(node, instance, path, &ignored, collect: false) }) { return true }
         return fail(&e, path, "\(Self.brief(instance)) matches a schema it must not match")
+    }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        !e.evaluate(node, instance)
     }
 }
 
@@ -91,6 +114,16 @@ final class ConditionalKeyword: KeywordCheck {
         return e.inPlace(otherwise, instance, path, &annotations, collect: collect)
             || fail(&e, path, "the \"if\" schema did not match and \"else\" failed")
     }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        if then == nil && otherwise == nil { return true }
+        if e.evaluate(condition, instance) {
+            guard let then else { return true }
+            return e.evaluate(then, instance)
+        }
+        guard let otherwise else { return true }
+        return e.evaluate(otherwise, instance)
+    }
 }
 
 final class RefKeyword: KeywordCheck {
@@ -102,6 +135,10 @@ final class RefKeyword: KeywordCheck {
     override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
                         _ annotations: inout Annotations, collect: Bool) -> Bool {
         e.inPlace(target, instance, path, &annotations, collect: collect)
+    }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        e.evaluate(target, instance)
     }
 }
 
@@ -129,5 +166,11 @@ final class DynamicRefKeyword: KeywordCheck {
             }
         }
         return e.inPlace(target, instance, path, &annotations, collect: collect)
+    }
+
+    /// Only static ones get here: with a dynamic `$dynamicRef` anywhere, the whole run is a
+    /// tree evaluation, since the dynamic scope is not tracked on the tape.
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        anchor == nil ? e.evaluate(fallback, instance) : super.check(tape: &e, instance)
     }
 }

@@ -19,6 +19,19 @@ final class PrefixItemsKeyword: KeywordCheck {
         if collect { annotations.evaluatedPrefix(count) }
         return valid
     }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        guard e.view.kind(instance) == .array else { return true }
+        let tape = e.view.tape
+        let end = tape.next(instance)
+        var element = instance + 1
+        for node in nodes {
+            guard element < end else { break }
+            if !e.at(node, element) { return false }
+            element = tape.next(element)
+        }
+        return true
+    }
 }
 
 /// `items`: every element after those `prefixItems` covers.
@@ -41,6 +54,20 @@ final class ItemsKeyword: KeywordCheck {
         }
         if collect { annotations.evaluatedAllItems() }
         return valid
+    }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        guard e.view.kind(instance) == .array else { return true }
+        let tape = e.view.tape
+        let end = tape.next(instance)
+        var element = instance + 1
+        var i = 0
+        while element < end {
+            if i >= start && !e.at(node, element) { return false }
+            element = tape.next(element)
+            i += 1
+        }
+        return true
     }
 }
 
@@ -72,6 +99,23 @@ final class ContainsKeyword: KeywordCheck {
         }
         return true
     }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        guard e.view.kind(instance) == .array else { return true }
+        let tape = e.view.tape
+        let end = tape.next(instance)
+        var element = instance + 1
+        var matched = 0
+        while element < end {
+            if e.at(node, element) {
+                matched += 1
+                if maximum == nil && matched >= minimum { return true }
+            }
+            element = tape.next(element)
+        }
+        if let maximum, matched > maximum { return false }
+        return matched >= minimum
+    }
 }
 
 /// `minItems` / `maxItems`.
@@ -85,6 +129,12 @@ final class ItemCountKeyword: KeywordCheck {
         guard case .array(let elements) = instance else { return true }
         if upper ? elements.count <= limit : elements.count >= limit { return true }
         return fail(&e, path, "\(elements.count) items, \(upper ? "more" : "fewer") than \(limit)")
+    }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        guard e.view.kind(instance) == .array else { return true }
+        let count = e.view.tape.count(instance)
+        return upper ? count <= limit : count >= limit
     }
 }
 

@@ -22,6 +22,12 @@ class KeywordCheck: @unchecked Sendable {
         fatalError("abstract")
     }
 
+    /// `check` in quiet mode on a tape node. Keywords common in rule files override it to
+    /// read the tape; the others get the value materialized (same verdict, slower).
+    func check(tape e: inout TapeEvaluation, _ node: Int) -> Bool {
+        e.fallback(node) { check(&$0, $1, "", &$2, collect: false) }
+    }
+
     /// Reports a violation of this keyword (only in reporting mode) and returns false.
     @inline(__always)
     final func fail(_ e: inout Evaluation, _ path: String, _ reason: @autoclosure () -> String) -> Bool {

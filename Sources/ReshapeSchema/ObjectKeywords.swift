@@ -10,14 +10,19 @@ final class PropertiesKeyword: KeywordCheck {
     /// `nodes` without reference counting, for the per-member loop (`nodes` keeps them alive).
     private let unretainedNodes: [Unmanaged<SchemaNode>]
     let table: [String: SchemaNode]?
+    /// `names` as UTF-8, for tape members.
+    private let utf8Names: NameList
 
     init(_ list: [(String, SchemaNode)], _ site: KeywordSite) {
         names = list.map(\.0)
         nodes = list.map(\.1)
         unretainedNodes = nodes.map { Unmanaged.passUnretained($0) }
         table = list.count > 12 ? Dictionary(list, uniquingKeysWith: { first, _ in first }) : nil
+        utf8Names = NameList(names)
         super.init(site)
     }
+
+    deinit { utf8Names.deallocate() }
 
     /// Index of a member's schema, starting after the previous match: records usually list
     /// their members in the schema's order, so most lookups succeed at the first comparison.
@@ -61,6 +66,16 @@ final class PropertiesKeyword: KeywordCheck {
         }
         return valid
     }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        guard e.view.kind(instance) == .object else { return true }
+        var cursor = 0
+        let view = e.view
+        return view.allMembers(instance) { name, value in
+            guard let i = utf8Names.index(of: name, cursor: &cursor) else { return true }
+            return unretainedNodes[i]._withUnsafeGuaranteedRef { e.at($0, value) }
+        }
+    }
 }
 
 final class PatternPropertiesKeyword: KeywordCheck {
@@ -82,6 +97,16 @@ final class PatternPropertiesKeyword: KeywordCheck {
         }
         return valid
     }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        guard e.view.kind(instance) == .object else { return true }
+        let view = e.view
+        return view.allMembers(instance) { name, value in
+            let key = String(decoding: name, as: UTF8.self)
+            for (pattern, node) in patterns where pattern.matches(key) && !e.at(node, value) { return false }
+            return true
+        }
+    }
 }
 
 /// `additionalProperties`: members neither `properties` nor `patternProperties` of the same schema name.
@@ -89,12 +114,16 @@ final class AdditionalPropertiesKeyword: KeywordCheck {
     let node: SchemaNode
     let named: Set<String>
     let patterns: [CompiledPattern]
+    private let utf8Named: NameList
     init(_ node: SchemaNode, named: Set<String>, patterns: [CompiledPattern], _ site: KeywordSite) {
         self.node = node
         self.named = named
         self.patterns = patterns
+        utf8Named = NameList(Array(named))
         super.init(site)
     }
+
+    deinit { utf8Named.deallocate() }
 
     override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
                         _ annotations: inout Annotations, collect: Bool) -> Bool {
@@ -111,6 +140,19 @@ final class AdditionalPropertiesKeyword: KeywordCheck {
         }
         return valid
     }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        guard e.view.kind(instance) == .object else { return true }
+        let view = e.view
+        return view.allMembers(instance) { name, value in
+            if utf8Named.contains(name) { return true }
+            if !patterns.isEmpty {
+                let key = String(decoding: name, as: UTF8.self)
+                if patterns.contains(where: { $0.matches(key) }) { return true }
+            }
+            return e.at(node, value)
+        }
+    }
 }
 
 final class PropertyNamesKeyword: KeywordCheck {
@@ -125,11 +167,32 @@ final class PropertyNamesKeyword: KeywordCheck {
         }
         return true
     }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        guard e.view.kind(instance) == .object else { return true }
+        // Member names are string nodes, so they are checked where they are.
+        if instance == e.view.extraObject, !e.at(node, TapeView.extraNameNode) { return false }
+        let tape = e.view.tape
+        var name = instance + 1
+        let end = tape.next(instance)
+        while name < end {
+            if !e.at(node, name) { return false }
+            name = tape.next(name + 1)
+        }
+        return true
+    }
 }
 
 final class RequiredKeyword: KeywordCheck {
     let names: [String]
-    init(_ names: [String], _ site: KeywordSite) { self.names = names; super.init(site) }
+    private let utf8Names: NameList
+    init(_ names: [String], _ site: KeywordSite) {
+        self.names = names
+        utf8Names = NameList(names)
+        super.init(site)
+    }
+
+    deinit { utf8Names.deallocate() }
 
     override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
                         _ annotations: inout Annotations, collect: Bool) -> Bool {
@@ -140,6 +203,12 @@ final class RequiredKeyword: KeywordCheck {
             if e.stopsAtFirstFailure { return false }
         }
         return valid
+    }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        guard e.view.kind(instance) == .object else { return true }
+        for i in 0..<utf8Names.count where !e.view.hasMember(instance, utf8Names.name(i)) { return false }
+        return true
     }
 }
 
@@ -154,7 +223,19 @@ extension KeywordCheck {
 
 final class DependentRequiredKeyword: KeywordCheck {
     let dependencies: [(String, [String])]
-    init(_ dependencies: [(String, [String])], _ site: KeywordSite) { self.dependencies = dependencies; super.init(site) }
+    private let utf8Triggers: NameList
+    private let utf8Required: [NameList]
+    init(_ dependencies: [(String, [String])], _ site: KeywordSite) {
+        self.dependencies = dependencies
+        utf8Triggers = NameList(dependencies.map(\.0))
+        utf8Required = dependencies.map { NameList($0.1) }
+        super.init(site)
+    }
+
+    deinit {
+        utf8Triggers.deallocate()
+        for list in utf8Required { list.deallocate() }
+    }
 
     override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
                         _ annotations: inout Annotations, collect: Bool) -> Bool {
@@ -168,11 +249,26 @@ final class DependentRequiredKeyword: KeywordCheck {
         }
         return valid
     }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        guard e.view.kind(instance) == .object else { return true }
+        for (i, names) in utf8Required.enumerated() where e.view.hasMember(instance, utf8Triggers.name(i)) {
+            for j in 0..<names.count where !e.view.hasMember(instance, names.name(j)) { return false }
+        }
+        return true
+    }
 }
 
 final class DependentSchemasKeyword: KeywordCheck {
     let dependencies: [(String, SchemaNode)]
-    init(_ dependencies: [(String, SchemaNode)], _ site: KeywordSite) { self.dependencies = dependencies; super.init(site) }
+    private let utf8Triggers: NameList
+    init(_ dependencies: [(String, SchemaNode)], _ site: KeywordSite) {
+        self.dependencies = dependencies
+        utf8Triggers = NameList(dependencies.map(\.0))
+        super.init(site)
+    }
+
+    deinit { utf8Triggers.deallocate() }
 
     override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
                         _ annotations: inout Annotations, collect: Bool) -> Bool {
@@ -185,6 +281,15 @@ final class DependentSchemasKeyword: KeywordCheck {
             }
         }
         return valid
+    }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        guard e.view.kind(instance) == .object else { return true }
+        for (i, (_, node)) in dependencies.enumerated()
+        where e.view.hasMember(instance, utf8Triggers.name(i)) && !e.evaluate(node, instance) {
+            return false
+        }
+        return true
     }
 }
 
@@ -199,5 +304,11 @@ final class PropertyCountKeyword: KeywordCheck {
         guard case .object(let object) = instance else { return true }
         if upper ? object.count <= limit : object.count >= limit { return true }
         return fail(&e, path, "\(object.count) properties, \(upper ? "more" : "fewer") than \(limit)")
+    }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        guard e.view.kind(instance) == .object else { return true }
+        let count = e.view.memberCount(instance)
+        return upper ? count <= limit : count >= limit
     }
 }

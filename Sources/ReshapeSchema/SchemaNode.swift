@@ -47,21 +47,25 @@ struct NumberBound {
     /// The value of plain integer text of at most 18 digits (no fraction or exponent), else nil.
     @inline(__always)
     static func smallInteger(_ text: String) -> Int64? {
-        let result = text.utf8.withContiguousStorageIfAvailable { bytes -> Int64? in
-            var i = 0
-            var negative = false
-            if bytes.first == UInt8(ascii: "-") { negative = true; i = 1 }
-            guard bytes.count - i <= 18, i < bytes.count else { return nil }
-            var value: Int64 = 0
-            while i < bytes.count {
-                let digit = bytes[i] &- 0x30
-                guard digit < 10 else { return nil }
-                value = value &* 10 &+ Int64(digit)
-                i += 1
-            }
-            return negative ? -value : value
-        }
+        let result = text.utf8.withContiguousStorageIfAvailable { smallInteger($0) }
         return result ?? nil
+    }
+
+    /// `smallInteger` on the number's text as bytes (a tape's).
+    @inline(__always)
+    static func smallInteger(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var i = 0
+        var negative = false
+        if bytes.first == UInt8(ascii: "-") { negative = true; i = 1 }
+        guard bytes.count - i <= 18, i < bytes.count else { return nil }
+        var value: Int64 = 0
+        while i < bytes.count {
+            let digit = bytes[i] &- 0x30
+            guard digit < 10 else { return nil }
+            value = value &* 10 &+ Int64(digit)
+            i += 1
+        }
+        return negative ? -value : value
     }
 
     /// `JSONNumber.isInteger` with a fast path for text without fraction or exponent.

@@ -5,8 +5,8 @@ import ReshapeJSON
 /// exists has nothing left to fail on; sharing one across threads is safe.
 public struct Validator: Sendable {
     let root: SchemaNode
-    private let anchors: DynamicAnchorTable
-    private let maxDepth: Int
+    let anchors: DynamicAnchorTable
+    let maxDepth: Int
 
     /// Base URI of a standalone schema without `$id` (relative refs resolve against it).
     static let defaultBaseURI = "reshape:///schema.json"

@@ -13,6 +13,12 @@ final class TypeKeyword: KeywordCheck {
         if case .number(let n) = instance, mask.contains(.integer), NumberBound.isInteger(n) { return true }
         return fail(&e, path, "expected \(mask.names.joined(separator: " or ")), got \(TypeMask.name(of: instance))")
     }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        let kind = e.view.kind(instance)
+        if mask.contains(TypeMask.of(kind)) { return true }
+        return kind == .number && mask.contains(.integer) && e.view.isInteger(instance)
+    }
 }
 
 final class ConstKeyword: KeywordCheck {
@@ -24,6 +30,10 @@ final class ConstKeyword: KeywordCheck {
         if StrictEquality.equal(instance, value) { return true }
         return fail(&e, path, "\(Self.brief(instance)) is not \(Self.brief(value))")
     }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        e.view.equals(instance, value)
+    }
 }
 
 final class EnumKeyword: KeywordCheck {
@@ -34,6 +44,11 @@ final class EnumKeyword: KeywordCheck {
                         _ annotations: inout Annotations, collect: Bool) -> Bool {
         for value in values where StrictEquality.equal(instance, value) { return true }
         return fail(&e, path, "\(Self.brief(instance)) is not one of \(Self.brief(.array(values)))")
+    }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        let view = e.view
+        return values.contains { view.equals(instance, $0) }
     }
 }
 
@@ -56,17 +71,41 @@ final class BoundKeyword: KeywordCheck {
         if order > 0 || (order == 0 && !exclusive) { return true }
         return fail(&e, path, "\(n.text) is \(upper ? "greater" : "less") than \(exclusive ? "or equal to " : "")\(bound.number.text)")
     }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        guard e.view.kind(instance) == .number else { return true }
+        var order: Int
+        if let integer = bound.integer, let v = e.view.smallInteger(instance) {
+            order = v < integer ? -1 : (v == integer ? 0 : 1)
+        } else {
+            order = bound.compare(e.view.tape.number(instance))
+        }
+        if upper { order = -order }
+        return order > 0 || (order == 0 && !exclusive)
+    }
 }
 
 final class MultipleOfKeyword: KeywordCheck {
     let divisor: JSONNumber
-    init(_ divisor: JSONNumber, _ site: KeywordSite) { self.divisor = divisor; super.init(site) }
+    /// The divisor when it is a small integer (it is never 0): integers then divide exactly.
+    let integerDivisor: Int64?
+    init(_ divisor: JSONNumber, _ site: KeywordSite) {
+        self.divisor = divisor
+        integerDivisor = NumberBound.smallInteger(divisor.text)
+        super.init(site)
+    }
 
     override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
                         _ annotations: inout Annotations, collect: Bool) -> Bool {
         guard case .number(let n) = instance else { return true }
         if n.isMultiple(of: divisor) { return true }
         return fail(&e, path, "\(n.text) is not a multiple of \(divisor.text)")
+    }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        guard e.view.kind(instance) == .number else { return true }
+        if let integerDivisor, let v = e.view.smallInteger(instance) { return v % integerDivisor == 0 }
+        return e.view.tape.number(instance).isMultiple(of: divisor)
     }
 }
 
@@ -84,12 +123,28 @@ final class LengthKeyword: KeywordCheck {
         if upper {
             if bytes <= limit { return true }
         } else {
-            if bytes >= limit * 4 { return true }
+            if bytes / 4 >= limit { return true }
             if bytes < limit { return fail(&e, path, "length \(s.unicodeScalars.count) is less than \(limit)") }
         }
         let length = s.unicodeScalars.count
         if upper ? length <= limit : length >= limit { return true }
         return fail(&e, path, "length \(length) is \(upper ? "greater" : "less") than \(limit)")
+    }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        guard e.view.kind(instance) == .string else { return true }
+        let limit = limit, upper = upper
+        return e.view.withString(instance) { utf8 in
+            if upper {
+                if utf8.count <= limit { return true }
+            } else {
+                if utf8.count / 4 >= limit { return true }
+                if utf8.count < limit { return false }
+            }
+            var length = 0
+            for byte in utf8 where byte & 0xC0 != 0x80 { length += 1 }
+            return upper ? length <= limit : length >= limit
+        }
     }
 }
 
@@ -102,6 +157,11 @@ final class PatternKeyword: KeywordCheck {
         guard case .string(let s) = instance else { return true }
         if pattern.matches(s) { return true }
         return fail(&e, path, "\(Self.brief(instance)) does not match /\(pattern.source)/")
+    }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        guard e.view.kind(instance) == .string else { return true }
+        return pattern.matches(e.view.string(instance))
     }
 }
 
@@ -120,9 +180,26 @@ final class FormatKeyword: KeywordCheck {
         if isValid(s) { return true }
         return fail(&e, path, "\(Self.brief(instance)) is not a valid \(format)")
     }
+
+    override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        guard e.view.kind(instance) == .string else { return true }
+        return isValid(e.view.string(instance))
+    }
 }
 
 extension TypeMask {
+    @inline(__always)
+    static func of(_ kind: JSONTape.Kind) -> TypeMask {
+        switch kind {
+        case .null: return .null
+        case .false, .true: return .boolean
+        case .number: return .number
+        case .string: return .string
+        case .array: return .array
+        case .object: return .object
+        }
+    }
+
     static func of(_ value: JSON) -> TypeMask {
         switch value {
         case .null: return .null

@@ -1,0 +1,105 @@
+/// Member names as UTF-8, for looking up tape member names without building a `String` per
+/// member. Names compare by bytes (code points), as JSON Schema requires. Storage is manual
+/// so the per-member lookup touches no reference counts; the owning keyword frees it.
+struct NameList {
+    let count: Int
+    private let bytes: UnsafeMutablePointer<UInt8>
+    /// `starts[i]..<starts[i + 1]` are the bytes of name `i`.
+    private let starts: UnsafeMutablePointer<Int>
+    /// Open-addressed hash of name index + 1 (0 = empty), for lists too long to scan; size a power of two.
+    private let slots: UnsafeMutablePointer<Int32>
+    private let slotMask: Int
+
+    /// Lists longer than this are looked up by hash instead of scanning.
+    static let scanLimit = 8
+
+    init(_ names: [String]) {
+        count = names.count
+        let utf8 = names.map { Array($0.utf8) }
+        let total = utf8.reduce(0) { $0 + $1.count }
+        bytes = .allocate(capacity: max(1, total))
+        starts = .allocate(capacity: count + 1)
+        var offset = 0
+        for (i, name) in utf8.enumerated() {
+            starts[i] = offset
+            (bytes + offset).initialize(from: name, count: name.count)
+            offset += name.count
+        }
+        starts[count] = offset
+        let size = count > Self.scanLimit ? 1 << (Int.bitWidth - (count * 2).leadingZeroBitCount) : 1
+        slots = .allocate(capacity: size)
+        slots.initialize(repeating: 0, count: size)
+        slotMask = size - 1
+        guard count > Self.scanLimit else { return }
+        // Reversed, so that with duplicate names the first one wins (as in a scan).
+        for i in (0..<count).reversed() {
+            var slot = Self.hash(name(i)) & slotMask
+            while slots[slot] != 0 && !Self.equal(name(Int(slots[slot]) - 1), name(i)) { slot = (slot + 1) & slotMask }
+            slots[slot] = Int32(i + 1)
+        }
+    }
+
+    func deallocate() {
+        bytes.deallocate()
+        starts.deallocate()
+        slots.deallocate()
+    }
+
+    @inline(__always) func name(_ i: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: bytes + starts[i], count: starts[i + 1] - starts[i])
+    }
+
+    @inline(__always) static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        var i = 0
+        while i < a.count {
+            if a[i] != b[i] { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// FNV-1a.
+    static func hash(_ name: UnsafeBufferPointer<UInt8>) -> Int {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int(truncatingIfNeeded: h ^ (h >> 29))
+    }
+
+    /// Index of `key`, trying first the name after the previous match: records usually list
+    /// their members in the schema's order, so most lookups succeed at the first comparison.
+    @inline(__always)
+    func index(of key: UnsafeBufferPointer<UInt8>, cursor: inout Int) -> Int? {
+        if count > Self.scanLimit {
+            if cursor < count, Self.equal(name(cursor), key) {
+                cursor += 1
+                return cursor - 1
+            }
+            var slot = Self.hash(key) & slotMask
+            while slots[slot] != 0 {
+                let i = Int(slots[slot]) - 1
+                if Self.equal(name(i), key) {
+                    cursor = i + 1
+                    return i
+                }
+                slot = (slot + 1) & slotMask
+            }
+            return nil
+        }
+        var i = cursor
+        for _ in 0..<count {
+            if i == count { i = 0 }
+            if Self.equal(name(i), key) {
+                cursor = i + 1
+                return i
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    @inline(__always) func contains(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        var cursor = 0
+        return index(of: key, cursor: &cursor) != nil
+    }
+}
