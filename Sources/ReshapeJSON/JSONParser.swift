@@ -141,6 +141,9 @@ struct JSONParser {
             return .object(JSONObject())
         }
         let mark = memberStack.count
+        // Hashes have their own mark: the parent's current name is hashed before its value
+        // (this object) is parsed, so the two stacks differ by one while a nested object is open.
+        let hashMark = memberHashes.count
         var large: LargeObjectCheck? = nil
         var seenHashBits: UInt64 = 0
         while true {
@@ -151,7 +154,7 @@ struct JSONParser {
             }
             let keyStart = position
             let (key, hash) = try parseMemberName()
-            try checkDuplicate(key, hash: hash, since: mark, seenHashBits: &seenHashBits, large: &large, at: keyStart)
+            try checkDuplicate(key, hash: hash, since: mark, hashesSince: hashMark, seenHashBits: &seenHashBits, large: &large, at: keyStart)
             skipWhitespace()
             guard position < end, base[position] == UInt8(ascii: ":") else {
                 throw error(at: position, "\(position < end ? "unexpected \(describe(position))" : "unexpected end of input"), expected ':' after a member name")
@@ -174,13 +177,13 @@ struct JSONParser {
             throw error(at: position - 1, "unexpected \(describe(position - 1)), expected ',' or '}'")
         }
         depth -= 1
-        memberHashes.truncate(to: mark)
+        memberHashes.truncate(to: hashMark)
         return .object(JSONObject(memberStack.popArray(from: mark)))
     }
 
     /// Throws at the second occurrence of a member name. Small objects compare hashes
     /// linearly; large ones (a keyed collection) switch to a hash table, keeping the check O(n).
-    mutating func checkDuplicate(_ key: String, hash: UInt64, since mark: Int, seenHashBits: inout UInt64,
+    mutating func checkDuplicate(_ key: String, hash: UInt64, since mark: Int, hashesSince hashMark: Int, seenHashBits: inout UInt64,
                                  large: inout LargeObjectCheck?,
                                  at keyStart: Int) throws(JSONParseError) {
         let count = memberStack.count - mark
@@ -191,7 +194,7 @@ struct JSONParser {
             let bit: UInt64 = 1 << (hash >> 58)
             defer { seenHashBits |= bit }
             if seenHashBits & bit == 0 { return }
-            let hashes = memberHashes.base + mark
+            let hashes = memberHashes.base + hashMark
             for i in 0..<count where hashes[i] == hash && members[i].key == key {
                 throw error(at: keyStart, "duplicate member name \"\(key)\"")
             }
@@ -200,7 +203,7 @@ struct JSONParser {
         if large == nil {
             var table = MemberNameTable(expectedCount: count * 4)
             for i in 0..<count {
-                _ = table.insert(hash: memberHashes.base[mark + i], index: i) { _ in false }
+                _ = table.insert(hash: memberHashes.base[hashMark + i], index: i) { _ in false }
             }
             large = LargeObjectCheck(table: table)
         }
