@@ -302,30 +302,35 @@ struct TapeBuilder {
     private mutating func checkDuplicate(_ name: Int, since mark: Int, seenHashBits: inout UInt64,
                                          large: inout MemberNameTable?) throws(JSONParseError) {
         let names = NameComparison(nodes: nodes, base: scanner.base, end: scanner.end)
-        let hash = names.hash(name, seed: scanner.hashSeed)
+        let seed = scanner.hashSeed
+        let fingerprint = names.fingerprint(name, seed: seed)
+        let mixed = NameComparison.mix(fingerprint, seed: seed)
         let index = nameNodes.count - mark
         nameNodes.push(name)
-        nameHashes.push(hash)
+        nameHashes.push(fingerprint)
+        let fingerprints = nameHashes.base + mark
+        let earlier = nameNodes.base + mark
         if index < TapeBuilder.linearDuplicateCheckLimit {
-            let bit: UInt64 = 1 << (hash >> 58)
+            // One bit per member (chosen by 6 bits of its mixed fingerprint): a clear bit proves the name is new.
+            let bit: UInt64 = 1 << (mixed >> 58)
             defer { seenHashBits |= bit }
             if seenHashBits & bit == 0 { return }
-            for i in 0..<index where nameHashes.base[mark + i] == hash && names.same(nameNodes.base[mark + i], name) {
+            for i in 0..<index where fingerprints[i] == fingerprint && names.same(earlier[i], name, fingerprint: fingerprint) {
                 throw duplicate(name)
             }
             return
         }
         if large == nil {
             var table = MemberNameTable(expectedCount: index * 4)
-            for i in 0..<index { _ = table.insert(hash: nameHashes.base[mark + i], index: i) { _ in false } }
+            for i in 0..<index { _ = table.insert(hash: NameComparison.mix(fingerprints[i], seed: seed), index: i) { _ in false } }
             large = table
         }
-        let earlier = nameNodes.base + mark
-        // The hash is seeded per process, so crafted collisions cannot be precomputed; the
-        // table still confirms every tag match by comparing names.
-        if !large!.insert(hash: hash, index: index, isSameName: { names.same(earlier[$0], name) }) {
-            throw duplicate(name)
+        // The mix is seeded per process, so crafted collisions cannot be precomputed; the
+        // table still confirms every tag match by comparing fingerprints and names.
+        let isNew = large!.insert(hash: mixed, index: index) {
+            fingerprints[$0] == fingerprint && names.same(earlier[$0], name, fingerprint: fingerprint)
         }
+        if !isNew { throw duplicate(name) }
     }
 
     private func duplicate(_ name: Int) -> JSONParseError {
@@ -356,13 +361,40 @@ private struct NameComparison {
         return text.withUTF8 { body($0) }
     }
 
-    @inline(__always) func hash(_ node: Int, seed: UInt64) -> UInt64 {
+    /// A name's fingerprint: a name of at most 7 bytes is its bytes and length, so equal
+    /// fingerprints mean equal names; a longer one is its hash with the top bit set, and
+    /// equal fingerprints are confirmed by comparing the names. Decoded bytes either way.
+    @inline(__always) func fingerprint(_ node: Int, seed: UInt64) -> UInt64 {
         let n = nodes[node]
         let length = Int(n.length) - 2
-        if n.tag & TapeNode.escapedFlag == 0 && length <= 16 && Int(n.offset) + 17 <= end {
-            return shortMemberNameHash(base + Int(n.offset) + 1, count: length, seed: seed)
+        let start = Int(n.offset) + 1
+        if n.tag & TapeNode.escapedFlag == 0 && start + length + 8 <= end {
+            if length <= 7 {
+                let word = UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self)
+                return (length == 0 ? 0 : word & (UInt64.max >> (64 - 8 * UInt64(length)))) | UInt64(length) << 56
+            }
+            return overreadingMemberNameHash(base + start, count: length, seed: seed) | 1 << 63
         }
-        return withName(node) { memberNameHash($0, seed: seed) }
+        return withName(node) { bytes in
+            guard bytes.count <= 7 else { return memberNameHash(bytes, seed: seed) | 1 << 63 }
+            var word: UInt64 = 0
+            for (i, byte) in bytes.enumerated() { word |= UInt64(byte) << (8 * UInt64(i)) }
+            return word | UInt64(bytes.count) << 56
+        }
+    }
+
+    /// Spreads a fingerprint's bits (short names' fingerprints are mostly ASCII) for the bit
+    /// filter and the table.
+    @inline(__always) static func mix(_ fingerprint: UInt64, seed: UInt64) -> UInt64 {
+        var h = (fingerprint ^ seed) &* 0x9E37_79B9_7F4A_7C15
+        h ^= h >> 29
+        h = h &* 0xBF58_476D_1CE4_E5B9
+        return h ^ (h >> 32)
+    }
+
+    /// True when names `a` and `b`, whose fingerprints are both `fingerprint`, are the same.
+    @inline(__always) func same(_ a: Int, _ b: Int, fingerprint: UInt64) -> Bool {
+        fingerprint >> 63 == 0 || same(a, b)
     }
 
     @inline(__always) func same(_ a: Int, _ b: Int) -> Bool {

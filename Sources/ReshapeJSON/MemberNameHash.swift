@@ -32,9 +32,9 @@ let memberNameHashSeed = UInt64.random(in: .min ... .max)
     }
 }
 
-/// `memberNameHash` of a name of at most 16 bytes at `p`, reading whole words: the caller
-/// guarantees 16 readable bytes at `p` (the name's bytes are followed by more of the document).
-@inline(__always) func shortMemberNameHash(_ p: UnsafePointer<UInt8>, count n: Int, seed: UInt64) -> UInt64 {
+/// `memberNameHash` of the `n` bytes at `p`, reading whole words: the caller guarantees
+/// `n + 8` readable bytes at `p` (the name's bytes are followed by more of the document).
+@inline(__always) func overreadingMemberNameHash(_ p: UnsafePointer<UInt8>, count n: Int, seed: UInt64) -> UInt64 {
     let raw = UnsafeRawPointer(p)
     var h: UInt64 = seed ^ UInt64(truncatingIfNeeded: n)
     var at = 0
