@@ -138,7 +138,7 @@ final class RefKeyword: KeywordCheck {
     }
 
     override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
-        e.evaluate(target, instance)
+        Unmanaged.passUnretained(target)._withUnsafeGuaranteedRef { e.evaluate($0, instance) }
     }
 }
 

@@ -22,13 +22,13 @@ final class PrefixItemsKeyword: KeywordCheck {
 
     override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
         guard e.view.kind(instance) == .array else { return true }
-        let tape = e.view.tape
-        let end = tape.next(instance)
+        let view = e.view
+        let end = view.next(instance)
         var element = instance + 1
         for node in nodes {
             guard element < end else { break }
             if !e.at(node, element) { return false }
-            element = tape.next(element)
+            element = view.next(element)
         }
         return true
     }
@@ -58,13 +58,13 @@ final class ItemsKeyword: KeywordCheck {
 
     override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
         guard e.view.kind(instance) == .array else { return true }
-        let tape = e.view.tape
-        let end = tape.next(instance)
+        let view = e.view
+        let end = view.next(instance)
         var element = instance + 1
         var i = 0
         while element < end {
             if i >= start && !e.at(node, element) { return false }
-            element = tape.next(element)
+            element = view.next(element)
             i += 1
         }
         return true
@@ -102,8 +102,8 @@ final class ContainsKeyword: KeywordCheck {
 
     override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
         guard e.view.kind(instance) == .array else { return true }
-        let tape = e.view.tape
-        let end = tape.next(instance)
+        let view = e.view
+        let end = view.next(instance)
         var element = instance + 1
         var matched = 0
         while element < end {
@@ -111,7 +111,7 @@ final class ContainsKeyword: KeywordCheck {
                 matched += 1
                 if maximum == nil && matched >= minimum { return true }
             }
-            element = tape.next(element)
+            element = view.next(element)
         }
         if let maximum, matched > maximum { return false }
         return matched >= minimum
@@ -133,7 +133,7 @@ final class ItemCountKeyword: KeywordCheck {
 
     override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
         guard e.view.kind(instance) == .array else { return true }
-        let count = e.view.tape.count(instance)
+        let count = e.view.count(instance)
         return upper ? count <= limit : count >= limit
     }
 }

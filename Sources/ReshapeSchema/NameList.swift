@@ -49,14 +49,27 @@ struct NameList {
         UnsafeBufferPointer(start: bytes + starts[i], count: starts[i + 1] - starts[i])
     }
 
+    /// Byte equality with overlapping word loads (no byte loop, no read past either buffer):
+    /// member names are short, and comparing them is most of a properties check.
     @inline(__always) static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard a.count == b.count else { return false }
-        var i = 0
-        while i < a.count {
-            if a[i] != b[i] { return false }
-            i += 1
+        let n = a.count
+        guard n == b.count else { return false }
+        guard n > 0 else { return true }
+        let pa = UnsafeRawPointer(a.baseAddress.unsafelyUnwrapped), pb = UnsafeRawPointer(b.baseAddress.unsafelyUnwrapped)
+        @inline(__always) func same<T: FixedWidthInteger>(_ offset: Int, _: T.Type) -> Bool {
+            pa.loadUnaligned(fromByteOffset: offset, as: T.self) == pb.loadUnaligned(fromByteOffset: offset, as: T.self)
         }
-        return true
+        if n >= 8 {
+            var i = 0
+            while i + 8 < n {
+                if !same(i, UInt64.self) { return false }
+                i += 8
+            }
+            return same(n - 8, UInt64.self)
+        }
+        if n >= 4 { return same(0, UInt32.self) && same(n - 4, UInt32.self) }
+        if n >= 2 { return same(0, UInt16.self) && same(n - 2, UInt16.self) }
+        return same(0, UInt8.self)
     }
 
     /// FNV-1a.

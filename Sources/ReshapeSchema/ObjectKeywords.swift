@@ -172,12 +172,12 @@ final class PropertyNamesKeyword: KeywordCheck {
         guard e.view.kind(instance) == .object else { return true }
         // Member names are string nodes, so they are checked where they are.
         if instance == e.view.extraObject, !e.at(node, TapeView.extraNameNode) { return false }
-        let tape = e.view.tape
+        let view = e.view
         var name = instance + 1
-        let end = tape.next(instance)
+        let end = view.next(instance)
         while name < end {
             if !e.at(node, name) { return false }
-            name = tape.next(name + 1)
+            name = view.next(name + 1)
         }
         return true
     }
@@ -207,7 +207,8 @@ final class RequiredKeyword: KeywordCheck {
 
     override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
         guard e.view.kind(instance) == .object else { return true }
-        for i in 0..<utf8Names.count where !e.view.hasMember(instance, utf8Names.name(i)) { return false }
+        var cursor = instance + 1
+        for i in 0..<utf8Names.count where !e.view.hasMember(instance, utf8Names.name(i), cursor: &cursor) { return false }
         return true
     }
 }

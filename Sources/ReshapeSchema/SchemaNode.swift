@@ -16,13 +16,31 @@ final class SchemaNode: @unchecked Sendable {
             unretainedKeywords.deallocate()
             unretainedKeywords = .allocate(capacity: keywords.count)
             _ = unretainedKeywords.initialize(from: keywords.map { Unmanaged.passUnretained($0) })
+            let type = keywords.first { $0 is TypeKeyword } as? TypeKeyword
+            tapeType = type.map { $0.mask.rawValue | Self.hasType } ?? 0
+            tapeKeywords.deallocate()
+            let others = keywords.filter { $0 !== type }
+            tapeKeywords = .allocate(capacity: others.count)
+            _ = tapeKeywords.initialize(from: others.map { Unmanaged.passUnretained($0) })
+            tapeLeafType = others.isEmpty ? tapeType : 0
         }
     }
     /// The same keywords without reference counting (not even on the buffer), for the
     /// per-instance loop; `keywords` keeps them alive for the node's lifetime.
     private(set) var unretainedKeywords = UnsafeMutableBufferPointer<Unmanaged<KeywordCheck>>.allocate(capacity: 0)
+    /// For tape validation: `type`'s mask with `hasType` set (0 without `type`), and the other
+    /// keywords. Quiet mode needs only the conjunction of pure checks, so `type` goes first,
+    /// inline, without a virtual call: most leaf schemas are just a type.
+    private(set) var tapeType: UInt8 = 0
+    private(set) var tapeKeywords = UnsafeMutableBufferPointer<Unmanaged<KeywordCheck>>.allocate(capacity: 0)
+    /// `tapeType` when `type` is the only keyword (checked without a call), else 0.
+    private(set) var tapeLeafType: UInt8 = 0
+    static let hasType: UInt8 = 0x80
 
-    deinit { unretainedKeywords.deallocate() }
+    deinit {
+        unretainedKeywords.deallocate()
+        tapeKeywords.deallocate()
+    }
     /// True when the node has `unevaluatedProperties`/`unevaluatedItems`, so its other keywords
     /// must report which properties/items they evaluated.
     var tracksEvaluated = false

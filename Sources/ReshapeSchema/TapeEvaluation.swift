@@ -4,7 +4,8 @@ import ReshapeJSON
 /// Trivial to copy (no reference counting), so a keyword can take a copy and iterate members
 /// while the closure mutates the evaluation.
 struct TapeView {
-    unowned(unsafe) let tape: JSONTape
+    /// Unmanaged: a class reference read in the member loops would be retained per member.
+    let tapeRef: Unmanaged<JSONTape>
     /// `tape.bytes`, held by `Validator.isValid` for the whole run.
     let base: UnsafePointer<UInt8>
     /// The object node that has the prepended member, or -1.
@@ -16,27 +17,34 @@ struct TapeView {
     /// `propertyNames`.
     static let extraNameNode = -2
 
+    /// For cold paths (materializing, decoding numbers).
+    var tape: JSONTape { tapeRef.takeUnretainedValue() }
+
     @inline(__always) func kind(_ node: Int) -> JSONTape.Kind {
-        node == Self.extraNameNode ? .string : tape.kind(node)
+        node == Self.extraNameNode ? .string : tapeRef._withUnsafeGuaranteedRef { $0.kind(node) }
     }
+
+    @inline(__always) func next(_ node: Int) -> Int { tapeRef._withUnsafeGuaranteedRef { $0.next(node) } }
+
+    @inline(__always) func count(_ node: Int) -> Int { tapeRef._withUnsafeGuaranteedRef { $0.count(node) } }
 
     /// Members of an object, counting the prepended one.
     @inline(__always) func memberCount(_ object: Int) -> Int {
-        tape.count(object) + (object == extraObject ? 1 : 0)
+        count(object) + (object == extraObject ? 1 : 0)
     }
 
     /// The text of a number, or the quoted text of a string.
     @inline(__always) func text(_ node: Int) -> UnsafeBufferPointer<UInt8> {
-        let range = tape.textRange(node)
+        let range = tapeRef._withUnsafeGuaranteedRef { $0.textRange(node) }
         return UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
     }
 
     /// Calls `body` with a string node's value as UTF-8 (escapes decoded).
     @inline(__always) func withString<R>(_ node: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         if node == Self.extraNameNode { return body(extraName) }
-        if tape.isEscaped(node) { return tape.withString(node, body) }
-        let quoted = text(node)
-        return body(UnsafeBufferPointer(rebasing: quoted.dropFirst().dropLast()))
+        if tapeRef._withUnsafeGuaranteedRef({ $0.isEscaped(node) }) { return tape.withString(node, body) }
+        let range = tapeRef._withUnsafeGuaranteedRef { $0.textRange(node) }
+        return body(UnsafeBufferPointer(start: base + range.lowerBound + 1, count: range.count - 2))
     }
 
     @inline(__always) func string(_ node: Int) -> String {
@@ -49,16 +57,38 @@ struct TapeView {
     func allMembers(_ object: Int, _ body: (UnsafeBufferPointer<UInt8>, Int) -> Bool) -> Bool {
         if object == extraObject, !body(extraName, extraValue) { return false }
         var i = object + 1
-        let end = tape.next(object)
+        let end = next(object)
         while i < end {
             if !withString(i, { body($0, i + 1) }) { return false }
-            i = tape.next(i + 1)
+            i = next(i + 1)
         }
         return true
     }
 
     @inline(__always) func hasMember(_ object: Int, _ name: UnsafeBufferPointer<UInt8>) -> Bool {
         !allMembers(object) { member, _ in !NameList.equal(member, name) }
+    }
+
+    /// `hasMember`, scanning from `cursor` (a member name node; start with `object + 1`) round
+    /// to where it started and leaving it after the match: `required` tends to list names in
+    /// the order records have them, so each is found at the first comparison.
+    @inline(__always)
+    func hasMember(_ object: Int, _ name: UnsafeBufferPointer<UInt8>, cursor: inout Int) -> Bool {
+        if object == extraObject && NameList.equal(extraName, name) { return true }
+        let first = object + 1
+        let end = next(object)
+        guard first < end else { return false }
+        var i = cursor
+        repeat {
+            let found = withString(i) { NameList.equal($0, name) }
+            i = next(i + 1)
+            if i == end { i = first }
+            if found {
+                cursor = i
+                return true
+            }
+        } while i != cursor
+        return false
     }
 
     /// A number's value when its text is a plain integer of at most 18 digits.
@@ -114,10 +144,14 @@ struct TapeEvaluation {
     mutating func evaluate(_ schema: SchemaNode, _ node: Int) -> Bool {
         if let constant = schema.constant { return constant }
         if schema.tracksEvaluated { return fallback(node) { $0.evaluate(schema, $1, "", &$2, collect: false) } }
+        if depth >= maxDepth { return false }
+        let type = schema.tapeType
+        if type != 0, !TypeKeyword.matches(TypeMask(rawValue: type & ~SchemaNode.hasType), view, node) { return false }
+        let keywords = schema.tapeKeywords
+        if keywords.isEmpty { return true }
         depth += 1
         defer { depth -= 1 }
-        if depth > maxDepth { return false }
-        for keyword in schema.unretainedKeywords where !keyword._withUnsafeGuaranteedRef({ $0.check(tape: &self, node) }) {
+        for keyword in keywords where !keyword._withUnsafeGuaranteedRef({ $0.check(tape: &self, node) }) {
             return false
         }
         return true
@@ -126,6 +160,9 @@ struct TapeEvaluation {
     /// A subschema at a child location: a new chain for the depth guard, as in `Evaluation.at`.
     @inline(__always)
     mutating func at(_ schema: SchemaNode, _ node: Int) -> Bool {
+        // Most member schemas are a lone `type`: checked here, without a call.
+        let leaf = schema.tapeLeafType
+        if leaf != 0 { return maxDepth > 0 && TypeKeyword.matches(TypeMask(rawValue: leaf & ~SchemaNode.hasType), view, node) }
         let outer = depth
         depth = 0
         defer { depth = outer }
