@@ -144,6 +144,60 @@ final class TapeValidationTests: XCTestCase {
         }
     }
 
+    /// Random records against a schema with more properties than the name scan handles (so
+    /// names are hashed), names of every length, and `required` in a different order than the
+    /// records: tape and tree agree, with and without a prepended member.
+    func testRandomRecordsMatchTheTree() throws {
+        let names = (1...20).map { String(repeating: "k", count: $0 - 1) + String($0 % 10) } + ["é", "objectId"]
+        var properties = JSONObject()
+        let leaves = [#"{"type": "string", "minLength": 2}"#, #"{"type": "integer", "minimum": 3}"#,
+                      #"{"type": ["number", "null"]}"#, #"{"type": "array", "items": {"type": "boolean"}, "maxItems": 2}"#,
+                      #"{"enum": ["ab", 5, null]}"#, #"{"type": "object", "required": ["k1"]}"#]
+        let fitting: [JSON] = [.string("abc"), .number(JSONNumber(4)), .number(JSONNumber(uncheckedText: "3.0")),
+                               .array([.bool(false)]), .string("ab"), try JSON(parsing: #"{"k1": 1}"#)]
+        for (i, name) in names.enumerated() {
+            let leaf = name == "objectId" ? #"{"type": "string", "minLength": 3}"# : leaves[i % leaves.count]
+            properties.members.append(JSONMember(key: name, value: try JSON(parsing: leaf)))
+        }
+        let schema = JSON.object(JSONObject([
+            JSONMember(key: "properties", value: .object(properties)),
+            JSONMember(key: "required", value: .array([.string(names[7]), .string(names[2]), .string("objectId"), .string(names[0])])),
+            JSONMember(key: "additionalProperties", value: try JSON(parsing: #"{"type": "boolean"}"#)),
+            JSONMember(key: "maxProperties", value: .number(JSONNumber(12))),
+        ]))
+        let validator = try Validator(schema: schema)
+        let values: [JSON] = [.string("abc"), .string("a"), .number(JSONNumber(4)), .number(JSONNumber(2)),
+                              .number(JSONNumber(uncheckedText: "3.0")), .null, .bool(true),
+                              .array([.bool(false)]), .array([.bool(true), .number(JSONNumber(1))]),
+                              try JSON(parsing: #"{"k1": 1}"#), .object(JSONObject())]
+        var random = SplitMix64(state: 2020_12)
+        var verdicts = [0, 0]
+        for _ in 0..<3000 {
+            var members: [JSONMember] = []
+            for name in (names.filter { $0 != "objectId" } + ["zz", "k"]).shuffled(using: &random) where Int.random(in: 0..<3, using: &random) == 0 {
+                // Mostly a value that fits the property, so that some records are valid.
+                let index = names.firstIndex(of: name)
+                let good = index.map { fitting[$0 % fitting.count] } ?? .bool(true)
+                members.append(JSONMember(key: name, value: Int.random(in: 0..<12, using: &random) == 0 ? values.randomElement(using: &random)! : good))
+            }
+            if Bool.random(using: &random) {
+                for required in [names[7], names[2], names[0]] where !members.contains(where: { $0.key == required }) {
+                    members.insert(JSONMember(key: required, value: fitting[names.firstIndex(of: required)! % fitting.count]), at: 0)
+                }
+            }
+            let id = ["abc", "a", "objectId"].randomElement(using: &random)!
+            let record = JSON.object(JSONObject(members))
+            let tape = try JSONTape.parse(JSON.object(JSONObject([JSONMember(key: id, value: record)])).serialized())
+            let tree = validator.isValid(record)
+            XCTAssertEqual(validator.isValid(tape, 2), tree, record.serializedString())
+            let member = PrependedMember(name: "objectId", valueNode: 1)
+            let withId = validator.isValid(Validator.materialize(tape, 2, prepending: member))
+            XCTAssertEqual(validator.isValid(tape, 2, prepending: member), withId, "\(id) \(record.serializedString())")
+            verdicts[withId ? 1 : 0] += 1
+        }
+        XCTAssertGreaterThan(verdicts[1], 20, "too few valid records to mean anything")
+    }
+
     /// A chain of in-place schemas longer than `maxDepth` fails on the tape as on the tree.
     func testDepthGuardMatchesTheTree() throws {
         let schema = try JSON(parsing: ##"{"allOf": [{"allOf": [{"allOf": [{"$ref": "#/$defs/leaf"}]}]}], "$defs": {"leaf": {"type": "integer"}}}"##)
@@ -211,4 +265,16 @@ final class TapeValidationTests: XCTestCase {
       }
     }
     """#
+}
+
+/// A seeded generator, so a failing random case is reproducible.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }
