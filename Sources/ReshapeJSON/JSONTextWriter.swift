@@ -63,6 +63,39 @@ public final class JSONTextWriter {
         }
     }
 
+    /// Appends the object at `object` with one member in front: `{` + `namePrefix` (the
+    /// member's name as JSON text and a colon, e.g. `"objectId":`) + the string at `value` +
+    /// the object's own members + `}`. One copy per part when both nodes are canonical.
+    public func appendObject(_ tape: JSONTape, _ object: Int, prepending namePrefix: UnsafeBufferPointer<UInt8>, value: Int) {
+        guard tape.isCanonical(object) && tape.isCanonical(value) else {
+            writer.sink.append(UInt8(ascii: "{"))
+            writer.sink.append(namePrefix.baseAddress!, count: namePrefix.count)
+            append(tape, value)
+            if tape.count(object) > 0 {
+                writer.sink.append(UInt8(ascii: ","))
+                appendMembers(of: tape, object)
+            }
+            writer.sink.append(UInt8(ascii: "}"))
+            return
+        }
+        let valueText = tape.textRange(value)
+        let objectText = tape.textRange(object)
+        tape.bytes.withUnsafeBufferPointer { all in
+            let base = all.baseAddress!
+            writer.sink.reserve(namePrefix.count + valueText.count + objectText.count + 2)
+            writer.sink.appendReserved(UInt8(ascii: "{"))
+            writer.sink.appendReserved(namePrefix.baseAddress!, count: namePrefix.count)
+            writer.sink.appendReserved(base + valueText.lowerBound, count: valueText.count)
+            if objectText.count > 2 {
+                writer.sink.appendReserved(UInt8(ascii: ","))
+                // The members without the object's opening brace; its closing brace ends the record.
+                writer.sink.appendReserved(base + objectText.lowerBound + 1, count: objectText.count - 1)
+            } else {
+                writer.sink.appendReserved(UInt8(ascii: "}"))
+            }
+        }
+    }
+
     /// Bytes written so far.
     public var count: Int { writer.sink.count }
 

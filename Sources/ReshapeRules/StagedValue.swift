@@ -89,24 +89,19 @@ struct RecordList: Sendable {
     }
 
     func serialize(into writer: JSONTextWriter, _ tape: JSONTape) {
-        let keyPrefix = Array("{".utf8) + JSON.string(keyField).serialized() + Array(":".utf8)
-        writer.appendRaw("[")
-        for (i, record) in records.enumerated() {
-            if i > 0 { writer.appendRaw(",") }
-            switch record {
-            case .tree(let value): writer.append(value)
-            case .onTape(let name, let value) where name < 0: writer.append(tape, value)
-            case .onTape(let name, let value):
-                writer.appendRaw(keyPrefix)
-                writer.append(tape, name)
-                if tape.count(value) > 0 {
-                    writer.appendRaw(",")
-                    writer.appendMembers(of: tape, value)
+        let namePrefix = JSON.string(keyField).serialized() + Array(":".utf8)
+        namePrefix.withUnsafeBufferPointer { namePrefix in
+            writer.appendRaw("[")
+            for (i, record) in records.enumerated() {
+                if i > 0 { writer.appendRaw(",") }
+                switch record {
+                case .tree(let value): writer.append(value)
+                case .onTape(let name, let value) where name < 0: writer.append(tape, value)
+                case .onTape(let name, let value): writer.appendObject(tape, value, prepending: namePrefix, value: name)
                 }
-                writer.appendRaw("}")
             }
+            writer.appendRaw("]")
         }
-        writer.appendRaw("]")
     }
 }
 

@@ -46,7 +46,9 @@ final class StagedPipelineTests: XCTestCase {
         for steps in pipelines {
             let pipeline = try OperationCatalog.compile(steps: json(steps), context: ctx)
             for input in inputs {
+                // As written (re-spelled on output) and compact (copied as is).
                 _ = try? runBothWays(pipeline, on: input)
+                _ = try? runBothWays(pipeline, on: json(input).serializedString())
                 outcomes += 1
             }
         }
@@ -83,7 +85,9 @@ final class StagedPipelineTests: XCTestCase {
                 if next(5) == 0 { fields.append("\"tags\": [\"t\", \(next(2) == 0 ? "1" : "\"u\"")]") }
                 members.append("\"k\(next(50))_\(i)\": " + (next(9) == 0 ? "42" : "{\(fields.joined(separator: next(2) == 0 ? "," : " , "))}"))
             }
-            _ = try? runBothWays(pipeline, on: "{\(members.joined(separator: ","))}")
+            let text = "{\(members.joined(separator: ","))}"
+            _ = try? runBothWays(pipeline, on: text)
+            _ = try? runBothWays(pipeline, on: json(text).serializedString())
         }
     }
 }
