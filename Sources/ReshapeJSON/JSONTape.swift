@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // A parsed document that keeps its bytes: one flat array of fixed-size nodes indexing the
 // source, instead of a tree of Swift values. Parsing writes a node per value and allocates
 // nothing else, so a large upstream body is checked (with the same strictness and errors as
@@ -46,7 +52,7 @@ public final class JSONTape: @unchecked Sendable {
         self.nodeCount = count
     }
 
-    deinit { nodes.deallocate() }
+    deinit { free(nodes) }
 
     /// The root value's node.
     public var root: Int { 0 }

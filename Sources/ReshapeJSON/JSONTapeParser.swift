@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // Builds a `JSONTape`: the same strict grammar, limits and error messages as `JSON.parse`
 // (the scanning helpers are `JSONParser`'s own), but each value becomes one fixed-size node
 // instead of a Swift value. Member names are compared as decoded UTF-8 bytes (code points),
@@ -42,8 +48,10 @@ struct TapeBuilder {
 
     init(_ scanner: JSONParser) {
         self.scanner = scanner
-        capacity = max(64, scanner.end / 10)
-        nodes = .allocate(capacity: capacity)
+        // About one node per 10 bytes in typical records; growing is a realloc, which for a
+        // large block remaps pages instead of copying them.
+        capacity = max(64, scanner.end / 8)
+        nodes = TapeBuilder.reallocate(nil, capacity: capacity)
     }
 
     /// Hands over the nodes; the builder must not be used afterwards.
@@ -55,7 +63,7 @@ struct TapeBuilder {
     /// Frees everything after an error.
     mutating func discard() {
         release()
-        nodes.deallocate()
+        free(nodes)
     }
 
     private func release() {
@@ -87,12 +95,14 @@ struct TapeBuilder {
     }
 
     private mutating func grow() {
-        let newCapacity = capacity * 2
-        let newNodes = UnsafeMutablePointer<TapeNode>.allocate(capacity: newCapacity)
-        newNodes.moveInitialize(from: nodes, count: count)
-        nodes.deallocate()
-        nodes = newNodes
-        capacity = newCapacity
+        capacity *= 2
+        nodes = TapeBuilder.reallocate(nodes, capacity: capacity)
+    }
+
+    /// Nodes are plain data, so `realloc` may move them.
+    static func reallocate(_ nodes: UnsafeMutablePointer<TapeNode>?, capacity: Int) -> UnsafeMutablePointer<TapeNode> {
+        guard let memory = realloc(nodes, capacity * MemoryLayout<TapeNode>.stride) else { fatalError("out of memory") }
+        return memory.assumingMemoryBound(to: TapeNode.self)
     }
 
     /// Fills in a container's node once its closing bracket is consumed.
