@@ -46,7 +46,7 @@ struct NameList {
     }
 
     @inline(__always) func name(_ i: Int) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(start: bytes + starts[i], count: starts[i + 1] - starts[i])
+        UnsafeBufferPointer(start: bytes + starts[i], count: starts[i &+ 1] &- starts[i])
     }
 
     /// Byte equality with overlapping word loads (no byte loop, no read past either buffer):

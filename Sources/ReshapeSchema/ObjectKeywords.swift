@@ -10,8 +10,10 @@ final class PropertiesKeyword: KeywordCheck {
     /// `nodes` without reference counting, for the per-member loop (`nodes` keeps them alive).
     private let unretainedNodes: [Unmanaged<SchemaNode>]
     let table: [String: SchemaNode]?
-    /// `names` as UTF-8, for tape members.
+    /// `names` as UTF-8 and `nodes` in manual storage, for tape members (an array read per
+    /// member costs a bounds and a type check).
     private let utf8Names: NameList
+    private let tapeNodes: UnsafeMutableBufferPointer<Unmanaged<SchemaNode>>
 
     init(_ list: [(String, SchemaNode)], _ site: KeywordSite) {
         names = list.map(\.0)
@@ -19,10 +21,15 @@ final class PropertiesKeyword: KeywordCheck {
         unretainedNodes = nodes.map { Unmanaged.passUnretained($0) }
         table = list.count > 12 ? Dictionary(list, uniquingKeysWith: { first, _ in first }) : nil
         utf8Names = NameList(names)
+        tapeNodes = .allocate(capacity: nodes.count)
+        _ = tapeNodes.initialize(from: unretainedNodes)
         super.init(site)
     }
 
-    deinit { utf8Names.deallocate() }
+    deinit {
+        utf8Names.deallocate()
+        tapeNodes.deallocate()
+    }
 
     /// Index of a member's schema, starting after the previous match: records usually list
     /// their members in the schema's order, so most lookups succeed at the first comparison.
@@ -68,12 +75,21 @@ final class PropertiesKeyword: KeywordCheck {
     }
 
     override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
+        var seen: UInt64 = 0
+        return check(tape: &e, instance, seen: &seen)
+    }
+
+    /// The tape check, also setting bit `i & 63` of `seen` for each property `i` the object
+    /// has (`RequiredPropertiesKeyword` reads them).
+    @inline(__always)
+    func check(tape e: inout TapeEvaluation, _ instance: Int, seen: inout UInt64) -> Bool {
         guard e.view.kind(instance) == .object else { return true }
         var cursor = 0
         let view = e.view
         return view.allMembers(instance) { name, value in
             guard let i = utf8Names.index(of: name, cursor: &cursor) else { return true }
-            return unretainedNodes[i]._withUnsafeGuaranteedRef { e.at($0, value) }
+            seen |= 1 &<< UInt64(truncatingIfNeeded: i & 63)
+            return tapeNodes[i]._withUnsafeGuaranteedRef { e.at($0, value) }
         }
     }
 }

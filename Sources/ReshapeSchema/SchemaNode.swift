@@ -19,7 +19,13 @@ final class SchemaNode: @unchecked Sendable {
             let type = keywords.first { $0 is TypeKeyword } as? TypeKeyword
             tapeType = type.map { $0.mask.rawValue | Self.hasType } ?? 0
             tapeKeywords.deallocate()
-            let others = keywords.filter { $0 !== type }
+            var others = keywords.filter { $0 !== type }
+            if let properties = others.first(where: { $0 is PropertiesKeyword }) as? PropertiesKeyword,
+               let required = others.first(where: { $0 is RequiredKeyword }) as? RequiredKeyword,
+               let fused = RequiredPropertiesKeyword(properties, required) {
+                others = others.filter { $0 !== properties && $0 !== required } + [fused]
+                tapeOnlyKeywords = [fused]
+            }
             tapeKeywords = .allocate(capacity: others.count)
             _ = tapeKeywords.initialize(from: others.map { Unmanaged.passUnretained($0) })
             tapeLeafType = others.isEmpty ? tapeType : 0
@@ -33,6 +39,8 @@ final class SchemaNode: @unchecked Sendable {
     /// inline, without a virtual call: most leaf schemas are just a type.
     private(set) var tapeType: UInt8 = 0
     private(set) var tapeKeywords = UnsafeMutableBufferPointer<Unmanaged<KeywordCheck>>.allocate(capacity: 0)
+    /// Keeps alive the keywords only `tapeKeywords` holds (`RequiredPropertiesKeyword`).
+    private var tapeOnlyKeywords: [KeywordCheck] = []
     /// `tapeType` when `type` is the only keyword (checked without a call), else 0.
     private(set) var tapeLeafType: UInt8 = 0
     static let hasType: UInt8 = 0x80

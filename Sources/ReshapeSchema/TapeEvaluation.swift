@@ -95,9 +95,15 @@ struct TapeView {
     @inline(__always) func smallInteger(_ node: Int) -> Int64? { NumberBound.smallInteger(text(node)) }
 
     /// `type: integer` for a number node: integer text, or a value like 1.0 or 1e2.
-    func isInteger(_ node: Int) -> Bool {
-        let plain = !text(node).contains { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }
-        return plain || tape.number(node).isInteger
+    @inline(__always) func isInteger(_ node: Int) -> Bool {
+        let digits = text(node)
+        var i = 0
+        while i < digits.count {
+            let byte = digits[i]
+            if byte == UInt8(ascii: ".") || byte | 0x20 == UInt8(ascii: "e") { return tape.number(node).isInteger }
+            i &+= 1
+        }
+        return true
     }
 
     /// `StrictEquality.equal` of a node and a value; only containers are materialized.
