@@ -16,20 +16,23 @@ extension KeyedToArrayOperation: StagedOperation {
         default:
             return false
         }
+        // One pass over the members: each record's nodes are read once, while in cache.
         var names: [Int] = []
+        var records: [RecordList.Record] = []
         names.reserveCapacity(tape.count(node))
-        tape.forEachMember(node) { name, _ in names.append(name) }
+        records.reserveCapacity(tape.count(node))
+        var keyName = keyField
+        keyName.withUTF8 { key in
+            tape.forEachMember(node) { name, record in
+                names.append(name)
+                let staysOnTape = tape.kind(record) == .object && tape.member(record, named: key) == nil
+                records.append(staysOnTape ? .onTape(name: name, value: record) : .tree(.null))
+            }
+        }
         if order != .source {
             let permutation = KeyOrder.permutation(names.map { tape.string($0) }, numeric: order == .numericKey)
             names = permutation.map { names[$0] }
-        }
-        var keyName = keyField
-        var records: [RecordList.Record] = keyName.withUTF8 { key in
-            names.map { name in
-                let record = name + 1
-                let staysOnTape = tape.kind(record) == .object && tape.member(record, named: key) == nil
-                return staysOnTape ? .onTape(name: name, value: record) : .tree(.null)
-            }
+            records = permutation.map { records[$0] }
         }
         for i in records.indices {
             guard case .tree = records[i] else { continue }
