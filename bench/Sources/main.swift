@@ -75,6 +75,10 @@ let pipelineFigure = run(pipelineLabel) {
     output.serialize(into: &pipelineOutput)
 }
 
+let validation = try ValidationWorkload(tape: tape)
+validation.report(run("validate User on trees (prebuilt)") { blackHole(validation.validOnTrees()) })
+validation.report(run("validate User on tape") { blackHole(validation.validOnTape()) })
+
 let data = Data(document.bytes)
 let foundation = run("Foundation JSONSerialization parse+serialize", runs: max(1, min(runs, 3))) {
     blackHole(try! foundationRoundTrip(data))
