@@ -157,7 +157,6 @@ struct TapeBuilder {
         }
         let mark = nameNodes.count
         var large: MemberNameTable? = nil
-        var seenHashBits: UInt64 = 0
         var members = 0
         while true {
             skipSpace()
@@ -168,7 +167,7 @@ struct TapeBuilder {
                 throw scanner.error(at: scanner.position, "unexpected \(scanner.describe(scanner.position)), expected a member name in double quotes")
             }
             let name = try parseString()
-            try checkDuplicate(name, since: mark, seenHashBits: &seenHashBits, large: &large)
+            try checkDuplicate(name, since: mark, large: &large)
             skipSpace()
             guard scanner.position < scanner.end, scanner.base[scanner.position] == UInt8(ascii: ":") else {
                 let found = scanner.position < scanner.end ? "unexpected \(scanner.describe(scanner.position))" : "unexpected end of input"
@@ -309,27 +308,23 @@ struct TapeBuilder {
     // MARK: - Duplicate member names
 
     /// Throws at the second occurrence of a member name, comparing decoded UTF-8.
-    private mutating func checkDuplicate(_ name: Int, since mark: Int, seenHashBits: inout UInt64,
-                                         large: inout MemberNameTable?) throws(JSONParseError) {
+    private mutating func checkDuplicate(_ name: Int, since mark: Int, large: inout MemberNameTable?) throws(JSONParseError) {
         let names = NameComparison(nodes: nodes, base: scanner.base, end: scanner.end)
         let seed = scanner.hashSeed
         let fingerprint = names.fingerprint(name, seed: seed)
-        let mixed = NameComparison.mix(fingerprint, seed: seed)
         let index = nameNodes.count - mark
         nameNodes.push(name)
         nameHashes.push(fingerprint)
         let fingerprints = nameHashes.base + mark
         let earlier = nameNodes.base + mark
         if index < TapeBuilder.linearDuplicateCheckLimit {
-            // One bit per member (chosen by 6 bits of its mixed fingerprint): a clear bit proves the name is new.
-            let bit: UInt64 = 1 << (mixed >> 58)
-            defer { seenHashBits |= bit }
-            if seenHashBits & bit == 0 { return }
+            // A record's few names: comparing one word with each earlier one is cheaper than hashing.
             for i in 0..<index where fingerprints[i] == fingerprint && names.same(earlier[i], name, fingerprint: fingerprint) {
                 throw duplicate(name)
             }
             return
         }
+        let mixed = NameComparison.mix(fingerprint, seed: seed)
         if large == nil {
             var table = MemberNameTable(expectedCount: index * 4)
             for i in 0..<index { _ = table.insert(hash: NameComparison.mix(fingerprints[i], seed: seed), index: i) { _ in false } }
@@ -393,8 +388,8 @@ private struct NameComparison {
         }
     }
 
-    /// Spreads a fingerprint's bits (short names' fingerprints are mostly ASCII) for the bit
-    /// filter and the table.
+    /// Spreads a fingerprint's bits (short names' fingerprints are mostly ASCII) for the
+    /// large-object table.
     @inline(__always) static func mix(_ fingerprint: UInt64, seed: UInt64) -> UInt64 {
         var h = (fingerprint ^ seed) &* 0x9E37_79B9_7F4A_7C15
         h ^= h >> 29
