@@ -156,7 +156,7 @@ struct TapeBuilder {
             return
         }
         let mark = nameNodes.count
-        var large: MemberNameTable? = nil
+        var large = LargeObjectNames()
         var members = 0
         while true {
             skipSpace()
@@ -308,7 +308,7 @@ struct TapeBuilder {
     // MARK: - Duplicate member names
 
     /// Throws at the second occurrence of a member name, comparing decoded UTF-8.
-    private mutating func checkDuplicate(_ name: Int, since mark: Int, large: inout MemberNameTable?) throws(JSONParseError) {
+    private mutating func checkDuplicate(_ name: Int, since mark: Int, large: inout LargeObjectNames) throws(JSONParseError) {
         let names = NameComparison(nodes: nodes, base: scanner.base, end: scanner.end)
         let seed = scanner.hashSeed
         let fingerprint = names.fingerprint(name, seed: seed)
@@ -317,6 +317,9 @@ struct TapeBuilder {
         nameHashes.push(fingerprint)
         let fingerprints = nameHashes.base + mark
         let earlier = nameNodes.base + mark
+        if large.ascending && index > 0 {
+            large.ascending = names.precedes(earlier[index - 1], name)
+        }
         if index < TapeBuilder.linearDuplicateCheckLimit {
             // A record's few names: comparing one word with each earlier one is cheaper than hashing.
             for i in 0..<index where fingerprints[i] == fingerprint && names.same(earlier[i], name, fingerprint: fingerprint) {
@@ -324,15 +327,18 @@ struct TapeBuilder {
             }
             return
         }
+        // Names in strictly increasing order cannot repeat: a keyed collection sorted by key
+        // (Firebase sends them so) needs no table and none of its cache misses.
+        if large.ascending { return }
         let mixed = NameComparison.mix(fingerprint, seed: seed)
-        if large == nil {
+        if large.table == nil {
             var table = MemberNameTable(expectedCount: index * 4)
             for i in 0..<index { _ = table.insert(hash: NameComparison.mix(fingerprints[i], seed: seed), index: i) { _ in false } }
-            large = table
+            large.table = table
         }
         // The mix is seeded per process, so crafted collisions cannot be precomputed; the
         // table still confirms every tag match by comparing fingerprints and names.
-        let isNew = large!.insert(hash: mixed, index: index) {
+        let isNew = large.table!.insert(hash: mixed, index: index) {
             fingerprints[$0] == fingerprint && names.same(earlier[$0], name, fingerprint: fingerprint)
         }
         if !isNew { throw duplicate(name) }
@@ -345,6 +351,13 @@ struct TapeBuilder {
         let text = (try? copy.parseString()) ?? ""
         return scanner.error(at: offset, "duplicate member name \"\(text)\"")
     }
+}
+
+/// How an object with many members checks its names: while they arrive in increasing
+/// order, by comparing each with the previous one; from the first that does not, by a table.
+struct LargeObjectNames {
+    var ascending = true
+    var table: MemberNameTable? = nil
 }
 
 /// Member-name hashing and equality over the nodes built so far (small, so closures copy it cheaply).
@@ -395,6 +408,18 @@ private struct NameComparison {
         h ^= h >> 29
         h = h &* 0xBF58_476D_1CE4_E5B9
         return h ^ (h >> 32)
+    }
+
+    /// True when plain name `a` orders strictly before plain name `b` by bytes (code points).
+    /// False for escaped names: their bytes are not their value, so no order is claimed.
+    @inline(__always) func precedes(_ a: Int, _ b: Int) -> Bool {
+        let na = nodes[a]
+        let nb = nodes[b]
+        guard (na.tag | nb.tag) & TapeNode.escapedFlag == 0 else { return false }
+        let lengthA = Int(na.length) - 2
+        let lengthB = Int(nb.length) - 2
+        let order = memcmp(base + Int(na.offset) + 1, base + Int(nb.offset) + 1, min(lengthA, lengthB))
+        return order < 0 || (order == 0 && lengthA < lengthB)
     }
 
     /// True when names `a` and `b`, whose fingerprints are both `fingerprint`, are the same.

@@ -359,6 +359,26 @@ final class JSONTapeTests: XCTestCase {
         }
     }
 
+    func testSortedKeyedCollectionsStillFindEveryDuplicate() {
+        // Names in increasing order skip the table; a repeat anywhere must still be caught.
+        let names = (0..<300).map { "k" + String(repeating: "0", count: 4 - String($0).count) + String($0) }
+        let members = names.map { "\"\($0)\":{}" }
+        guard case .success? = agrees("{" + members.joined(separator: ",") + "}") else { return XCTFail("sorted names refused") }
+        for (position, repeated) in [(300, 299), (300, 0), (300, 150), (150, 149), (20, 3), (200, 17)] {
+            var withRepeat = members
+            withRepeat.insert("\"\(names[repeated])\":1", at: position)
+            guard case .failure(let error)? = agrees("{" + withRepeat.joined(separator: ",") + "}") else {
+                XCTFail("repeat of \(names[repeated]) at \(position) accepted")
+                continue
+            }
+            XCTAssertEqual(error.message, "duplicate member name \"\(names[repeated])\"")
+        }
+        // An escaped spelling of an earlier name ends the ordered path and is found by the table.
+        let escaped = members + ["\"k\\u0030000\":1"]
+        guard case .failure(let error)? = agrees("{" + escaped.joined(separator: ",") + "}") else { return XCTFail("escaped repeat accepted") }
+        XCTAssertEqual(error.message, "duplicate member name \"k0000\"")
+    }
+
     func testTreeParserFindsDuplicatesAfterANestedObject() {
         // The tree parser once lost a parent's pending name hash when a nested object closed,
         // and then missed duplicates of names from that member on. Both parsers must reject these.
