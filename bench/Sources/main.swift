@@ -57,7 +57,7 @@ if try pipeline.run(JSONTape.parse(document.bytes)).serialized() != treeOutput {
 }
 // Like a server connection, the pipeline writes into an output buffer it keeps.
 var pipelineOutput: [UInt8] = []
-_ = run("tree pipeline (as before the tape)") {
+let treePipelineFigure = run("tree pipeline (as before the tape)") {
     let output = try! pipeline.run(try! JSON.parse(document.bytes))
     pipelineOutput.removeAll(keepingCapacity: true)
     output.value.serialize(into: &pipelineOutput)
@@ -86,6 +86,9 @@ let foundation = run("Foundation JSONSerialization parse+serialize", runs: max(1
 
 if let roundTrip, let foundation {
     print("ratio parse+serialize ReshapeJSON / Foundation: best \(format(roundTrip.best / foundation.best))x, median \(format(roundTrip.median / foundation.median))x")
+}
+if let pipelineFigure, let treePipelineFigure {
+    print("ratio pipeline tape / tree: best \(format(pipelineFigure.best / treePipelineFigure.best))x, median \(format(pipelineFigure.median / treePipelineFigure.median))x")
 }
 if let pipelineFigure {
     let verdict = pipelineFigure.median >= 300 ? "meets" : "is below"
