@@ -25,19 +25,18 @@ enum Terminal {
     }
 
     /// Parses JSON, printing `NAME:line:column: message` and exiting 1 when it is not JSON.
-    /// Parses a document the way the server parses an upstream body.
-    static func parseTape(_ bytes: [UInt8], name: String) throws -> JSONTape {
-        do {
-            return try JSONTape.parse(bytes)
-        } catch {
-            self.error("\(name):\(error.line):\(error.column): \(error.message)")
-            throw ExitCodeError.invalidInput
-        }
+    static func parseJSON(_ bytes: [UInt8], name: String) throws -> JSON {
+        try reportingParseError(name) { () throws(JSONParseError) in try JSON.parse(bytes) }
     }
 
-    static func parseJSON(_ bytes: [UInt8], name: String) throws -> JSON {
+    /// `parseJSON`, but to a tape: the way the server parses an upstream body.
+    static func parseTape(_ bytes: [UInt8], name: String) throws -> JSONTape {
+        try reportingParseError(name) { () throws(JSONParseError) in try JSONTape.parse(bytes) }
+    }
+
+    private static func reportingParseError<T>(_ name: String, _ parse: () throws(JSONParseError) -> T) throws -> T {
         do {
-            return try JSON.parse(bytes)
+            return try parse()
         } catch {
             self.error("\(name):\(error.line):\(error.column): \(error.message)")
             throw ExitCodeError.invalidInput
