@@ -38,15 +38,22 @@ public struct JSONObject: Sendable {
     @inlinable public var isEmpty: Bool { members.isEmpty }
     @inlinable public var keys: [String] { members.map(\.key) }
 
+    /// Names match by code points (their UTF-8 bytes), as JSON defines string equality; Swift's
+    /// `==` would also match canonically equivalent spellings (NFC and NFD `é`), which the
+    /// tape, the parsers' duplicate check and other JSON tools treat as different names.
     @inlinable public func index(forKey key: String) -> Int? {
-        members.firstIndex { $0.key == key }
+        members.firstIndex { JSONObject.sameName($0.key, key) }
+    }
+
+    @inlinable static func sameName(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
     }
 
     /// Reading returns the member's value; assigning replaces it in place or appends it;
     /// assigning `nil` removes it.
     @inlinable public subscript(key: String) -> JSON? {
         get {
-            for member in members where member.key == key { return member.value }
+            for member in members where JSONObject.sameName(member.key, key) { return member.value }
             return nil
         }
         set {

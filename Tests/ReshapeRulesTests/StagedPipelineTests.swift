@@ -55,6 +55,19 @@ final class StagedPipelineTests: XCTestCase {
         XCTAssertEqual(outcomes, pipelines.count * inputs.count)
     }
 
+    func testNamesMatchByCodePointsOnBothPaths() throws {
+        // NFC "é" as the key or field, NFD "e\u0301" in the record: different names for JSON.
+        for steps in [#"[{"keyed-to-array": {"key": "\u00e9"}}]"#, #"[{"keyed-to-array": {"key": "\u00e9", "conflict": "fail"}}]"#,
+                      #"[{"keyed-to-array": {}}, {"coerce": {"\u00e9": "integer", "invalid": "fail"}}]"#] {
+            let pipeline = try OperationCatalog.compile(steps: json(steps), context: try context())
+            let output = try runBothWays(pipeline, on: #"{"a":{"e\u0301":"x"}}"#)
+            XCTAssertEqual(output.value.serializedString().utf8.count, output.serialized().count)
+        }
+        let pipeline = try OperationCatalog.compile(steps: json(#"[{"keyed-to-array": {"key": "\u00e9"}}]"#), context: try context())
+        XCTAssertEqual(try runBothWays(pipeline, on: #"{"a":{"e\u0301":1}}"#).value,
+                       json(#"[{"\u00e9":"a","e\u0301":1}]"#))
+    }
+
     func testTheHeadlineRouteKeepsRecordsOnTheTape() throws {
         let pipeline = try OperationCatalog.compile(steps: json(pipelines[1]), context: try context())
         let output = try runBothWays(pipeline, on: inputs[0])
