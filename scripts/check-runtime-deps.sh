@@ -40,7 +40,9 @@ echo "runtime stage installs: $(echo $installed)"
 package_of() {
   local path=$1 owner
   for candidate in "$path" "$(readlink -f "$path")" "/usr$path" "/usr$(readlink -f "$path")"; do
-    owner=$(dpkg -S "$candidate" 2>/dev/null | head -n 1 | cut -d: -f1) && [ -n "$owner" ] && { echo "$owner"; return; }
+    # awk reads to the end: a reader that stops early (head) lets the writer die of SIGPIPE,
+    # which pipefail turns into a failure of this script.
+    owner=$(dpkg -S "$candidate" 2>/dev/null | awk -F: 'NR == 1 { print $1 }') && [ -n "$owner" ] && { echo "$owner"; return; }
   done
 }
 
@@ -49,8 +51,9 @@ for binary in "${binaries[@]}"; do
   [ -x "$binary" ] || { echo "FAIL: $binary is not an executable"; exit 1; }
   echo "$binary:"
   for lib in $(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-    path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib && /x86-64|AArch64|aarch64/ { print $NF; exit }')
-    [ -n "$path" ] || path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib { print $NF; exit }')
+    # No `exit` in awk, for the same SIGPIPE reason: keep the first match, read on.
+    path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib && /x86-64|AArch64|aarch64/ && !found { print $NF; found = 1 }')
+    [ -n "$path" ] || path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib && !found { print $NF; found = 1 }')
     package=${path:+$(package_of "$path")}
     if [ -z "$package" ]; then
       echo "  FAIL $lib: no Debian package found for it"; missing=$((missing + 1))
