@@ -1,15 +1,15 @@
 /// A growable stack in manually managed memory. The parser pushes a container's children
 /// here and, when the container closes, moves them (no retain/release, no regrowth) into one
-/// exactly sized array. Owners must call `release()` exactly once.
+/// exactly sized array. Memory is taken at the first push, so a parser made only to decode
+/// one escaped string (the tape does that) allocates nothing. Owners must call `release()`
+/// exactly once.
 struct MoveStack<Element> {
-    private(set) var base: UnsafeMutablePointer<Element>
+    /// A placeholder that is never read or freed while `capacity` is 0.
+    private(set) var base = UnsafeMutablePointer<Element>(bitPattern: MemoryLayout<Element>.alignment)!
     private(set) var count = 0
-    private var capacity: Int
+    private var capacity = 0
 
-    init(capacity: Int = 256) {
-        base = .allocate(capacity: capacity)
-        self.capacity = capacity
-    }
+    init() {}
 
     @inline(__always) mutating func push(_ element: consuming Element) {
         if count == capacity { grow() }
@@ -18,10 +18,12 @@ struct MoveStack<Element> {
     }
 
     private mutating func grow() {
-        let newCapacity = capacity * 2
+        let newCapacity = max(256, capacity * 2)
         let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
-        newBase.moveInitialize(from: base, count: count)
-        base.deallocate()
+        if capacity > 0 {
+            newBase.moveInitialize(from: base, count: count)
+            base.deallocate()
+        }
         base = newBase
         capacity = newCapacity
     }
@@ -47,6 +49,7 @@ struct MoveStack<Element> {
 
     /// Destroys what is left (after an error) and frees the memory.
     func release() {
+        guard capacity > 0 else { return }
         base.deinitialize(count: count)
         base.deallocate()
     }

@@ -44,8 +44,11 @@ public struct StagedValue: Sendable {
     /// About how many bytes `serialize` writes, to size its buffer.
     var expectedSize: Int {
         guard let tape else { return 4096 }
-        if case .records(let list) = core { return tape.bytes.count + list.records.count * (list.keyField.utf8.count + 4) }
-        return tape.bytes.count
+        switch core {
+        case .node(let node): return tape.textRange(node).count
+        case .records(let list): return tape.bytes.count + list.records.count * (list.keyField.utf8.count + 4)
+        case .tree: return tape.bytes.count
+        }
     }
 
     /// Appends the value as compact canonical JSON (what `materialized().serialized()` gives).

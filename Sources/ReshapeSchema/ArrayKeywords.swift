@@ -22,15 +22,7 @@ final class PrefixItemsKeyword: KeywordCheck {
 
     override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
         guard e.view.kind(instance) == .array else { return true }
-        let view = e.view
-        let end = view.next(instance)
-        var element = instance + 1
-        for node in nodes {
-            guard element < end else { break }
-            if !e.at(node, element) { return false }
-            element = view.next(element)
-        }
-        return true
+        return e.view.allElements(instance) { i, element in i >= nodes.count || e.at(nodes[i], element) }
     }
 }
 
@@ -58,16 +50,7 @@ final class ItemsKeyword: KeywordCheck {
 
     override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
         guard e.view.kind(instance) == .array else { return true }
-        let view = e.view
-        let end = view.next(instance)
-        var element = instance + 1
-        var i = 0
-        while element < end {
-            if i >= start && !e.at(node, element) { return false }
-            element = view.next(element)
-            i += 1
-        }
-        return true
+        return e.view.allElements(instance) { i, element in i < start || e.at(node, element) }
     }
 }
 
@@ -102,17 +85,13 @@ final class ContainsKeyword: KeywordCheck {
 
     override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
         guard e.view.kind(instance) == .array else { return true }
-        let view = e.view
-        let end = view.next(instance)
-        var element = instance + 1
         var matched = 0
-        while element < end {
-            if e.at(node, element) {
-                matched += 1
-                if maximum == nil && matched >= minimum { return true }
-            }
-            element = view.next(element)
+        let stoppedEarly = !e.view.allElements(instance) { _, element in
+            if e.at(node, element) { matched += 1 }
+            // Enough matches and no upper bound: the rest cannot change the answer.
+            return maximum != nil || matched < minimum
         }
+        if stoppedEarly { return true }
         if let maximum, matched > maximum { return false }
         return matched >= minimum
     }

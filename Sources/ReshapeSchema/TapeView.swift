@@ -65,6 +65,21 @@ struct TapeView {
         return true
     }
 
+    /// Calls `body(position, elementNode)` for each element of an array; stops (and returns
+    /// false) when `body` does.
+    @inline(__always)
+    func allElements(_ array: Int, _ body: (Int, Int) -> Bool) -> Bool {
+        var element = array + 1
+        var position = 0
+        let end = next(array)
+        while element < end {
+            if !body(position, element) { return false }
+            element = next(element)
+            position &+= 1
+        }
+        return true
+    }
+
     @inline(__always) func hasMember(_ object: Int, _ name: UnsafeBufferPointer<UInt8>) -> Bool {
         !allMembers(object) { member, _ in !NameList.equal(member, name) }
     }

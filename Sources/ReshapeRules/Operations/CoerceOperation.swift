@@ -14,10 +14,13 @@ public struct CoerceOperation: TransformOperation {
 
     public let fields: [(name: String, target: Target)]
     public let invalid: InvalidPolicy
+    /// The field names as UTF-8, for looking them up on a tape (made once, at load time).
+    let fieldNames: [[UInt8]]
 
     public init(fields: [(name: String, target: Target)], invalid: InvalidPolicy = .fail) {
         self.fields = fields
         self.invalid = invalid
+        fieldNames = fields.map { Array($0.name.utf8) }
     }
 
     static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError) -> any TransformOperation {

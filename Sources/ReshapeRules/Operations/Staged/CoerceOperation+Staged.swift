@@ -5,11 +5,10 @@ extension CoerceOperation: StagedOperation {
     /// field to convert (or that cannot convert) is built and coerced as the tree path does.
     func applyStaged(to value: inout StagedValue, context: inout TransformContext) throws(PipelineError) -> Bool {
         guard value.envelopes.isEmpty, let tape = value.tape, case .records(var list) = value.core else { return false }
-        let names = fields.map { Array($0.name.utf8) }
         var rejected: [Int] = []
         for i in list.records.indices {
             if case .onTape(let name, let record) = list.records[i], tape.kind(record) == .object,
-               !names.indices.contains(where: { needsWork(tape, record, names[$0], fields[$0].target, keyName: name, keyField: list.keyField) }) {
+               !fields.indices.contains(where: { needsWork(tape, record, fieldNames[$0], fields[$0].target, keyName: name, keyField: list.keyField) }) {
                 continue
             }
             var element = list.materialize(list.records[i], tape)
