@@ -146,8 +146,7 @@ public final class JSONTape: @unchecked Sendable {
                 return String(decoding: UnsafeBufferPointer(rebasing: all[Int(n.offset) + 1..<Int(n.offset + n.length) - 1]), as: UTF8.self)
             }
             // Decoding escapes again is the parser's job; the text is known to be valid.
-            var parser = JSONParser(all, base: all.baseAddress!, maxDepth: 1)
-            defer { parser.releaseStacks() }
+            var parser = JSONScanner(all, base: all.baseAddress!, maxDepth: 1)
             parser.position = Int(n.offset)
             return (try? parser.parseString()) ?? ""
         }

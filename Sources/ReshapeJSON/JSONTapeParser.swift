@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 // Builds a `JSONTape`: the same strict grammar, limits and error messages as `JSON.parse`
-// (the scanning helpers are `JSONParser`'s own), but each value becomes one fixed-size node
+// (the scanning helpers are `JSONScanner`'s), but each value becomes one fixed-size node
 // instead of a Swift value. Member names are compared as decoded UTF-8 bytes (code points),
 // as RFC 8259 and JSON Schema define equality.
 
@@ -19,7 +19,7 @@ extension JSONTape {
             if buffer.count > JSONTape.maxBytes {
                 return .failure(JSONParseError(message: "document larger than \(JSONTape.maxBytes) bytes", offset: 0, line: 1, column: 1))
             }
-            var builder = TapeBuilder(JSONParser(buffer, base: base, maxDepth: options.maxDepth))
+            var builder = TapeBuilder(JSONScanner(buffer, base: base, maxDepth: options.maxDepth))
             do throws(JSONParseError) {
                 try builder.parseDocument()
                 return .success(builder.finish())
@@ -34,7 +34,7 @@ extension JSONTape {
 }
 
 struct TapeBuilder {
-    var scanner: JSONParser
+    var scanner: JSONScanner
     private var nodes: UnsafeMutablePointer<TapeNode>
     private var count = 0
     private var capacity: Int
@@ -46,7 +46,7 @@ struct TapeBuilder {
     private var nameNodes = MoveStack<Int>()
     private static let linearDuplicateCheckLimit = 16
 
-    init(_ scanner: JSONParser) {
+    init(_ scanner: JSONScanner) {
         self.scanner = scanner
         // About one node per 10 bytes in typical records; growing is a realloc, which for a
         // large block remaps pages instead of copying them.
@@ -67,7 +67,6 @@ struct TapeBuilder {
     }
 
     private func release() {
-        scanner.releaseStacks()
         nameHashes.release()
         nameNodes.release()
     }
@@ -248,7 +247,7 @@ struct TapeBuilder {
             if byte < 0x20 { throw scanner.error(at: scanner.position, scanner.controlCharacterMessage(byte)) }
             scanner.position += 1
         }
-        // Escapes or non-ASCII: checked like `JSONParser.parseStringSlowPath`, without building the value.
+        // Escapes or non-ASCII: checked like `JSONScanner.parseStringSlowPath`, without building the value.
         var escaped = false
         var canonical = true
         while true {
@@ -310,7 +309,7 @@ struct TapeBuilder {
     /// Throws at the second occurrence of a member name, comparing decoded UTF-8.
     private mutating func checkDuplicate(_ name: Int, since mark: Int, large: inout LargeObjectNames) throws(JSONParseError) {
         let names = NameComparison(nodes: nodes, base: scanner.base, end: scanner.end)
-        let seed = scanner.hashSeed
+        let seed = memberNameHashSeed
         let fingerprint = names.fingerprint(name, seed: seed)
         let index = nameNodes.count - mark
         nameNodes.push(name)
@@ -372,8 +371,7 @@ private struct NameComparison {
         if n.tag & TapeNode.escapedFlag == 0 {
             return body(UnsafeBufferPointer(start: base + Int(n.offset) + 1, count: Int(n.length) - 2))
         }
-        var decoder = JSONParser(UnsafeBufferPointer(start: base, count: end), base: base, maxDepth: 1)
-        defer { decoder.releaseStacks() }
+        var decoder = JSONScanner(UnsafeBufferPointer(start: base, count: end), base: base, maxDepth: 1)
         decoder.position = Int(n.offset)
         var text = (try? decoder.parseString()) ?? ""
         return text.withUTF8 { body($0) }

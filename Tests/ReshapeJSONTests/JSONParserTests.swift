@@ -124,12 +124,12 @@ final class JSONParserTests: XCTestCase {
     }
 
     func testRepeatedMemberNamesOfEveryLengthRoundTrip() throws {
-        // Names of 0...20 bytes, repeated across records, exercise the name cache's word masks.
+        // Names of 0...20 bytes, repeated across records, exercise the word-at-a-time name comparison.
         let names = (0...20).map { String(repeating: "k", count: $0) } + ["é", "a\\\"b", "abcdefgh", "abcdefghi"]
         let record = "{" + names.enumerated().map { "\"\($1)\":\($0)" }.joined(separator: ",") + "}"
         let text = "[" + Array(repeating: record, count: 3).joined(separator: ",") + "]"
-        // Trailing whitespace makes the document large enough for the parser to use its caches.
-        let padding = String(repeating: " ", count: JSONParser.cacheThreshold)
+        // Trailing whitespace makes a large document (a name table, words compared past a page).
+        let padding = String(repeating: " ", count: 4096)
         let value = try JSON(parsing: text + padding)
         XCTAssertEqual(value.serializedString(), text)
         guard case .array(let records) = value, case .object(let last) = records[2] else { return XCTFail() }
@@ -139,13 +139,13 @@ final class JSONParserTests: XCTestCase {
     }
 
     func testRepeatedStringValuesOfEveryLengthRoundTrip() throws {
-        // Values of 0...20 bytes repeated across records exercise the value cache, including
+        // Values of 0...20 bytes repeated across records exercise string scanning, including
         // two values that share their first 16 bytes and ones that differ only in length.
         let values = (0...20).map { String(repeating: "v", count: $0) } + ["abcdefghijklmnop", "abcdefghijklmnoq", "é", "a\\nb"]
         let record = "[" + values.map { "\"\($0)\"" }.joined(separator: ",") + "]"
         let text = "[" + Array(repeating: record, count: 3).joined(separator: ",") + "]"
-        // Trailing whitespace makes the document large enough for the parser to use its caches.
-        let padding = String(repeating: " ", count: JSONParser.cacheThreshold)
+        // Trailing whitespace makes a large document (a name table, words compared past a page).
+        let padding = String(repeating: " ", count: 4096)
         let value = try JSON(parsing: text + padding)
         XCTAssertEqual(value.serializedString(), text)
         guard case .array(let records) = value, case .array(let last) = records[2] else { return XCTFail() }

@@ -1,7 +1,7 @@
 // String scanning for the parser: an eight-bytes-at-a-time fast path for plain ASCII, and a
 // checked slow path for escapes (including surrogate pairs) and multi-byte UTF-8.
 
-extension JSONParser {
+extension JSONScanner {
     /// Parses a string starting at its opening quote. Plain ASCII runs are scanned eight
     /// bytes at a time; escapes and non-ASCII take the slower, checked path.
     mutating func parseString() throws(JSONParseError) -> String {
@@ -34,7 +34,7 @@ extension JSONParser {
     /// the first quote, backslash, control character or non-ASCII byte (or near the end).
     @inline(__always) mutating func skipPlainBytes() {
         while position + 8 <= end {
-            let mask = JSONParser.attentionMask(UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+            let mask = JSONScanner.attentionMask(UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
             if mask != 0 {
                 // The lowest flag is exact: jump straight to that byte.
                 position += mask.trailingZeroBitCount >> 3
