@@ -52,20 +52,20 @@ public struct PipelineError: Error, Sendable, Equatable, CustomStringConvertible
 /// What a successful run produced.
 public struct PipelineOutput: Sendable {
     /// The result; values that came from the upstream untouched are still its bytes.
-    public var staged: StagedValue
+    public var tapeValue: TapeValue
     public var dropped: [DroppedElement]
 
     public init(value: JSON, dropped: [DroppedElement]) {
-        self.init(staged: StagedValue(value), dropped: dropped)
+        self.init(tapeValue: TapeValue(value), dropped: dropped)
     }
 
-    init(staged: StagedValue, dropped: [DroppedElement]) {
-        self.staged = staged
+    init(tapeValue: TapeValue, dropped: [DroppedElement]) {
+        self.tapeValue = tapeValue
         self.dropped = dropped
     }
 
     /// The result as a tree (built on demand when the run kept upstream bytes).
-    public var value: JSON { staged.materialized() }
+    public var value: JSON { tapeValue.materialized() }
 
     /// The result as compact canonical JSON, the same bytes as `value.serialized()`.
     public func serialized() -> [UInt8] {
@@ -76,8 +76,8 @@ public struct PipelineOutput: Sendable {
 
     /// Appends the result as compact canonical JSON to `output`.
     public func serialize(into output: inout [UInt8]) {
-        let writer = JSONTextWriter(capacity: staged.expectedSize + 64)
-        staged.serialize(into: writer)
+        let writer = JSONTextWriter(capacity: tapeValue.expectedSize + 64)
+        tapeValue.serialize(into: writer)
         writer.copy(into: &output)
     }
 }
@@ -98,9 +98,22 @@ public struct TransformContext: Sendable {
 }
 
 /// One compiled transform step. Operations mutate in place so that a uniquely held
-/// document is never copied.
+/// document is never copied. Both paths of an operation live in its own file: `apply` on a
+/// tree, and `applyOnTape` on a value still (partly) on the upstream's tape.
 public protocol TransformOperation: Sendable {
     func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError)
+
+    /// Runs the step without building the value, when it can. Returns false, leaving the value
+    /// as it was, when it cannot; the pipeline then materializes the value and calls `apply`,
+    /// so the answer is the same either way.
+    func applyOnTape(to value: inout TapeValue, context: inout TransformContext) throws(PipelineError) -> Bool
+}
+
+extension TransformOperation {
+    /// Operations without a tape path: the pipeline builds the tree for them.
+    public func applyOnTape(to value: inout TapeValue, context: inout TransformContext) throws(PipelineError) -> Bool {
+        false
+    }
 }
 
 /// A route's transform: compiled steps applied in order. Pure: no I/O, no shared state.
@@ -124,19 +137,19 @@ public struct Pipeline: Sendable {
     /// converts, `validate`, `wrap`); from the first step that must change values on, the
     /// steps run on the tree. The output is the same as `run(document.materialize(root))`.
     public func run(_ document: JSONTape, parameters: [String: String] = [:]) throws(PipelineError) -> PipelineOutput {
-        var value = StagedValue(tape: document)
+        var value = TapeValue(tape: document)
         var context = TransformContext(parameters: parameters)
         for step in steps {
             if case .tree = value.core {
-                // Nothing staged is left: the tree steps take it from here.
-            } else if let staged = step as? any StagedOperation, try staged.applyStaged(to: &value, context: &context) {
+                // Nothing is on the tape any more: the tree steps take it from here.
+            } else if try step.applyOnTape(to: &value, context: &context) {
                 continue
             }
             var tree = value.materialized()
-            value = StagedValue(.null)
+            value = TapeValue(.null)
             try step.apply(to: &tree, context: &context)
-            value = StagedValue(tree)
+            value = TapeValue(tree)
         }
-        return PipelineOutput(staged: value, dropped: context.dropped)
+        return PipelineOutput(tapeValue: value, dropped: context.dropped)
     }
 }

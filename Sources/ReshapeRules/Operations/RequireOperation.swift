@@ -20,3 +20,13 @@ public struct RequireOperation: TransformOperation {
         }
     }
 }
+
+// MARK: - On the tape
+
+extension RequireOperation {
+    /// Only a tape `null` fails; the tree path then throws the usual error.
+    public func applyOnTape(to value: inout TapeValue, context: inout TransformContext) throws(PipelineError) -> Bool {
+        guard value.envelopes.isEmpty, case .node(let node) = value.core else { return true }
+        return value.tape!.kind(node) != .null
+    }
+}

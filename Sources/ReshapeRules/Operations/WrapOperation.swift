@@ -16,3 +16,13 @@ public struct WrapOperation: TransformOperation {
         value = .object(JSONObject([JSONMember(key: field, value: inner)]))
     }
 }
+
+// MARK: - On the tape
+
+extension WrapOperation {
+    /// Wrapping never needs the value built: the envelope is written around it.
+    public func applyOnTape(to value: inout TapeValue, context: inout TransformContext) throws(PipelineError) -> Bool {
+        value.envelopes.append(field)
+        return true
+    }
+}

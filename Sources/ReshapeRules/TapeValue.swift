@@ -4,9 +4,9 @@ import ReshapeJSON
 /// upstream's parsed bytes for as long as the steps only read, filter or wrap it. A step that
 /// must change values gets a tree (`materialized()`); the result is written out by copying
 /// every untouched value's bytes. Both ways give the same JSON (tests hold them to it).
-public struct StagedValue: Sendable {
+public struct TapeValue: Sendable {
     enum Core: Sendable {
-        /// A built value: what steps without a staged form work on.
+        /// A built value: what steps without a tape path work on.
         case tree(JSON)
         /// A value of the tape, untouched.
         case node(Int)
@@ -106,11 +106,4 @@ struct RecordList: Sendable {
             writer.appendRaw("]")
         }
     }
-}
-
-/// An operation that can also run on a staged value without building it. It returns false,
-/// leaving the value as it was, when it cannot; the pipeline then materializes the value and
-/// calls `apply`, so the answer is the same either way.
-protocol StagedOperation: TransformOperation {
-    func applyStaged(to value: inout StagedValue, context: inout TransformContext) throws(PipelineError) -> Bool
 }

@@ -6,7 +6,7 @@ import XCTest
 /// Multi-step pipelines on the tape against the same pipelines on the tree: the same bytes,
 /// drops and errors, on inputs written with whitespace and escapes (so copied bytes must be
 /// re-spelled) and with every record shape keyed-to-array distinguishes.
-final class StagedPipelineTests: XCTestCase {
+final class TapePipelineTests: XCTestCase {
     private func context() throws -> OperationCompileContext {
         let user = json(#"""
         {"type": "object", "required": ["objectId", "name"], "additionalProperties": false,
@@ -71,8 +71,8 @@ final class StagedPipelineTests: XCTestCase {
     func testTheHeadlineRouteKeepsRecordsOnTheTape() throws {
         let pipeline = try OperationCatalog.compile(steps: json(pipelines[1]), context: try context())
         let output = try runBothWays(pipeline, on: inputs[0])
-        guard case .records(let list) = output.staged.core else { return XCTFail("the output was built as a tree") }
-        XCTAssertEqual(output.staged.envelopes, ["objects"])
+        guard case .records(let list) = output.tapeValue.core else { return XCTFail("the output was built as a tree") }
+        XCTAssertEqual(output.tapeValue.envelopes, ["objects"])
         // u1 is valid as sent and stays bytes; u3's "41" was converted, so it was built.
         XCTAssertEqual(list.records.count, 2)
         guard case .onTape = list.records[0], case .tree = list.records[1] else { return XCTFail("\(list.records)") }
