@@ -8,3 +8,8 @@ static inline uv_handle_t *reshape_timer_handle(uv_timer_t *t) { return (uv_hand
 static inline uv_handle_t *reshape_poll_handle(uv_poll_t *p) { return (uv_handle_t *)p; }
 static inline uv_handle_t *reshape_async_handle(uv_async_t *a) { return (uv_handle_t *)a; }
 static inline uv_handle_t *reshape_signal_handle(uv_signal_t *s) { return (uv_handle_t *)s; }
+
+// glibc's allocator tuning (malloc.h is not in Swift's Glibc module): a fixed mmap threshold,
+// so large per-request buffers are mapped and unmapped instead of kept in the heap.
+#include <malloc.h>
+static inline int reshape_fix_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }

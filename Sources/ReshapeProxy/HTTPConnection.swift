@@ -23,7 +23,9 @@ public struct HTTPConnection: Sendable {
 
     public enum Action: Sendable, Equatable {
         case dispatch(id: Int, HTTPRequest)
-        case write([UInt8])
+        /// A response's head and body, kept apart so a large body is written from where it was
+        /// rendered (one `writev`) instead of being copied behind its head.
+        case write(head: [UInt8], body: [UInt8])
         /// Close once queued writes are done.
         case close
         /// The client is gone: stop the upstream work for this request.
@@ -179,7 +181,8 @@ public struct HTTPConnection: Sendable {
         while let first = slots.first, let response = first.response {
             slots.removeFirst()
             let keepAlive = first.keepAlive && !draining
-            actions.append(.write(response.serialized(headOnly: first.headOnly, keepAlive: keepAlive)))
+            actions.append(.write(head: response.head(bodyBytes: response.body.count, keepAlive: keepAlive),
+                                  body: first.headOnly ? [] : response.body))
             if !keepAlive {
                 closed = true
                 actions += slots.filter { $0.response == nil }.map { .cancel(id: $0.id) }

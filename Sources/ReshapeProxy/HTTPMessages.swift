@@ -76,10 +76,19 @@ public struct HTTPResponse: Sendable {
 
     /// The bytes on the wire. HEAD responses carry the GET's Content-Length and no body.
     public func serialized(headOnly: Bool, keepAlive: Bool) -> [UInt8] {
+        var bytes = head(bodyBytes: body.count, keepAlive: keepAlive)
+        if !headOnly { bytes += body }
+        return bytes
+    }
+
+    /// The status line and headers, with `Content-Length: bodyBytes`, up to the blank line.
+    public func head(bodyBytes: Int, keepAlive: Bool) -> [UInt8] {
         // Built as bytes into one allocation: this runs once per response on the loop thread.
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(128 + headers.count * 48 + (headOnly ? 0 : body.count))
-        bytes += "HTTP/1.1 \(status) ".utf8
+        bytes.reserveCapacity(128 + headers.count * 48)
+        bytes += "HTTP/1.1 ".utf8
+        bytes += String(status).utf8
+        bytes += " ".utf8
         bytes += HTTPResponse.reason(status).utf8
         bytes += "\r\n".utf8
         for header in headers {
@@ -89,11 +98,10 @@ public struct HTTPResponse: Sendable {
             bytes += "\r\n".utf8
         }
         bytes += "Content-Length: ".utf8
-        bytes += String(body.count).utf8
+        bytes += String(bodyBytes).utf8
         bytes += "\r\n".utf8
         if !keepAlive { bytes += "Connection: close\r\n".utf8 }
         bytes += "\r\n".utf8
-        if !headOnly { bytes += body }
         return bytes
     }
 

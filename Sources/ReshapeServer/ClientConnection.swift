@@ -67,7 +67,7 @@ final class ClientConnection {
 
     /// Answers 503 and closes: the worker is at its connection limit.
     func refuseOverloaded() {
-        write(Problem.overloadedResponseBytes)
+        write(Problem.overloadedResponseBytes, [])
         requestClose()
     }
 
@@ -89,7 +89,7 @@ final class ClientConnection {
     private func execute(_ action: HTTPConnection.Action) {
         switch action {
         case .dispatch(let id, let request): dispatch(id, request)
-        case .write(let bytes): write(bytes)
+        case .write(let head, let body): write(head, body)
         case .close: requestClose()
         case .cancel(let id):
             if let transfer = inFlight.removeValue(forKey: id) { worker.upstream.cancel(transfer) }
@@ -168,39 +168,64 @@ final class ClientConnection {
 
     // MARK: - Socket
 
+    /// One `uv_write` in flight. It holds the arrays it writes, so their storage stays put
+    /// and unchanged until libuv is done with it: the bytes are written where they were
+    /// rendered, not copied.
     private final class WriteRequest {
         let request = UnsafeMutablePointer<uv_write_t>.allocate(capacity: 1)
-        let bytes: UnsafeMutableRawBufferPointer
+        let head: [UInt8]
+        let body: [UInt8]
         let connection: ClientConnection
 
-        init(_ data: [UInt8], connection: ClientConnection) {
-            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 1)
-            data.withUnsafeBytes { copy.copyMemory(from: $0) }
-            bytes = copy
+        init(head: [UInt8], body: [UInt8], connection: ClientConnection) {
+            self.head = head
+            self.body = body
             self.connection = connection
         }
 
-        deinit {
-            request.deallocate()
-            bytes.deallocate()
-        }
+        deinit { request.deallocate() }
     }
 
-    private func write(_ data: [UInt8]) {
-        guard !handlesClosed, !data.isEmpty else { return }
-        let pending = WriteRequest(data, connection: self)
-        var buffer = uv_buf_init(pending.bytes.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(data.count))
+    private func write(_ head: [UInt8], _ body: [UInt8]) {
+        guard !handlesClosed, !(head.isEmpty && body.isEmpty) else { return }
+        let pending = WriteRequest(head: head, body: body, connection: self)
         pending.request.pointee.data = Unmanaged.passRetained(pending).toOpaque()
         pendingWrites += 1
-        let status = uv_write(pending.request, reshape_tcp_stream(tcp), &buffer, 1) { request, _ in
-            guard let request, let data = request.pointee.data else { return }
-            let pending = Unmanaged<WriteRequest>.fromOpaque(data).takeRetainedValue()
-            pending.connection.writeFinished()
+        let status = withBuffers(pending.head, pending.body) { buffers, count in
+            uv_write(pending.request, reshape_tcp_stream(tcp), buffers, count) { request, _ in
+                guard let request, let data = request.pointee.data else { return }
+                let pending = Unmanaged<WriteRequest>.fromOpaque(data).takeRetainedValue()
+                pending.connection.writeFinished()
+            }
         }
         if status != 0 {
             Unmanaged.passUnretained(pending).release()
             pendingWrites -= 1
             requestClose()
+        }
+    }
+
+    /// Calls `call` with uv buffers over the non-empty arrays. libuv copies the `uv_buf_t`s
+    /// themselves but not the bytes, which the `WriteRequest` keeps alive.
+    private func withBuffers(_ head: [UInt8], _ body: [UInt8],
+                             _ call: (UnsafePointer<uv_buf_t>, UInt32) -> Int32) -> Int32 {
+        head.withUnsafeBufferPointer { head in
+            body.withUnsafeBufferPointer { body in
+                func buffer(_ part: UnsafeBufferPointer<UInt8>) -> uv_buf_t {
+                    uv_buf_init(UnsafeMutableRawPointer(mutating: part.baseAddress!).assumingMemoryBound(to: CChar.self),
+                                UInt32(part.count))
+                }
+                var buffers = (uv_buf_t(), uv_buf_t())
+                var count: UInt32 = 0
+                if !head.isEmpty { buffers.0 = buffer(head); count = 1 }
+                if !body.isEmpty {
+                    if count == 0 { buffers.0 = buffer(body) } else { buffers.1 = buffer(body) }
+                    count += 1
+                }
+                return withUnsafePointer(to: &buffers) { pair in
+                    pair.withMemoryRebound(to: uv_buf_t.self, capacity: 2) { call($0, count) }
+                }
+            }
         }
     }
 

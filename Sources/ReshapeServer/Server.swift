@@ -33,6 +33,11 @@ public final class Server {
         // Take SIGTERM/SIGINT/SIGHUP before anything slow: a signal during startup is then
         // handled once the loop runs instead of killing the process with the default action.
         uv_loop_init(loop)
+        // Bodies, tapes and outputs of large documents are allocated and freed per request.
+        // glibc raises its mmap threshold after the first such block is freed and then serves
+        // them from the heap, which keeps the freed memory; a fixed threshold keeps every
+        // block of 1 MiB or more in its own mapping, returned to the system when freed.
+        _ = reshape_fix_mmap_threshold(1 << 20)
         watchSignals()
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         let ruleSet: RuleSet

@@ -2,6 +2,7 @@ import CCurl
 import CLibUV
 import Glibc
 import ReshapeProxy
+import ReshapeRules
 
 // The upstream client: one curl multi handle driven by the worker's libuv loop, after curl's
 // docs/examples/multi-uv.c. curl says which sockets to watch (socket callback → uv_poll) and
@@ -12,7 +13,8 @@ import ReshapeProxy
 /// or is cancelled.
 final class UpstreamTransfer {
     fileprivate let easy: UnsafeMutableRawPointer
-    fileprivate var headerList: UnsafeMutablePointer<curl_slist>?
+    /// Held for as long as curl may read it.
+    fileprivate let headerList: HeaderList
     fileprivate var body: [UInt8] = []
     fileprivate let maxBodyBytes: Int
     fileprivate var exceededLimit = false
@@ -20,8 +22,10 @@ final class UpstreamTransfer {
     fileprivate let started = Clock.now()
     fileprivate var completion: ((UpstreamResult, Double) -> Void)?
 
-    fileprivate init(easy: UnsafeMutableRawPointer, maxBodyBytes: Int, completion: @escaping (UpstreamResult, Double) -> Void) {
+    fileprivate init(easy: UnsafeMutableRawPointer, headerList: HeaderList, maxBodyBytes: Int,
+                     completion: @escaping (UpstreamResult, Double) -> Void) {
         self.easy = easy
+        self.headerList = headerList
         self.maxBodyBytes = maxBodyBytes
         self.completion = completion
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
@@ -30,6 +34,23 @@ final class UpstreamTransfer {
     deinit {
         errorBuffer.deallocate()
     }
+}
+
+/// An upstream's request headers as the curl list every transfer to it sends. Built once per
+/// upstream and header set, not per request; transfers keep the list they started with alive,
+/// so a reload that changes the headers never frees a list curl is still reading.
+final class HeaderList {
+    let headers: [NameValue]
+    let list: UnsafeMutablePointer<curl_slist>?
+
+    init(_ headers: [NameValue]) {
+        self.headers = headers
+        var list: UnsafeMutablePointer<curl_slist>?
+        for header in headers { list = curl_slist_append(list, "\(header.name): \(header.value)") }
+        self.list = list
+    }
+
+    deinit { curl_slist_free_all(list) }
 }
 
 /// One watched socket: the uv_poll handle curl asked for.
@@ -49,6 +70,11 @@ final class UpstreamClient {
     private let multi: UnsafeMutableRawPointer
     private let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     private var transfers: Set<ObjectIdentifier> = []
+    /// Finished easy handles, reset for reuse: creating one per request costs allocations and
+    /// setup that a reset avoids. Connections live in the multi handle's cache either way.
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+    private static let maxIdleHandles = 256
+    private var headerLists: [String: HeaderList] = [:]
 
     init(loop: UnsafeMutablePointer<uv_loop_t>) {
         self.loop = loop
@@ -67,11 +93,12 @@ final class UpstreamClient {
 
     /// Starts a fetch; `completion` runs on this loop unless the transfer is cancelled first.
     func start(_ request: UpstreamRequest, completion: @escaping (UpstreamResult, Double) -> Void) -> UpstreamTransfer? {
-        guard let easy = curl_easy_init() else {
+        guard let easy = idleHandles.popLast() ?? curl_easy_init() else {
             completion(.failure(.other, message: "cannot create a transfer"), 0)
             return nil
         }
-        let transfer = UpstreamTransfer(easy: easy, maxBodyBytes: request.maxBodyBytes, completion: completion)
+        let transfer = UpstreamTransfer(easy: easy, headerList: headerList(for: request), maxBodyBytes: request.maxBodyBytes,
+                                        completion: completion)
         let retained = Unmanaged.passRetained(transfer).toOpaque()
         reshape_easy_setopt_string(easy, CURLOPT_URL, request.url)
         reshape_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
@@ -90,13 +117,17 @@ final class UpstreamClient {
         reshape_easy_setopt_write_function(easy, upstreamWriteCallback)
         reshape_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, retained)
         if request.method != "GET" { reshape_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method) }
-        for header in request.headers {
-            transfer.headerList = curl_slist_append(transfer.headerList, "\(header.name): \(header.value)")
-        }
-        reshape_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, transfer.headerList)
+        reshape_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, transfer.headerList.list)
         transfers.insert(ObjectIdentifier(transfer))
         curl_multi_add_handle(multi, easy)
         return transfer
+    }
+
+    private func headerList(for request: UpstreamRequest) -> HeaderList {
+        if let list = headerLists[request.upstreamName], list.headers == request.headers { return list }
+        let list = HeaderList(request.headers)
+        headerLists[request.upstreamName] = list
+        return list
     }
 
     /// Removes a transfer at once (its client went away); its completion never runs.
@@ -108,6 +139,9 @@ final class UpstreamClient {
 
     /// Stops the timer and frees the multi handle; call when no transfer is left.
     func close() {
+        for easy in idleHandles { curl_easy_cleanup(easy) }
+        idleHandles.removeAll()
+        headerLists.removeAll()
         uv_timer_stop(timer)
         uv_close(reshape_timer_handle(timer)) { handle in
             handle?.deallocate()
@@ -117,9 +151,12 @@ final class UpstreamClient {
 
     private func release(_ transfer: UpstreamTransfer) {
         curl_multi_remove_handle(multi, transfer.easy)
-        curl_easy_cleanup(transfer.easy)
-        curl_slist_free_all(transfer.headerList)
-        transfer.headerList = nil
+        if idleHandles.count < UpstreamClient.maxIdleHandles {
+            curl_easy_reset(transfer.easy)
+            idleHandles.append(transfer.easy)
+        } else {
+            curl_easy_cleanup(transfer.easy)
+        }
         Unmanaged.passUnretained(transfer).release()
     }
 
@@ -170,11 +207,12 @@ final class UpstreamClient {
             uv_timer_stop(timer)
             return
         }
-        // 0 means "now"; run it from the loop rather than from inside curl's callback.
+        // 0 means "now": run it on the loop's next turn rather than from inside curl's
+        // callback (a new transfer then starts without waiting a millisecond).
         uv_timer_start(timer, { timer in
             guard let timer, let data = timer.pointee.data else { return }
             Unmanaged<UpstreamClient>.fromOpaque(data).takeUnretainedValue().socketAction(reshape_curl_socket_timeout, 0)
-        }, UInt64(max(timeoutMilliseconds, 1)), 0)
+        }, UInt64(timeoutMilliseconds), 0)
     }
 
     private func socketAction(_ fd: curl_socket_t, _ flags: Int32) {
@@ -231,6 +269,13 @@ final class UpstreamClient {
         guard transfer.body.count + data.count <= transfer.maxBodyBytes else {
             transfer.exceededLimit = true
             return false
+        }
+        if transfer.body.isEmpty {
+            // Sized once from Content-Length, when sent: growing by doubling would copy a large
+            // body several times and leave up to twice its size allocated.
+            var length: curl_off_t = -1
+            reshape_easy_getinfo_off(transfer.easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
+            if length > 0 && length <= transfer.maxBodyBytes { transfer.body.reserveCapacity(Int(length)) }
         }
         transfer.body.append(contentsOf: data)
         return true

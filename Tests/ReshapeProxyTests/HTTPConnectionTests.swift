@@ -29,7 +29,7 @@ final class HTTPConnectionTests: XCTestCase {
     }
 
     private func writes(_ actions: [HTTPConnection.Action]) -> [String] {
-        actions.compactMap { if case .write(let bytes) = $0 { bytes.text } else { nil } }
+        actions.compactMap { if case .write(let head, let body) = $0 { (head + body).text } else { nil } }
     }
 
     private func dispatchedIDs(_ actions: [HTTPConnection.Action]) -> [Int] {
