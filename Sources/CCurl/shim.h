@@ -10,6 +10,12 @@ static inline CURLcode reshape_easy_setopt_off(CURL *h, CURLoption o, curl_off_t
 static inline CURLcode reshape_easy_setopt_write_function(CURL *h, size_t (*f)(char *, size_t, size_t, void *)) {
     return curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, f);
 }
+static inline CURLcode reshape_easy_setopt_closesocket_function(CURL *h, int (*f)(void *, curl_socket_t)) {
+    return curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, f);
+}
+static inline CURLcode reshape_easy_setopt_opensocket_function(CURL *h, curl_socket_t (*f)(void *, curlsocktype, struct curl_sockaddr *)) {
+    return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, f);
+}
 static inline CURLcode reshape_easy_setopt_header_function(CURL *h, size_t (*f)(char *, size_t, size_t, void *)) {
     return curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, f);
 }

@@ -53,15 +53,27 @@ final class HeaderList {
     deinit { curl_slist_free_all(list) }
 }
 
-/// One watched socket: the uv_poll handle curl asked for.
+/// One upstream socket's uv_poll handle, kept for the socket's whole life rather than per
+/// transfer: a kept-alive connection serves many requests, and re-creating the handle for each
+/// cost an allocation, an ioctl and several epoll_ctl calls per request. It is closed when curl
+/// closes the socket (CURLOPT_CLOSESOCKETFUNCTION). Only sockets curl opened through
+/// CURLOPT_OPENSOCKETFUNCTION are kept so: others (the threaded resolver's socketpair) are
+/// closed by curl directly, so their handle goes when curl stops watching them.
 private final class SocketWatch {
     let poll = UnsafeMutablePointer<uv_poll_t>.allocate(capacity: 1)
     let fd: curl_socket_t
     unowned let client: UpstreamClient
+    /// The uv events being polled now (0 when stopped).
+    var polled: Int32 = 0
+    /// Whether curl currently wants events for this socket.
+    var wanted = false
+    /// A connection socket (kept until curl closes it), not a helper descriptor.
+    let isConnection: Bool
 
-    init(fd: curl_socket_t, client: UpstreamClient) {
+    init(fd: curl_socket_t, client: UpstreamClient, isConnection: Bool) {
         self.fd = fd
         self.client = client
+        self.isConnection = isConnection
     }
 }
 
@@ -75,6 +87,9 @@ final class UpstreamClient {
     private var idleHandles: [UnsafeMutableRawPointer] = []
     private static let maxIdleHandles = 256
     private var headerLists: [String: HeaderList] = [:]
+    private var watches: [curl_socket_t: SocketWatch] = [:]
+    /// Sockets curl opened through `socketOpening` and has not closed yet.
+    private var connectionSockets: Set<curl_socket_t> = []
 
     init(loop: UnsafeMutablePointer<uv_loop_t>) {
         self.loop = loop
@@ -115,6 +130,11 @@ final class UpstreamClient {
         reshape_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
         reshape_easy_setopt_pointer(easy, CURLOPT_PRIVATE, retained)
         reshape_easy_setopt_write_function(easy, upstreamWriteCallback)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        reshape_easy_setopt_opensocket_function(easy, upstreamOpenSocketCallback)
+        reshape_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, me)
+        reshape_easy_setopt_closesocket_function(easy, upstreamCloseSocketCallback)
+        reshape_easy_setopt_pointer(easy, CURLOPT_CLOSESOCKETDATA, me)
         reshape_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, retained)
         if request.method != "GET" { reshape_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method) }
         reshape_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, transfer.headerList.list)
@@ -162,43 +182,81 @@ final class UpstreamClient {
 
     // MARK: - curl callbacks
 
-    fileprivate func watch(socket fd: curl_socket_t, action: Int32, existing: UnsafeMutableRawPointer?) {
+    fileprivate func watch(socket fd: curl_socket_t, action: Int32) {
         if action == reshape_curl_poll_remove {
-            guard let existing else { return }
-            let watch = Unmanaged<SocketWatch>.fromOpaque(existing).takeUnretainedValue()
-            curl_multi_assign(multi, fd, nil)
-            uv_poll_stop(watch.poll)
-            uv_close(reshape_poll_handle(watch.poll)) { handle in
-                guard let handle, let data = handle.pointee.data else { return }
-                let watch = Unmanaged<SocketWatch>.fromOpaque(data).takeRetainedValue()
-                watch.poll.deallocate()
-            }
+            // Keep the handle for the connection's next request. An idle kept-alive socket only
+            // stays polled for reading (EOF from the upstream is then noticed and stops it);
+            // polling it for writing would wake the loop for nothing.
+            guard let watch = watches[fd] else { return }
+            guard watch.isConnection else { return closeWatch(fd) }
+            watch.wanted = false
+            if watch.polled & Int32(UV_WRITABLE.rawValue) != 0 { stopPolling(watch) }
             return
         }
         let watch: SocketWatch
-        if let existing {
-            watch = Unmanaged<SocketWatch>.fromOpaque(existing).takeUnretainedValue()
+        if let existing = watches[fd] {
+            watch = existing
         } else {
-            watch = SocketWatch(fd: fd, client: self)
+            watch = SocketWatch(fd: fd, client: self, isConnection: connectionSockets.contains(fd))
             uv_poll_init_socket(loop, watch.poll, fd)
-            let retained = Unmanaged.passRetained(watch).toOpaque()
-            watch.poll.pointee.data = retained
-            curl_multi_assign(multi, fd, retained)
+            watch.poll.pointee.data = Unmanaged.passRetained(watch).toOpaque()
+            watches[fd] = watch
         }
+        watch.wanted = true
         var events: Int32 = 0
         if action == reshape_curl_poll_in || action == reshape_curl_poll_inout { events |= Int32(UV_READABLE.rawValue) }
         if action == reshape_curl_poll_out || action == reshape_curl_poll_inout { events |= Int32(UV_WRITABLE.rawValue) }
+        guard events != watch.polled else { return }
+        watch.polled = events
         uv_poll_start(watch.poll, events) { poll, status, events in
             guard let poll, let data = poll.pointee.data else { return }
             let watch = Unmanaged<SocketWatch>.fromOpaque(data).takeUnretainedValue()
-            var flags: Int32 = 0
-            if status < 0 {
-                flags = reshape_curl_csel_err
-            } else {
-                if events & Int32(UV_READABLE.rawValue) != 0 { flags |= reshape_curl_csel_in }
-                if events & Int32(UV_WRITABLE.rawValue) != 0 { flags |= reshape_curl_csel_out }
-            }
-            watch.client.socketAction(watch.fd, flags)
+            watch.client.pollEvent(watch, status: status, events: events)
+        }
+    }
+
+    private func pollEvent(_ watch: SocketWatch, status: Int32, events: Int32) {
+        guard watch.wanted else {
+            // Data or EOF on an idle connection: curl checks the connection before reusing it.
+            stopPolling(watch)
+            return
+        }
+        var flags: Int32 = 0
+        if status < 0 {
+            flags = reshape_curl_csel_err
+        } else {
+            if events & Int32(UV_READABLE.rawValue) != 0 { flags |= reshape_curl_csel_in }
+            if events & Int32(UV_WRITABLE.rawValue) != 0 { flags |= reshape_curl_csel_out }
+        }
+        socketAction(watch.fd, flags)
+    }
+
+    private func stopPolling(_ watch: SocketWatch) {
+        uv_poll_stop(watch.poll)
+        watch.polled = 0
+    }
+
+    fileprivate func socketOpening(family: Int32, type: Int32, protocol: Int32) -> curl_socket_t {
+        let fd = socket(family, type, `protocol`)
+        if fd >= 0 { connectionSockets.insert(fd) }
+        return fd
+    }
+
+    /// curl is closing a socket: its poll handle goes first, so a new socket that gets the
+    /// same descriptor starts clean.
+    fileprivate func socketClosing(_ fd: curl_socket_t) {
+        connectionSockets.remove(fd)
+        closeWatch(fd)
+        Glibc.close(fd)
+    }
+
+    private func closeWatch(_ fd: curl_socket_t) {
+        guard let watch = watches.removeValue(forKey: fd) else { return }
+        uv_poll_stop(watch.poll)
+        uv_close(reshape_poll_handle(watch.poll)) { handle in
+            guard let handle, let data = handle.pointee.data else { return }
+            let watch = Unmanaged<SocketWatch>.fromOpaque(data).takeRetainedValue()
+            watch.poll.deallocate()
         }
     }
 
@@ -283,9 +341,22 @@ final class UpstreamClient {
 }
 
 private let upstreamSocketCallback: @convention(c) (UnsafeMutableRawPointer?, curl_socket_t, Int32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int32 = {
-    _, fd, action, client, socketData in
+    _, fd, action, client, _ in
     guard let client else { return 0 }
-    Unmanaged<UpstreamClient>.fromOpaque(client).takeUnretainedValue().watch(socket: fd, action: action, existing: socketData)
+    Unmanaged<UpstreamClient>.fromOpaque(client).takeUnretainedValue().watch(socket: fd, action: action)
+    return 0
+}
+
+private let upstreamOpenSocketCallback: @convention(c) (UnsafeMutableRawPointer?, curlsocktype, UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t = {
+    client, _, address in
+    guard let client, let address else { return CURL_SOCKET_BAD }
+    return Unmanaged<UpstreamClient>.fromOpaque(client).takeUnretainedValue()
+        .socketOpening(family: address.pointee.family, type: address.pointee.socktype, protocol: address.pointee.protocol)
+}
+
+private let upstreamCloseSocketCallback: @convention(c) (UnsafeMutableRawPointer?, curl_socket_t) -> Int32 = { client, fd in
+    guard let client else { return Glibc.close(fd) }
+    Unmanaged<UpstreamClient>.fromOpaque(client).takeUnretainedValue().socketClosing(fd)
     return 0
 }
 
