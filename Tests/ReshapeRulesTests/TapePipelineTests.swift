@@ -103,4 +103,34 @@ final class TapePipelineTests: XCTestCase {
             _ = try? runBothWays(pipeline, on: json(text).serializedString())
         }
     }
+
+    func testKeyOrderOnTheTapeMatchesTheTree() throws {
+        // Names that are prefixes of others, non-ASCII (multi-byte UTF-8 orders as code points)
+        // and escaped names (which the byte comparison must hand to the general path).
+        let pipeline = try OperationCatalog.compile(steps: json(pipelines[1]), context: try context())
+        let parts = ["a", "b", "ab", "é", "東", "Z", "-", "_", "0", "~", "\\u00e9", "\\u0041"]
+        var state: UInt64 = 11
+        func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        for round in 0..<300 {
+            var seen: Set<String> = []
+            var members: [String] = []
+            for _ in 0..<next(12) {
+                let name = (0..<(1 + next(3))).map { _ in parts[round % 3 == 0 ? next(parts.count) : next(parts.count - 2)] }.joined()
+                // Names are unique as decoded: "\\u00e9" and "é" are the same name.
+                guard seen.insert(name.replacing("\\u00e9", with: "é").replacing("\\u0041", with: "A")).inserted else { continue }
+                members.append("\"\(name)\": {\"name\": \"N\"}")
+            }
+            let output = try runBothWays(pipeline, on: "{\(members.joined(separator: ","))}")
+            guard case .object(let top) = output.value, case .array(let records)? = top["objects"] else { return XCTFail("no objects") }
+            let ids: [String] = records.compactMap { record in
+                guard case .object(let fields) = record, case .string(let id)? = fields["objectId"] else { return nil }
+                return id
+            }
+            XCTAssertEqual(ids.count, records.count)
+            XCTAssertEqual(ids, ids.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }, "round \(round)")
+        }
+    }
 }

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ReshapeJSON
 
 /// `keyed-to-array: { key: objectId, value: value, order: source, conflict: overwrite }` —
@@ -129,6 +134,29 @@ enum KeyOrder {
         order.sort { keys.precedes($0, $1) }
         return order
     }
+
+    /// The positions of tape name nodes sorted by their UTF-8 bytes (what `permutation` gives
+    /// without `numeric`), compared in place; nil when a name has an escape, so its text is
+    /// not its bytes. Names of one object are unique, so an unstable sort gives the same order.
+    static func byteOrder(of names: [Int], in tape: JSONTape) -> [Int]? {
+        var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(names.count)
+        for name in names {
+            if tape.isEscaped(name) { return nil }
+            let text = tape.textRange(name)
+            ranges.append(text.lowerBound + 1..<text.upperBound - 1)
+        }
+        return tape.bytes.withUnsafeBufferPointer { bytes in
+            let base = bytes.baseAddress!
+            var order = Array(names.indices)
+            order.sort { a, b in
+                let x = ranges[a], y = ranges[b]
+                let common = memcmp(base + x.lowerBound, base + y.lowerBound, min(x.count, y.count))
+                return common < 0 || (common == 0 && x.count < y.count)
+            }
+            return order
+        }
+    }
 }
 
 // MARK: - On the tape
@@ -162,7 +190,10 @@ extension KeyedToArrayOperation {
                 records.append(staysOnTape ? .onTape(name: name, value: record) : .tree(.null))
             }
         }
-        if order != .source {
+        if order == .key, let permutation = KeyOrder.byteOrder(of: names, in: tape) {
+            names = permutation.map { names[$0] }
+            records = permutation.map { records[$0] }
+        } else if order != .source {
             let permutation = KeyOrder.permutation(names.map { tape.string($0) }, numeric: order == .numericKey)
             names = permutation.map { names[$0] }
             records = permutation.map { records[$0] }
