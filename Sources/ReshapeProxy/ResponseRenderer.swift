@@ -4,6 +4,9 @@ import ReshapeRules
 /// Turns what the upstream answered into what the client gets: decode, run the route's
 /// pipeline, encode. Fails closed: a body that could not be normalized is never passed on.
 public enum ResponseRenderer {
+    /// Shared, so a success answer allocates no header array of its own unless it adds one.
+    private static let jsonHeaders = [NameValue(name: "Content-Type", value: "application/json")]
+
     public struct Rendered: Sendable {
         public var response: HTTPResponse
         public var dropped: [DroppedElement]
@@ -13,9 +16,9 @@ public enum ResponseRenderer {
 
     public static func render(_ result: UpstreamResult, route: Route, parameters: [String: String],
                               redactor: Redactor) -> Rendered {
-        let context: [JSONMember] = [.init(key: "route", value: .string(route.name)),
-                                     .init(key: "upstream", value: .string(route.upstream))]
         func problem(_ status: Int, _ code: String, _ title: String, _ detail: String, _ extra: [JSONMember] = []) -> Rendered {
+            let context: [JSONMember] = [.init(key: "route", value: .string(route.name)),
+                                         .init(key: "upstream", value: .string(route.upstream))]
             let problem = Problem(status: status, code: code, title: title, detail: redactor.redact(detail), extra: context + extra)
             return Rendered(response: problem.response, dropped: [], errorCode: code)
         }
@@ -51,10 +54,11 @@ public enum ResponseRenderer {
             }
             do {
                 let output = try route.pipeline.run(document, parameters: parameters)
-                var headers: [NameValue] = []
-                if !output.dropped.isEmpty { headers.append(NameValue(name: "Reshape-Dropped", value: String(output.dropped.count))) }
-                return Rendered(response: .json(200, output.serialized(), extraHeaders: headers),
-                                dropped: output.dropped, errorCode: nil)
+                var response = HTTPResponse(status: 200, headers: ResponseRenderer.jsonHeaders, body: output.serialized())
+                if !output.dropped.isEmpty {
+                    response.headers.append(NameValue(name: "Reshape-Dropped", value: String(output.dropped.count)))
+                }
+                return Rendered(response: response, dropped: output.dropped, errorCode: nil)
             } catch {
                 let errors: [JSON] = error.errors.map { violation in
                     .object(JSONObject(["pointer": .string(violation.pointer), "keyword": .string(violation.keyword),

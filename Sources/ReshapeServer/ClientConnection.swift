@@ -76,9 +76,14 @@ final class ClientConnection {
     // MARK: - Events and actions
 
     private func send(_ event: HTTPConnection.Event) {
-        pendingEvents.append(event)
-        guard !processing else { return }
+        // An event raised while another is being handled (a response ready during dispatch)
+        // waits its turn, so the state machine never sees events out of order.
+        guard !processing else {
+            pendingEvents.append(event)
+            return
+        }
         processing = true
+        for action in state.handle(event) { execute(action) }
         while !pendingEvents.isEmpty {
             let next = pendingEvents.removeFirst()
             for action in state.handle(next) { execute(action) }
