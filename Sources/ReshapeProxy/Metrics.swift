@@ -31,6 +31,7 @@ public final class Metrics: Sendable {
         var dropped: [String: Int] = [:]            // route|type
         var connections = 0
         var inFlight = 0
+        var upstreamConnectionsOpened = 0
     }
 
     private let state = Mutex(State())
@@ -64,6 +65,9 @@ public final class Metrics: Sendable {
 
     public var openConnections: Int { state.withLock { $0.connections } }
 
+    /// The upstream client opened a new connection (not a reused kept-alive one).
+    public func upstreamConnectionOpened() { state.withLock { $0.upstreamConnectionsOpened += 1 } }
+
     /// Prometheus text exposition (format 0.0.4) of several workers' metrics together.
     public static func exposition(_ workers: [Metrics], digest: String, reloads: Int, reloadFailures: Int) -> String {
         var merged = State()
@@ -74,6 +78,7 @@ public final class Metrics: Sendable {
             merged.dropped.merge(snapshot.dropped, uniquingKeysWith: +)
             merged.connections += snapshot.connections
             merged.inFlight += snapshot.inFlight
+            merged.upstreamConnectionsOpened += snapshot.upstreamConnectionsOpened
             for (key, histogram) in snapshot.latency { merged.latency[key, default: Histogram()].merge(histogram) }
             for (key, histogram) in snapshot.upstreamLatency { merged.upstreamLatency[key, default: Histogram()].merge(histogram) }
         }
@@ -110,6 +115,7 @@ public final class Metrics: Sendable {
             out += "reshape_dropped_elements_total{route=\"\(label(parts[0]))\",type=\"\(label(parts[1]))\"} \(count)\n"
         }
         out += "# HELP reshape_open_connections Client connections open now.\n# TYPE reshape_open_connections gauge\nreshape_open_connections \(merged.connections)\n"
+        out += "# HELP reshape_upstream_connections_opened_total Upstream connections opened; far fewer than upstream fetches when keep-alive works.\n# TYPE reshape_upstream_connections_opened_total counter\nreshape_upstream_connections_opened_total \(merged.upstreamConnectionsOpened)\n"
         out += "# HELP reshape_requests_in_flight Requests dispatched and not yet answered.\n# TYPE reshape_requests_in_flight gauge\nreshape_requests_in_flight \(merged.inFlight)\n"
         out += "# HELP reshape_rules_info The rule set being served.\n# TYPE reshape_rules_info gauge\nreshape_rules_info{digest=\"\(digest)\"} 1\n"
         out += "# HELP reshape_rule_reloads_total Rule reloads, by result.\n# TYPE reshape_rule_reloads_total counter\n"

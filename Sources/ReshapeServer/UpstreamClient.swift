@@ -91,8 +91,11 @@ final class UpstreamClient {
     /// Sockets curl opened through `socketOpening` and has not closed yet.
     private var connectionSockets: Set<curl_socket_t> = []
 
-    init(loop: UnsafeMutablePointer<uv_loop_t>) {
+    private let metrics: Metrics
+
+    init(loop: UnsafeMutablePointer<uv_loop_t>, metrics: Metrics) {
         self.loop = loop
+        self.metrics = metrics
         multi = curl_multi_init()
         uv_timer_init(loop, timer)
         timer.pointee.data = Unmanaged.passUnretained(self).toOpaque()
@@ -238,7 +241,10 @@ final class UpstreamClient {
 
     fileprivate func socketOpening(family: Int32, type: Int32, protocol: Int32) -> curl_socket_t {
         let fd = socket(family, type, `protocol`)
-        if fd >= 0 { connectionSockets.insert(fd) }
+        if fd >= 0 {
+            connectionSockets.insert(fd)
+            metrics.upstreamConnectionOpened()
+        }
         return fd
     }
 

@@ -27,7 +27,7 @@ final class Worker {
         self.shared = shared
         metrics = shared.metrics[index]
         uv_loop_init(loop)
-        upstream = UpstreamClient(loop: loop)
+        upstream = UpstreamClient(loop: loop, metrics: metrics)
         uv_tcp_init(loop, listener)
         uv_tcp_open(listener, fd)
         listener.pointee.data = Unmanaged.passUnretained(self).toOpaque()

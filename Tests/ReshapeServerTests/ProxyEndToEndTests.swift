@@ -39,6 +39,22 @@ final class ProxyEndToEndTests: XCTestCase {
         XCTAssertEqual(objects.first?["objectId"] as? String, "-NqK3a9Xb2mLp0Rt7Yv1")
     }
 
+    func testUpstreamConnectionsAreKeptAliveAndCounted() throws {
+        func opened() throws -> Int {
+            let metrics = try RawHTTP.get(port: port, "/_reshape/metrics").text
+            let line = try XCTUnwrap(metrics.split(separator: "\n").first { $0.hasPrefix("reshape_upstream_connections_opened_total ") })
+            return try XCTUnwrap(Int(line.split(separator: " ").last ?? ""))
+        }
+        _ = try RawHTTP.get(port: port, "/users")  // each worker may need one connection first
+        _ = try RawHTTP.get(port: port, "/users")
+        let before = try opened()
+        for _ in 0..<40 { XCTAssertEqual(try RawHTTP.get(port: port, "/users").status, 200) }
+        // Two workers, each with its own connection cache: at most one new connection each
+        // (if the upstream closed an idle one), never one per request.
+        XCTAssertLessThanOrEqual(try opened() - before, 2)
+        XCTAssertGreaterThanOrEqual(before, 1)
+    }
+
     func testPathParametersAreEncodedAndNeverEscapeTheRulePath() throws {
         for hostile in ["..%2F..%2Fetc%2Fpasswd", "a%40evil.com", "x%23frag", "q%3Fa%3D1", "%00", "a%0D%0AX-Injected:%201"] {
             let response = try RawHTTP.get(port: port, "/echo/\(hostile)")
