@@ -26,7 +26,11 @@ enum FirebaseDocument {
     private static let tags = ["admin", "beta", "vip", "trial", "churned", "mobile", "web", "eu", "us", "apac"]
 
     /// About `targetBytes` of compact JSON; every 997th record is corrupt in one of several ways.
-    static func generate(targetBytes: Int = 8 * 1024 * 1024, seed: UInt64 = 42) -> (bytes: [UInt8], records: Int, corrupt: Int) {
+    /// `shuffled`: as real backends send it after edits and merges, push ids in random order
+    /// and each record's fields in an order of its own (the sorted form is the fast path of
+    /// the tape's duplicate-name check and of `order: key`, so it flatters the figures).
+    static func generate(targetBytes: Int = 8 * 1024 * 1024, seed: UInt64 = 42,
+                         shuffled: Bool = false) -> (bytes: [UInt8], records: Int, corrupt: Int) {
         var random = SplitMix64(seed: seed)
         var out: [UInt8] = []
         out.reserveCapacity(targetBytes + 4096)
@@ -37,11 +41,13 @@ enum FirebaseDocument {
         while out.count < targetBytes {
             if records > 0 { out.append(UInt8(ascii: ",")) }
             timestamp += UInt64(random.below(5000))
-            appendString(pushID(timestamp: timestamp, random: &random), to: &out)
+            // Shuffled ids: the timestamp part is drawn at random instead of increasing.
+            let idTime = shuffled ? 1_700_000_000_000 + random.next() % 100_000_000_000 : timestamp
+            appendString(pushID(timestamp: idTime, random: &random), to: &out)
             out.append(UInt8(ascii: ":"))
             let isCorrupt = records % 997 == 996
             if isCorrupt { corrupt += 1 }
-            appendRecord(&out, random: &random, timestamp: timestamp, corruption: isCorrupt ? corrupt % 4 : nil)
+            appendRecord(&out, random: &random, timestamp: timestamp, corruption: isCorrupt ? corrupt % 4 : nil, shuffled: shuffled)
             records += 1
         }
         out.append(UInt8(ascii: "}"))
@@ -59,7 +65,8 @@ enum FirebaseDocument {
         return String(decoding: chars, as: UTF8.self)
     }
 
-    private static func appendRecord(_ out: inout [UInt8], random: inout SplitMix64, timestamp: UInt64, corruption: Int?) {
+    private static func appendRecord(_ out: inout [UInt8], random: inout SplitMix64, timestamp: UInt64, corruption: Int?,
+                                     shuffled: Bool) {
         let first = firstNames[random.below(firstNames.count)]
         let last = lastNames[random.below(lastNames.count)]
         var fields: [(String, String)] = []
@@ -78,6 +85,9 @@ enum FirebaseDocument {
         fields.append(("active", random.below(2) == 0 ? "true" : "false"))
         fields.append(("createdAt", String(timestamp)))
         if random.below(10) == 0 { fields.append(("bio", quoted("Says \"hi\"\nand likes C:\\path\\to\\things"))) }
+        if shuffled {
+            for i in stride(from: fields.count - 1, to: 0, by: -1) { fields.swapAt(i, random.below(i + 1)) }
+        }
         out.append(UInt8(ascii: "{"))
         for (i, (key, value)) in fields.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }

@@ -5,6 +5,7 @@
 // builds the route measured, with the real operations and schema engine; its label says what
 // it contains.
 // ============================================================================================
+import Foundation
 import ReshapeJSON
 import ReshapeRules
 import ReshapeSchema
@@ -34,6 +35,24 @@ let userTypes = #"""
   }
 }
 """#
+
+/// The same types as a user would write them for the realistic document: `pattern` on email.
+let userTypesWithPattern = userTypes.replacingOccurrences(of: #""email": { "type": "string", "minLength": 3 }"#,
+                                                          with: #""email": { "type": "string", "minLength": 3, "pattern": "@" }"#)
+
+/// The route a user writes for the realistic (shuffled) document: sorted by key, `pattern`.
+func realisticPipeline() throws -> (pipeline: Pipeline, label: String) {
+    guard case .object(let types) = try JSON(parsing: userTypesWithPattern) else { fatalError("types must be an object") }
+    precondition(userTypesWithPattern != userTypes, "the pattern was not added to the realistic schema")
+    let schemas = try SchemaSet(types: types.members.map { (name: $0.key, schema: $0.value) })
+    guard let user = schemas.validator(named: "User") else { fatalError("no User type") }
+    let pipeline = Pipeline(steps: [
+        KeyedToArrayOperation(keyField: "objectId", order: .key),
+        ValidateOperation(typeName: "User", validator: user, invalid: .drop),
+        WrapOperation(field: "objects"),
+    ])
+    return (pipeline, "pipeline, realistic: shuffled ids+fields, order: key, pattern")
+}
 
 /// The pipeline measured, and a label saying what it contains.
 func pipelineUnderTest() throws -> (pipeline: Pipeline, label: String) {
