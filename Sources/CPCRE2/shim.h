@@ -41,7 +41,7 @@ static inline int reshape_pcre2_error_message(int code, uint8_t *buffer, size_t 
 }
 
 // Per-thread scratch: match data with room for one pair (only the verdict is used), and a
-// match context carrying a JIT stack that may grow to 1 MB (the default is 32 kB of machine
+// match context carrying a JIT stack that may grow to 8 MB (the default is 32 kB of machine
 // stack). Made on a thread's first match; freed when the thread exits.
 typedef struct {
     pcre2_match_data *data;
@@ -57,10 +57,19 @@ static inline void reshape_pcre2_scratch_free(void *pointer) {
     free(scratch);
 }
 
-static pthread_key_t reshape_pcre2_scratch_key;
-static pthread_once_t reshape_pcre2_scratch_once = PTHREAD_ONCE_INIT;
+// Statics live inside functions: Swift's importer emits the inline functions a module calls,
+// not file-level static variables.
+static inline pthread_key_t *reshape_pcre2_scratch_key(void) {
+    static pthread_key_t key;
+    return &key;
+}
 static inline void reshape_pcre2_make_scratch_key(void) {
-    pthread_key_create(&reshape_pcre2_scratch_key, reshape_pcre2_scratch_free);
+    pthread_key_create(reshape_pcre2_scratch_key(), reshape_pcre2_scratch_free);
+}
+static inline void reshape_pcre2_register_scratch(reshape_pcre2_scratch *scratch) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, reshape_pcre2_make_scratch_key);
+    pthread_setspecific(*reshape_pcre2_scratch_key(), scratch);
 }
 
 static inline reshape_pcre2_scratch *reshape_pcre2_thread_scratch(void) {
@@ -70,12 +79,11 @@ static inline reshape_pcre2_scratch *reshape_pcre2_thread_scratch(void) {
     if (scratch == NULL) return NULL;
     scratch->data = pcre2_match_data_create(1, NULL);
     scratch->context = pcre2_match_context_create(NULL);
-    scratch->stack = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
+    scratch->stack = pcre2_jit_stack_create(32 * 1024, 8 * 1024 * 1024, NULL);
     if (scratch->data == NULL || scratch->context == NULL) { reshape_pcre2_scratch_free(scratch); return NULL; }
     // Without its own stack JIT matching still works, on the small default one.
     if (scratch->stack != NULL) pcre2_jit_stack_assign(scratch->context, NULL, scratch->stack);
-    pthread_once(&reshape_pcre2_scratch_once, reshape_pcre2_make_scratch_key);
-    pthread_setspecific(reshape_pcre2_scratch_key, scratch);
+    reshape_pcre2_register_scratch(scratch);
     current = scratch;
     return scratch;
 }
