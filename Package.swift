@@ -38,7 +38,7 @@ let package = Package(
         .executableTarget(name: "reshape-bench", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"], path: "bench/Sources"),
 
         .testTarget(name: "ReshapeJSONTests", dependencies: ["ReshapeJSON"]),
-        .testTarget(name: "ReshapeSchemaTests", dependencies: ["ReshapeSchema", "ReshapeJSON"]),
+        .testTarget(name: "ReshapeSchemaTests", dependencies: ["ReshapeSchema", "ReshapeJSON", "ReshapeRegex"]),
         .testTarget(name: "ReshapeRulesTests", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
         .testTarget(name: "ReshapeProxyTests", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON"]),
         .testTarget(name: "ReshapeServerTests", dependencies: ["ReshapeServer", "ReshapeJSON", "reshape", "reshape-demo-upstream"]),
