@@ -18,29 +18,18 @@ final class CompiledPattern: @unchecked Sendable {
     }
 
     let source: String
+    let tier: Tier
 
-    private enum Matcher {
-        case direct(DirectPatternMatcher)
-        /// The Swift `Regex` answers when PCRE2 cannot finish (a match or stack limit).
-        case pcre2(PCRE2Pattern, fallback: Regex<AnyRegexOutput>)
-        case swift(Regex<AnyRegexOutput>)
-    }
-
-    private let matcher: Matcher
-
-    var tier: Tier {
-        switch matcher {
-        case .direct: return .direct
-        case .pcre2: return .pcre2
-        case .swift: return .swift
-        }
-    }
+    // One matcher per tier, only the chosen tier's set (the Swift `Regex` also for PCRE2, which
+    // falls back to it). Separate references rather than an enum with payloads: matching then
+    // reads a field instead of decoding and retaining an enum payload.
+    private let literals: LiteralAlternatives?
+    private let classes: ClassSequence?
+    private let pcre2: PCRE2Pattern?
+    private let swift: Regex<AnyRegexOutput>?
 
     /// The PCRE2 pattern, for the `pcre2` tier (for tests and diagnostics).
-    var pcre2Pattern: String? {
-        if case .pcre2(let pattern, _) = matcher { return pattern.pattern }
-        return nil
-    }
+    var pcre2Pattern: String? { pcre2?.pattern }
 
     convenience init(_ source: String) throws {
         try self.init(source, tiers: Tier.allCases)
@@ -56,14 +45,24 @@ final class CompiledPattern: @unchecked Sendable {
         // if it ever matches.
         let swift = try Self.swiftRegex(source)
         let tokens = ECMARegexParser.tokens(source)
+        var literals: LiteralAlternatives?, classes: ClassSequence?, pcre2: PCRE2Pattern?
         if let tokens, tiers.contains(.direct), let direct = DirectPatternMatcher.make(tokens) {
-            matcher = .direct(direct)
+            switch direct {
+            case .literals(let matcher): literals = matcher
+            case .classes(let matcher): classes = matcher
+            }
+            tier = .direct
         } else if let tokens, tiers.contains(.pcre2),
-                  let pcre2 = try? PCRE2Pattern((pcre2MatchLimit.map { "(*LIMIT_MATCH=\($0))" } ?? "") + ECMARegexDialect.pcre2(tokens)) {
-            matcher = .pcre2(pcre2, fallback: swift)
+                  let compiled = try? PCRE2Pattern((pcre2MatchLimit.map { "(*LIMIT_MATCH=\($0))" } ?? "") + ECMARegexDialect.pcre2(tokens)) {
+            pcre2 = compiled
+            tier = .pcre2
         } else {
-            matcher = .swift(swift)
+            tier = .swift
         }
+        self.literals = literals
+        self.classes = classes
+        self.pcre2 = pcre2
+        self.swift = tier == .direct ? nil : swift
     }
 
     /// Whether `source` is a pattern `init` accepts (for `format: regex`), without building
@@ -80,19 +79,15 @@ final class CompiledPattern: @unchecked Sendable {
     /// Whether the pattern matches somewhere in `utf8` (valid UTF-8, as every JSON string is).
     @inline(__always)
     func matches(utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-        switch matcher {
-        case .direct(let direct):
-            return direct.matches(utf8: utf8)
-        case .pcre2(let pcre2, let fallback):
-            if let answer = pcre2.matches(utf8: utf8) { return answer }
-            return Self.matches(fallback, String(decoding: utf8, as: UTF8.self))
-        case .swift(let regex):
-            return Self.matches(regex, String(decoding: utf8, as: UTF8.self))
-        }
+        if let literals { return literals.matches(utf8) }
+        if let classes { return classes.matches(utf8) }
+        if let pcre2, let answer = pcre2.matches(utf8: utf8) { return answer }
+        return Self.matches(swift!, String(decoding: utf8, as: UTF8.self))
     }
 
     func matches(_ text: String) -> Bool {
-        if case .swift(let regex) = matcher { return Self.matches(regex, text) }
+        if tier == .swift { return Self.matches(swift!, text) }
+        if let answer = text.utf8.withContiguousStorageIfAvailable({ matches(utf8: $0) }) { return answer }
         var text = text
         return text.withUTF8 { matches(utf8: $0) }
     }
