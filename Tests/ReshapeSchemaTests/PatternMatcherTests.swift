@@ -90,6 +90,31 @@ final class PatternMatcherTests: XCTestCase {
         }
     }
 
+    /// Patterns are shared by every worker thread: PCRE2's match data is per thread, the
+    /// direct matchers are immutable.
+    func testMatchingFromManyThreads() throws {
+        let patterns = try [#"^\d{5}(-\d{4})?$"#, "^[^@ ]+@[^@ ]+$", "@"].map { try CompiledPattern($0) }
+        XCTAssertEqual(patterns.map(\.tier), [.pcre2, .direct, .direct])
+        let texts = ["12345", "12345-6789", "1234", "a@b", "a b@c", "@", "", "12345-678"]
+        let expected = texts.map { text in patterns.map { $0.matches(text) } }
+        XCTAssertEqual(expected[1], [true, false, false])
+        let failures = Failures()
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for round in 0..<2000 {
+                let k = (round + worker) % texts.count
+                if texts[k].withUTF8Copy({ bytes in patterns.map { $0.matches(utf8: bytes) } }) != expected[k] { failures.add(k) }
+            }
+        }
+        XCTAssertEqual(failures.count, 0)
+    }
+
+    final class Failures: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = 0
+        func add(_: Int) { lock.lock(); value += 1; lock.unlock() }
+        var count: Int { lock.lock(); defer { lock.unlock() }; return value }
+    }
+
     /// A pattern on the tape sees escaped strings decoded, for values and member names.
     func testPatternsOnTapeSeeDecodedStrings() throws {
         let schema = try JSON(parsing: #"""
@@ -284,5 +309,12 @@ final class PatternMatcherTests: XCTestCase {
 
     static func show(_ text: String) -> String {
         "\"" + text.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined() + "\""
+    }
+}
+
+extension String {
+    func withUTF8Copy<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        var copy = self
+        return copy.withUTF8(body)
     }
 }
