@@ -19,13 +19,11 @@ final class LiteralAlternatives {
         let atEnd: Bool
     }
 
-    let branches: [Branch]
     /// Every branch's bytes, one after the other, and where each branch is in them.
     private let storage: UnsafeMutableBufferPointer<UInt8>
     private let spans: UnsafeMutableBufferPointer<Span>
 
     init(_ branches: [Branch]) {
-        self.branches = branches
         // At least one byte, so every span has an address.
         storage = .allocate(capacity: max(1, branches.reduce(0) { $0 + $1.bytes.count }))
         spans = .allocate(capacity: branches.count)
