@@ -3,7 +3,8 @@ import PackageDescription
 
 // Dependencies point one way:
 // reshape -> ReshapeServer -> ReshapeProxy -> ReshapeRules -> ReshapeSchema -> ReshapeJSON.
-// Only ReshapeServer (and the demo upstream) touch C.
+// Only ReshapeServer (and the demo upstream) touch C, apart from PCRE2, which ReshapeSchema
+// reaches through a module of its own (ReshapeRegex) for `pattern`.
 let package = Package(
     name: "Reshape",
     platforms: [.macOS(.v13)],
@@ -19,9 +20,11 @@ let package = Package(
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CHTTPParser", providers: [.apt(["libhttp-parser-dev"])]),
+        .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
 
         .target(name: "ReshapeJSON"),
-        .target(name: "ReshapeSchema", dependencies: ["ReshapeJSON"]),
+        .target(name: "ReshapeRegex", dependencies: ["CPCRE2"]),
+        .target(name: "ReshapeSchema", dependencies: ["ReshapeJSON", "ReshapeRegex"]),
         .target(name: "ReshapeRules", dependencies: ["ReshapeJSON", "ReshapeSchema", "Yams"]),
         .target(name: "ReshapeProxy", dependencies: ["ReshapeRules", "ReshapeJSON"]),
         .target(name: "ReshapeServer", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON", "CLibUV", "CCurl", "CHTTPParser"]),
@@ -35,7 +38,7 @@ let package = Package(
         .executableTarget(name: "reshape-bench", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"], path: "bench/Sources"),
 
         .testTarget(name: "ReshapeJSONTests", dependencies: ["ReshapeJSON"]),
-        .testTarget(name: "ReshapeSchemaTests", dependencies: ["ReshapeSchema", "ReshapeJSON"]),
+        .testTarget(name: "ReshapeSchemaTests", dependencies: ["ReshapeSchema", "ReshapeJSON", "ReshapeRegex"]),
         .testTarget(name: "ReshapeRulesTests", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
         .testTarget(name: "ReshapeProxyTests", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON"]),
         .testTarget(name: "ReshapeServerTests", dependencies: ["ReshapeServer", "ReshapeJSON", "reshape", "reshape-demo-upstream"]),

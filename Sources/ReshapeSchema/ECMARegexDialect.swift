@@ -1,6 +1,7 @@
 /// Bridges ECMA-262 regex syntax (what JSON Schema's `pattern` and `format: regex` mean) to
-/// Swift `Regex` syntax: rewrites the ECMA forms Swift spells differently and rejects
-/// syntax that only other dialects accept.
+/// Swift `Regex` syntax: rewrites the ECMA forms Swift spells or means differently and rejects
+/// syntax that only other dialects accept. Swift `Regex` is the last tier of
+/// `CompiledPattern`, and what decides whether a pattern is valid.
 enum ECMARegexDialect {
     struct Unsupported: Error {
         let reason: String
@@ -28,13 +29,29 @@ enum ECMARegexDialect {
                     continue
                 case "a", "e", "A", "z", "Z", "h", "H", "R", "X", "K", "G", "N", "o", "Q", "E":
                     throw Unsupported(reason: "\\\(next) is not an ECMA-262 escape")
-                case "s":
-                    // ECMA's \s also covers U+FEFF (ZERO WIDTH NO-BREAK SPACE).
-                    append(inClass ? "\\s\\u{FEFF}" : "[\\s\\u{FEFF}]")
+                case "d", "w":
+                    // Spelled out: Swift's asciiOnly* options alone let \W match some digits.
+                    let members = next == "d" ? "0-9" : "A-Za-z0-9_"
+                    append(inClass ? members : "[" + members + "]")
                     i += 2
                     continue
-                case "S" where !inClass:
-                    append("[^\\s\\u{FEFF}]")
+                case "D", "W":
+                    append(next == "D" ? "[^0-9]" : "[^A-Za-z0-9_]")
+                    i += 2
+                    continue
+                case "v":
+                    // ECMA's \v is VT alone; Swift's is every vertical space.
+                    append("\\u{B}")
+                    i += 2
+                    continue
+                case "s":
+                    // ECMA's \s is its own list (U+FEFF in, U+0085 out), spelled out.
+                    append(inClass ? swiftSpaces : "[" + swiftSpaces + "]")
+                    i += 2
+                    continue
+                case "S":
+                    // Inside a class too: a nested class is a union in Swift.
+                    append("[^" + swiftSpaces + "]")
                     i += 2
                     continue
                 default:
@@ -46,7 +63,15 @@ enum ECMARegexDialect {
             }
             if inClass {
                 if c == "]" { inClass = false }
-                if c == "[" { append("\\[") } else { out.append(c) }
+                // Literals in ECMA, nested classes and set operators (&&, ~~) in Swift.
+                if c == "[" || c == "&" || c == "~" { out.append("\\") }
+                out.append(c)
+                i += 1
+                continue
+            }
+            if c == "." {
+                // Swift's `.` also leaves out VT, FF and U+0085; ECMA's only the line terminators.
+                append("[^\\n\\r\\u{2028}\\u{2029}]")
                 i += 1
                 continue
             }
@@ -87,4 +112,8 @@ enum ECMARegexDialect {
         }
         return String(out)
     }
+
+    /// ECMA's `\s` as Swift class members, one `\u{...}` each (Swift refuses some of these
+    /// code points as range bounds).
+    static let swiftSpaces: String = CodePointSet.space.ranges.flatMap { $0 }.map { "\\u{" + String($0, radix: 16) + "}" }.joined()
 }

@@ -23,7 +23,7 @@ enum Formats {
         case "iri-reference": return { URIFormats.isURI($0, international: true, relative: true) }
         case "uri-template": return { URIFormats.isURITemplate($0) }
         case "uuid": return { isUUID(Array($0.utf8)) }
-        case "regex": return { (try? CompiledPattern($0)) != nil }
+        case "regex": return { CompiledPattern.isValid($0) }
         case "json-pointer": return { isJSONPointer(Array($0.utf8)[...]) }
         case "relative-json-pointer": return { isRelativeJSONPointer(Array($0.utf8)) }
         default: return nil

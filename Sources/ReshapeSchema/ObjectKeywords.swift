@@ -118,8 +118,7 @@ final class PatternPropertiesKeyword: KeywordCheck {
         guard e.view.kind(instance) == .object else { return true }
         let view = e.view
         return view.allMembers(instance) { name, value in
-            let key = String(decoding: name, as: UTF8.self)
-            for (pattern, node) in patterns where pattern.matches(key) && !e.at(node, value) { return false }
+            for (pattern, node) in patterns where pattern.matches(utf8: name) && !e.at(node, value) { return false }
             return true
         }
     }
@@ -162,10 +161,7 @@ final class AdditionalPropertiesKeyword: KeywordCheck {
         let view = e.view
         return view.allMembers(instance) { name, value in
             if utf8Named.contains(name) { return true }
-            if !patterns.isEmpty {
-                let key = String(decoding: name, as: UTF8.self)
-                if patterns.contains(where: { $0.matches(key) }) { return true }
-            }
+            if patterns.contains(where: { $0.matches(utf8: name) }) { return true }
             return e.at(node, value)
         }
     }

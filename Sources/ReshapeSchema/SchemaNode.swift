@@ -145,23 +145,6 @@ struct TypeMask: OptionSet {
     }
 }
 
-/// A compiled regular expression and the source it came from (for messages).
-struct CompiledPattern: @unchecked Sendable {
-    let source: String
-    let regex: Regex<AnyRegexOutput>
-
-    /// ECMA-262 is the dialect JSON Schema names: `\d` and `\w` are ASCII, matching is by
-    /// Unicode scalar (like the `u` flag), and patterns are unanchored.
-    init(_ source: String) throws {
-        self.source = source
-        regex = try Regex(ECMARegexDialect.translate(source)).matchingSemantics(.unicodeScalar).asciiOnlyDigits().asciiOnlyWordCharacters()
-    }
-
-    func matches(_ text: String) -> Bool {
-        (try? regex.firstMatch(in: text)) != nil
-    }
-}
-
 /// What one compilation produced beyond the root node: every node (the owner that keeps
 /// them alive, since `$ref` edges are unowned so recursive schemas form no reference cycles)
 /// and the `$dynamicAnchor`s per resource for `$dynamicRef`'s runtime lookup.

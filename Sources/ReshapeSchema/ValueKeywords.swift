@@ -166,7 +166,7 @@ final class PatternKeyword: KeywordCheck {
 
     override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
         guard e.view.kind(instance) == .string else { return true }
-        return pattern.matches(e.view.string(instance))
+        return e.view.withString(instance) { pattern.matches(utf8: $0) }
     }
 }
 
