@@ -2,6 +2,7 @@
 """Generate the peer benchmark's upstream documents, deterministically.
 
     python3 bench/peers/gen.py OUTDIR          # writes OUTDIR/3kb.json, 150kb.json, 8mb.json
+                                               # and OUTDIR/manifest.tsv (sizes and counts)
 
 Each document is shaped like a Firebase Realtime Database list: one object keyed by
 20-character push ids, written in shuffled (not sorted) order, whose values are user records.
@@ -143,13 +144,17 @@ def main():
         sys.exit("usage: gen.py OUTDIR")
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
+    manifest = ["size\tbytes\trecords\tinvalid\tsha256"]
     for name, target in SIZES.items():
         data, n, bad = generate(name, target, SEED)
         json.loads(data)  # must be valid JSON
         with open(os.path.join(out, name + ".json"), "wb") as f:
             f.write(data)
-        print(f"{name}.json {len(data)} bytes, {n} records, {bad} invalid, "
-              f"sha256 {hashlib.sha256(data).hexdigest()[:16]}")
+        digest = hashlib.sha256(data).hexdigest()
+        manifest.append(f"{name}\t{len(data)}\t{n}\t{bad}\t{digest}")
+        print(f"{name}.json {len(data)} bytes, {n} records, {bad} invalid, sha256 {digest[:16]}")
+    with open(os.path.join(out, "manifest.tsv"), "w") as f:
+        f.write("\n".join(manifest) + "\n")
 
 
 if __name__ == "__main__":
