@@ -23,8 +23,12 @@ LABELS = {
 
 
 HEADER = ("| size | target | conns | requests | req/s | × pass | MB/s | p50 ms | p99 ms | errors "
-          "| CPU µs/req | server CPU % | core 0 busy % | peak RSS MiB |\n"
-          "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| CPU µs/req | server CPU % | core 0: irq % | core 0: others % | peak RSS MiB |\n"
+          "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+
+
+# other jobs took at least this share of core 0 (percent): the row is marked
+NOISE_POINTS = 10
 
 
 def read_meta(path):
@@ -98,9 +102,11 @@ def main():
       "before and after the measured phase, ÷ requests. **peak RSS**: `VmHWM` from "
       "`/proc/PID/status` at the end (covers the first request, warm-up and measured phase). For "
       "the direct row both are the origin nginx's. **server CPU %**: the server's CPU time ÷ the "
-      "phase's length (100 = all of core 0). **core 0 busy %**: core 0's non-idle time from "
-      "`/proc/stat` over the phase; where it is well above server CPU %, something else (another "
-      "job on the machine) was taking core 0 from the server, and its req/s is a lower bound.")
+      "phase's length (100 = all of core 0). **core 0: irq %**: core 0's interrupt and softirq "
+      "time from `/proc/stat` (mostly the loopback network work of the server's sockets, which "
+      "the kernel charges to no process). **core 0: others %**: core 0's user + system time not "
+      "spent by the server, plus hypervisor steal: what other jobs on the machine took from the "
+      "server's core (for the direct row, whose server is on core 1, all of core 0's use).")
     w("- Between warm-up and the measured phase the server is left to finish the requests wrk "
       "abandoned at the end of warm-up (until its CPU time stops moving), so the phase starts "
       "idle. Requests still in flight when the phase ends are not counted by wrk but part of "
@@ -137,14 +143,30 @@ def main():
         cpu_us = f"{cpu_s / req * 1e6:,.0f}" if req else "—"
         server_pct = 100 * cpu_s / float(r["seconds"])
         core0 = int(r["core0_total"])
-        core0_pct = f"{100 * int(r['core0_busy']) / core0:.0f}" if core0 else "—"
+        ticks = int(r["cpu_ticks"]) if r["target"] not in ("direct", "reshape-unpinned") else 0
+        irq_pct = 100 * int(r["core0_irq"]) / core0 if core0 else 0
+        # what other jobs (and the hypervisor) took from core 0 while the server ran there
+        others_pct = max(0.0, 100 * (int(r["core0_usersys"]) - ticks + int(r["core0_steal"])) / core0) if core0 else 0
+        # unpinned, the server itself runs on core 0 part of the time: no split to show
+        core0_cells = ("— | —" if r["target"] == "reshape-unpinned" or not core0
+                       else f"{irq_pct:.0f} | {others_pct:.0f}")
         errors = int(r["non2xx"]) + int(r["sockerr"])
-        return (f"| {r['size']} | {LABELS.get(r['target'], r['target'])} | {r['conns']} | "
+        label = LABELS.get(r["target"], r["target"])
+        # mark the row (not direct: its server is on core 1; not the unpinned row)
+        if r["target"] not in ("direct", "reshape-unpinned") and others_pct >= NOISE_POINTS:
+            label += " ‡"
+        return (f"| {r['size']} | {label} | {r['conns']} | "
                 f"{req:,} | {rps:,.0f} | {ratio} | {mbs:,.1f} | {float(r['p50']):.2f} | {float(r['p99']):.2f} | "
-                f"{errors:,} | {cpu_us} | {server_pct:.0f} | {core0_pct} | {int(r['rss_kib']) / 1024:,.1f} |")
+                f"{errors:,} | {cpu_us} | {server_pct:.0f} | {core0_cells} | "
+                f"{int(r['rss_kib']) / 1024:,.1f} |")
 
     for r in pinned:
         w(line(r))
+    if any("‡" in line(r) for r in pinned):
+        w("")
+        w(f"‡ other jobs took at least {NOISE_POINTS}% of core 0 during the phase: the server did not "
+      "have its core to itself, so where it was the bottleneck its req/s is a lower bound (CPU "
+          "µs/req is still its own).")
     if unpinned:
         w("")
         w("Unpinned: Reshape with `--workers 2` and no `taskset`, free to use both cores (wrk and "

@@ -69,6 +69,7 @@ if [[ -z ${RESHAPE_BIN:-} ]]; then
   say "building reshape (release) into $SCRATCH"
   swift build -c release --scratch-path "$SCRATCH" --product reshape >&2
   RESHAPE_BIN=$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)/reshape
+  BUILT_WITH="swift build -c release --scratch-path ${SCRATCH#"$ROOT"/} --product reshape"
 fi
 [[ -x $RESHAPE_BIN ]] || { echo "RESHAPE_BIN=$RESHAPE_BIN is not an executable" >&2; exit 1; }
 SIMD_BIN=$SCRATCH/bin/simdjson_transform
@@ -140,10 +141,12 @@ peak_rss() {
   done
   echo "$sum"
 }
-# core_ticks CPU: "busy total" clock ticks of one core from /proc/stat (busy = all but idle
-# and iowait), to show how much of the server's core something else took during a phase.
+# core_ticks CPU: "usersys irq steal total" clock ticks of one core from /proc/stat: user + nice
+# + system time of whatever ran there, interrupt + softirq time (network work not charged to any
+# process), time stolen by the hypervisor, and the total. The server's own utime + stime is part
+# of usersys, so usersys - server + steal is what other jobs took from the server's core.
 core_ticks() {
-  awk -v c="cpu$1" '$1 == c {t = 0; for (i = 2; i <= 9; i++) t += $i; print t - $5 - $6, t}' /proc/stat
+  awk -v c="cpu$1" '$1 == c {t = 0; for (i = 2; i <= 9; i++) t += $i; print $2 + $3 + $4, $7 + $8, $9, t}' /proc/stat
 }
 # wait_idle PID: let the server finish what it was doing (wrk abandons in-flight requests at the
 # end of the warm-up; with 8 MB answers that is seconds of work) before a phase starts: until its
@@ -242,6 +245,7 @@ run_wrk() {
 
 # --- data and origin -----------------------------------------------------------------------------
 mkdir -p "$WORK/data" "$WORK/answers" "$WORK/wrk"
+[[ -z ${BUILT_WITH:-} ]] || log_cmd "reshape build" "$BUILT_WITH"
 say "generating documents"
 "$PY" "$PEERS/gen.py" "$WORK/data" >&2
 log_cmd "documents" "python3 \$PEERS/gen.py \$WORK/data"
@@ -286,10 +290,10 @@ for t in $TARGETS; do
 done
 
 # --- under load ----------------------------------------------------------------------------------
-printf 'size\ttarget\tconns\trequests\tseconds\trps\tp50\tp99\tnon2xx\tsockerr\tcpu_ticks\tclk_tck\trss_kib\tcore0_busy\tcore0_total\n' >"$WORK/results.tsv"
+printf 'size\ttarget\tconns\trequests\tseconds\trps\tp50\tp99\tnon2xx\tsockerr\tcpu_ticks\tclk_tck\trss_kib\tcore0_usersys\tcore0_irq\tcore0_steal\tcore0_total\n' >"$WORK/results.tsv"
 CLK_TCK=$(getconf CLK_TCK)
 measure() { # TARGET SIZE
-  local t=$1 s=$2 conns url f c0 c1 rss k0 k1
+  local t=$1 s=$2 conns url f c0 c1 rss k0 k1 i
   conns=$(conns_for "$s")
   start_target "$t"
   wait_ready "$t" "$s"
@@ -305,9 +309,13 @@ measure() { # TARGET SIZE
   rss=$(peak_rss "$SERVER_PID")
   [[ $t == direct ]] || stop "$SERVER_PID"
   get() { awk -v k="$1" '$1 == "REPORT" && $2 == k {print $3}' "$f"; }
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$t" "$conns" "$(get requests)" \
-    "$(get seconds)" "$(get rps)" "$(get p50)" "$(get p99)" "$(get non2xx)" "$(get sockerr)" \
-    "$((c1 - c0))" "$CLK_TCK" "$rss" "$((${k1% *} - ${k0% *}))" "$((${k1#* } - ${k0#* }))" >>"$WORK/results.tsv"
+  local -a a0 b1 core=()
+  read -r -a a0 <<<"$k0"
+  read -r -a b1 <<<"$k1"
+  for i in 0 1 2 3; do core+=("$((b1[i] - a0[i]))"); done
+  printf '%s\t' "$s" "$t" "$conns" "$(get requests)" "$(get seconds)" "$(get rps)" "$(get p50)" "$(get p99)" \
+    "$(get non2xx)" "$(get sockerr)" "$((c1 - c0))" "$CLK_TCK" "$rss" "${core[@]:0:3}" >>"$WORK/results.tsv"
+  echo "${core[3]}" >>"$WORK/results.tsv"
   say "$(printf '%-6s %-16s c=%-3s %9s req/s  p50 %8s ms  p99 %8s ms  errors %s+%s  cpu %s ticks  hwm %s KiB' \
     "$s" "$t" "$conns" "$(get rps)" "$(get p50)" "$(get p99)" "$(get non2xx)" "$(get sockerr)" "$((c1 - c0))" "$rss")"
 }
