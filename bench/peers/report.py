@@ -23,8 +23,8 @@ LABELS = {
 
 
 HEADER = ("| size | target | conns | requests | req/s | × pass | MB/s | p50 ms | p99 ms | errors "
-          "| CPU µs/req | server CPU % | core 0: irq % | core 0: others % | peak RSS MiB |\n"
-          "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| CPU µs/req | server CPU % | core 0: irq % | core 0: others % | core 1 busy % | peak RSS MiB |\n"
+          "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 
 
 # other jobs took at least this share of core 0 (percent): the row is marked
@@ -106,7 +106,11 @@ def main():
       "time from `/proc/stat` (mostly the loopback network work of the server's sockets, which "
       "the kernel charges to no process). **core 0: others %**: core 0's user + system time not "
       "spent by the server, plus hypervisor steal: what other jobs on the machine took from the "
-      "server's core (for the direct row, whose server is on core 1, all of core 0's use).")
+      "server's core. **core 1 busy %**: core 1's non-idle time (wrk, the origin, their network "
+      "work, and anything else the scheduler put there): near 100 while the server's CPU % is "
+      "well below 100 means the load side, not the server, set the pace, as for the pass-through "
+      "at 3 KB, whose req/s is then a floor of its capacity and whose × pass ratios should be "
+      "read beside CPU µs/req.")
     w("- Between warm-up and the measured phase the server is left to finish the requests wrk "
       "abandoned at the end of warm-up (until its CPU time stops moving), so the phase starts "
       "idle. Requests still in flight when the phase ends are not counted by wrk but part of "
@@ -141,15 +145,20 @@ def main():
         mbs = rps * doc_bytes.get(r["size"], 0) / 1e6
         cpu_s = int(r["cpu_ticks"]) / int(r["clk_tck"])
         cpu_us = f"{cpu_s / req * 1e6:,.0f}" if req else "—"
-        server_pct = 100 * cpu_s / float(r["seconds"])
         core0 = int(r["core0_total"])
+        # one core's ticks over the same window as the server's CPU time (wrk's own seconds
+        # leave out its start and stop)
+        server_pct = 100 * int(r["cpu_ticks"]) / core0 if core0 else 100 * cpu_s / float(r["seconds"])
         ticks = int(r["cpu_ticks"]) if r["target"] not in ("direct", "reshape-unpinned") else 0
         irq_pct = 100 * int(r["core0_irq"]) / core0 if core0 else 0
         # what other jobs (and the hypervisor) took from core 0 while the server ran there
         others_pct = max(0.0, 100 * (int(r["core0_usersys"]) - ticks + int(r["core0_steal"])) / core0) if core0 else 0
         # unpinned, the server itself runs on core 0 part of the time: no split to show
-        core0_cells = ("— | —" if r["target"] == "reshape-unpinned" or not core0
+        # (nor for direct: nothing of the benchmark's is on core 0 then, and other jobs fill it)
+        core0_cells = ("— | —" if r["target"] in ("reshape-unpinned", "direct") or not core0
                        else f"{irq_pct:.0f} | {others_pct:.0f}")
+        core1 = int(r["core1_total"])
+        core1_cell = f"{100 * int(r['core1_busy']) / core1:.0f}" if core1 else "—"
         errors = int(r["non2xx"]) + int(r["sockerr"])
         label = LABELS.get(r["target"], r["target"])
         # mark the row (not direct: its server is on core 1; not the unpinned row)
@@ -157,7 +166,7 @@ def main():
             label += " ‡"
         return (f"| {r['size']} | {label} | {r['conns']} | "
                 f"{req:,} | {rps:,.0f} | {ratio} | {mbs:,.1f} | {float(r['p50']):.2f} | {float(r['p99']):.2f} | "
-                f"{errors:,} | {cpu_us} | {server_pct:.0f} | {core0_cells} | "
+                f"{errors:,} | {cpu_us} | {server_pct:.0f} | {core0_cells} | {core1_cell} | "
                 f"{int(r['rss_kib']) / 1024:,.1f} |")
 
     for r in pinned:

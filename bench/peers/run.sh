@@ -290,10 +290,10 @@ for t in $TARGETS; do
 done
 
 # --- under load ----------------------------------------------------------------------------------
-printf 'size\ttarget\tconns\trequests\tseconds\trps\tp50\tp99\tnon2xx\tsockerr\tcpu_ticks\tclk_tck\trss_kib\tcore0_usersys\tcore0_irq\tcore0_steal\tcore0_total\n' >"$WORK/results.tsv"
+printf 'size\ttarget\tconns\trequests\tseconds\trps\tp50\tp99\tnon2xx\tsockerr\tcpu_ticks\tclk_tck\trss_kib\tcore0_usersys\tcore0_irq\tcore0_steal\tcore0_total\tcore1_busy\tcore1_total\n' >"$WORK/results.tsv"
 CLK_TCK=$(getconf CLK_TCK)
 measure() { # TARGET SIZE
-  local t=$1 s=$2 conns url f c0 c1 rss k0 k1 i
+  local t=$1 s=$2 conns url f c0 c1 rss k0 k1 l0 l1 i
   conns=$(conns_for "$s")
   start_target "$t"
   wait_ready "$t" "$s"
@@ -301,21 +301,25 @@ measure() { # TARGET SIZE
   url=$BASE$(path_for "$t" "$s")
   run_wrk "$WARMUP" "$conns" "$url" "$WORK/wrk/warmup-$t-$s.txt" warm-up
   wait_idle "$SERVER_PID"
-  c0=$(cpu_ticks "$SERVER_PID") k0=$(core_ticks 0)
+  c0=$(cpu_ticks "$SERVER_PID") k0=$(core_ticks 0) l0=$(core_ticks 1)
   f=$WORK/wrk/$t-$s.txt
   run_wrk "$DURATION" "$conns" "$url" "$f" measured
-  c1=$(cpu_ticks "$SERVER_PID") k1=$(core_ticks 0)
+  c1=$(cpu_ticks "$SERVER_PID") k1=$(core_ticks 0) l1=$(core_ticks 1)
   alive "$SERVER_PID" || { echo "FAIL: $t died under load:" >&2; tail -20 "$LOG" >&2; exit 1; }
   rss=$(peak_rss "$SERVER_PID")
   [[ $t == direct ]] || stop "$SERVER_PID"
   get() { awk -v k="$1" '$1 == "REPORT" && $2 == k {print $3}' "$f"; }
-  local -a a0 b1 core=()
+  local -a a0 b1 m0 n1 core=()
   read -r -a a0 <<<"$k0"
   read -r -a b1 <<<"$k1"
+  read -r -a m0 <<<"$l0"
+  read -r -a n1 <<<"$l1"
   for i in 0 1 2 3; do core+=("$((b1[i] - a0[i]))"); done
+  # core 1 (wrk + origin): all its non-idle time, to see when the load side was the limit
+  core+=("$((n1[0] + n1[1] + n1[2] - m0[0] - m0[1] - m0[2]))" "$((n1[3] - m0[3]))")
   printf '%s\t' "$s" "$t" "$conns" "$(get requests)" "$(get seconds)" "$(get rps)" "$(get p50)" "$(get p99)" \
-    "$(get non2xx)" "$(get sockerr)" "$((c1 - c0))" "$CLK_TCK" "$rss" "${core[@]:0:3}" >>"$WORK/results.tsv"
-  echo "${core[3]}" >>"$WORK/results.tsv"
+    "$(get non2xx)" "$(get sockerr)" "$((c1 - c0))" "$CLK_TCK" "$rss" "${core[@]:0:5}" >>"$WORK/results.tsv"
+  echo "${core[5]}" >>"$WORK/results.tsv"
   say "$(printf '%-6s %-16s c=%-3s %9s req/s  p50 %8s ms  p99 %8s ms  errors %s+%s  cpu %s ticks  hwm %s KiB' \
     "$s" "$t" "$conns" "$(get rps)" "$(get p50)" "$(get p99)" "$(get non2xx)" "$(get sockerr)" "$((c1 - c0))" "$rss")"
 }
