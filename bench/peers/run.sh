@@ -42,6 +42,7 @@ for t in $TARGETS; do
   case $t in direct | nginx-pass | nginx-lua | node | aiohttp | reshape) ;; *) echo "unknown target '$t'" >&2; exit 2 ;; esac
 done
 say() { echo "[peers $(date +%H:%M:%S)] $*" >&2; }
+export PYTHONDONTWRITEBYTECODE=1   # leave no __pycache__ in bench/peers
 
 # --- packages: Debian's for the servers and tools, PyPI's (in a venv) for aiohttp/orjson -------
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
