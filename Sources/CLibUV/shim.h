@@ -10,6 +10,9 @@ static inline uv_handle_t *reshape_async_handle(uv_async_t *a) { return (uv_hand
 static inline uv_handle_t *reshape_signal_handle(uv_signal_t *s) { return (uv_handle_t *)s; }
 
 // glibc's allocator tuning (malloc.h is not in Swift's Glibc module): a fixed mmap threshold,
-// so large per-request buffers are mapped and unmapped instead of kept in the heap.
+// so large per-request buffers are mapped and unmapped instead of kept in the heap, and a trim
+// threshold, so the heap keeps the smaller ones' memory between requests.
 #include <malloc.h>
-static inline int reshape_fix_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+static inline int reshape_set_malloc_thresholds(int mmap_bytes, int trim_bytes) {
+    return mallopt(M_MMAP_THRESHOLD, mmap_bytes) && mallopt(M_TRIM_THRESHOLD, trim_bytes);
+}

@@ -36,8 +36,10 @@ public final class Server {
         // Bodies, tapes and outputs of large documents are allocated and freed per request.
         // glibc raises its mmap threshold after the first such block is freed and then serves
         // them from the heap, which keeps the freed memory; a fixed threshold keeps every
-        // block of 1 MiB or more in its own mapping, returned to the system when freed.
-        _ = reshape_fix_mmap_threshold(1 << 20)
+        // block of 1 MiB or more in its own mapping, returned to the system when freed. Fixing
+        // it also fixes the heap's trim threshold at 128 KiB, which would hand back (and fault
+        // in again) the memory of every medium-sized request: the heap keeps up to 16 MiB.
+        _ = reshape_set_malloc_thresholds(1 << 20, 16 << 20)
         watchSignals()
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         let ruleSet: RuleSet
