@@ -72,11 +72,34 @@ struct NameList {
         return same(0, UInt8.self)
     }
 
-    /// FNV-1a.
-    static func hash(_ name: UnsafeBufferPointer<UInt8>) -> Int {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in name { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return Int(truncatingIfNeeded: h ^ (h >> 29))
+    /// The length and the first and last (up to) eight bytes, read with overlapping loads as in
+    /// `equal` (no byte loop, no read past the name), mixed. Property names of one schema differ
+    /// in those bytes; two that do not just share a probe sequence, and `equal` tells them apart.
+    @inline(__always) static func hash(_ name: UnsafeBufferPointer<UInt8>) -> Int {
+        let n = name.count
+        var h = UInt64(truncatingIfNeeded: n) &* 0x9E37_79B9_7F4A_7C15
+        if n > 0 {
+            let p = UnsafeRawPointer(name.baseAddress.unsafelyUnwrapped)
+            let first: UInt64, last: UInt64
+            if n >= 8 {
+                first = p.loadUnaligned(as: UInt64.self)
+                last = p.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+            } else if n >= 4 {
+                first = UInt64(p.loadUnaligned(as: UInt32.self))
+                last = UInt64(p.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self))
+            } else if n >= 2 {
+                first = UInt64(p.loadUnaligned(as: UInt16.self))
+                last = UInt64(p.loadUnaligned(fromByteOffset: n - 2, as: UInt16.self))
+            } else {
+                first = UInt64(p.load(as: UInt8.self))
+                last = 0
+            }
+            h ^= first &* 0xBF58_476D_1CE4_E5B9
+            h = (h ^ (h >> 31)) &* 0x94D0_49BB_1331_11EB
+            h ^= last
+        }
+        h = (h ^ (h >> 29)) &* 0xBF58_476D_1CE4_E5B9
+        return Int(truncatingIfNeeded: h ^ (h >> 32))
     }
 
     /// Index of `key`, trying first the name after the previous match: records usually list

@@ -137,22 +137,36 @@ enum KeyOrder {
 
     /// The positions of tape name nodes sorted by their UTF-8 bytes (what `permutation` gives
     /// without `numeric`), compared in place; nil when a name has an escape, so its text is
-    /// not its bytes. Names of one object are unique, so an unstable sort gives the same order.
+    /// not its bytes. Each name's first eight bytes, big-endian and zero-padded, decide most
+    /// comparisons (push ids differ in their timestamp prefix); only equal prefixes compare the
+    /// rest. Zero padding is exact: an unescaped name holds no NUL byte. Names of one object are
+    /// unique, so any sort gives the same order.
     static func byteOrder(of names: [Int], in tape: JSONTape) -> [Int]? {
-        var ranges: [Range<Int>] = []
-        ranges.reserveCapacity(names.count)
-        for name in names {
-            if tape.isEscaped(name) { return nil }
-            let text = tape.textRange(name)
-            ranges.append(text.lowerBound + 1..<text.upperBound - 1)
+        struct Key {
+            var prefix: UInt64
+            var start: Int
+            var count: Int
         }
-        return tape.bytes.withUnsafeBufferPointer { bytes in
+        return tape.bytes.withUnsafeBufferPointer { bytes -> [Int]? in
             let base = bytes.baseAddress!
+            var keys: [Key] = []
+            keys.reserveCapacity(names.count)
+            for name in names {
+                if tape.isEscaped(name) { return nil }
+                let text = tape.textRange(name)
+                let start = text.lowerBound + 1, count = text.count - 2
+                var prefix: UInt64 = 0
+                for i in 0..<min(count, 8) { prefix |= UInt64(base[start + i]) << (56 - 8 * UInt64(i)) }
+                keys.append(Key(prefix: prefix, start: start, count: count))
+            }
             var order = Array(names.indices)
-            order.sort { a, b in
-                let x = ranges[a], y = ranges[b]
-                let common = memcmp(base + x.lowerBound, base + y.lowerBound, min(x.count, y.count))
-                return common < 0 || (common == 0 && x.count < y.count)
+            keys.withUnsafeBufferPointer { keys in
+                order.sort { a, b in
+                    let x = keys[a], y = keys[b]
+                    if x.prefix != y.prefix { return x.prefix < y.prefix }
+                    let common = memcmp(base + x.start, base + y.start, min(x.count, y.count))
+                    return common < 0 || (common == 0 && x.count < y.count)
+                }
             }
             return order
         }
