@@ -137,18 +137,37 @@ extension ValidateOperation {
         }
         let keyField = list.keyField
         let records = list.records
-        let rejected = try rejectedElements(count: records.count, context: &context, isValid: { i in
-            switch records[i] {
-            case .tree(let record): return validator.isValid(record)
-            case .onTape(let name, let record):
-                return validator.isValid(tape, record, prepending: name < 0 ? nil : PrependedMember(name: keyField, valueNode: name))
-            }
-        }, element: { list.materialize(records[$0], tape) })
+        let valid = validity(of: records, on: tape, keyField: keyField)
+        let rejected = try rejectedElements(count: records.count, context: &context, isValid: { valid[$0] },
+                                            element: { list.materialize(records[$0], tape) })
         if !rejected.isEmpty {
             value.core = .tree(.null)
             ElementFilter.remove(rejected, from: &list.records)
         }
         value.core = .records(list)
         return true
+    }
+
+    /// Whether each record is valid, checked in the order the records lie on the tape: after
+    /// `keyed-to-array` with `order: key` the list order jumps around a large document, and
+    /// checking in that order made every record a cache miss (2.5x slower on 8 MB).
+    private func validity(of records: [RecordList.Record], on tape: JSONTape, keyField: String) -> [Bool] {
+        @inline(__always) func node(_ record: RecordList.Record) -> Int {
+            if case .onTape(_, let value) = record { return value }
+            return -1
+        }
+        var order = Array(records.indices)
+        if records.count >= 64, !records.indices.dropFirst().allSatisfy({ node(records[$0 - 1]) <= node(records[$0]) }) {
+            order.sort { node(records[$0]) < node(records[$1]) }
+        }
+        var valid = [Bool](repeating: true, count: records.count)
+        for i in order {
+            switch records[i] {
+            case .tree(let record): valid[i] = validator.isValid(record)
+            case .onTape(let name, let record):
+                valid[i] = validator.isValid(tape, record, prepending: name < 0 ? nil : PrependedMember(name: keyField, valueNode: name))
+            }
+        }
+        return valid
     }
 }
