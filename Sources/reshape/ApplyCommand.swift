@@ -56,7 +56,9 @@ struct ApplyCommand: ParsableCommand {
                 for dropped in output.dropped {
                     Terminal.error("dropped \(dropped.pointer) (\(dropped.type)): \(dropped.reason)")
                 }
-                Terminal.write((pretty ? output.value.serialized(pretty: true) : output.serialized()) + [0x0A])
+                var bytes = pretty ? output.value.serialized(pretty: true) : output.serialized()
+                bytes.append(0x0A)
+                Terminal.write(bytes)
             } catch {
                 Terminal.error("reshape: route '\(route)': \(error)")
                 for violation in error.errors { Terminal.error("  \(violation.pointer): \(violation.keyword): \(violation.reason)") }
