@@ -26,14 +26,8 @@ if [ ${#binaries[@]} -eq 0 ]; then
   binaries=("$bin_dir/reshape" "$bin_dir/reshape-demo-upstream")
 fi
 
-# The runtime stage's install list: the stage named "runtime", continuation lines joined,
-# words after "apt-get install" up to the next "&&", options dropped.
-installed=$(awk '
-  /^FROM / { in_runtime = ($0 ~ / AS runtime$/) }
-  in_runtime { line = line " " $0 }
-  END { print line }' Dockerfile |
-  sed 's/\\ / /g' | grep -o 'apt-get install[^&]*' | sed 's/apt-get install//' | tr ' ' '\n' | grep -v '^-' | grep -v '^$' || true)
-[ -n "$installed" ] || { echo "FAIL: no apt-get install list found in the Dockerfile's runtime stage"; exit 1; }
+# The runtime stage's install list.
+installed=$(scripts/dockerfile-runtime-packages.sh) || { echo "FAIL: no apt-get install list found in the Dockerfile's runtime stage"; exit 1; }
 echo "runtime stage installs: $(echo $installed)"
 
 # A path dpkg knows: with merged /usr, ldconfig says /lib/... while dpkg recorded /usr/lib/...
