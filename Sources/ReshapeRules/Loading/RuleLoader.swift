@@ -132,20 +132,28 @@ struct RuleSetBuilder {
 
     // MARK: - Types
 
+    /// Compiles the types, reporting every faulty one: a type that fails is reported, stands in
+    /// as `true` (so references to it still resolve) and the set is compiled again, so one bad
+    /// type neither hides the next nor the routes that validate against the types.
     private mutating func compileTypes(_ entries: [Entry]) -> SchemaSet? {
         var seen: Set<String> = []
         let unique = entries.filter { seen.insert($0.name).inserted }
-        do {
-            return try SchemaSet(types: unique.map { (name: $0.name, schema: $0.value) })
-        } catch {
-            let entry = unique.first { $0.name == error.typeName } ?? unique.first
-            if let entry {
+        var schemas = unique.map(\.value)
+        for _ in 0...unique.count {
+            do {
+                return try SchemaSet(types: zip(unique, schemas).map { (name: $0.name, schema: $1) })
+            } catch {
+                let index = unique.firstIndex { $0.name == error.typeName }
+                guard let entry = index.map({ unique[$0] }) ?? unique.first else { return nil }
                 let inner = TypePointer.relative(error.schemaPointer, typeName: entry.name)
                 problems.append(RuleDiagnostic(location: entry.document.location(of: entry.pointer + inner),
                                                message: "type '\(entry.name)': \(error.message)"))
+                // An error no single type can be blamed for, or one that stays: stop here.
+                guard let index, schemas[index] != .bool(true) else { return nil }
+                schemas[index] = .bool(true)
             }
-            return nil
         }
+        return nil
     }
 
     // MARK: - Routes

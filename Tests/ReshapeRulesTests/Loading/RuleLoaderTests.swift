@@ -101,6 +101,34 @@ final class RuleLoaderTests: XCTestCase {
         XCTAssertTrue(problems.contains { $0.hasPrefix("r.yaml:18:8: unknown top-level key 'extra'") }, "\(problems)")
     }
 
+    func testEveryFaultyTypeAndTheRoutesThatUseThemAreReported() {
+        // Two bad types (one referenced by the other) and faulty routes that validate against
+        // the types: one run reports all of them.
+        let rules = upstream + """
+        types:
+          User: { type: object, properties: { address: { $ref: Address }, age: { minimum: "0" } } }
+          Address: { type: object, properties: { zip: { type: zipcode } } }
+          Good: { type: string }
+        routes:
+          - name: a
+            request: GET /a
+            upstream: fb
+            path: /a.json
+            transform: [ { validate: { type: User } }, { wrap: 7 } ]
+          - name: b
+            request: GET /b
+            upstream: fb
+            path: /b.json
+            transform: [ { validate: { type: Nobody } } ]
+        """
+        let problems = diagnostics([("r.yaml", rules)])
+        XCTAssertTrue(problems.contains { $0.hasPrefix("r.yaml:5:") && $0.contains("type 'User'") }, "\(problems)")
+        XCTAssertTrue(problems.contains { $0.hasPrefix("r.yaml:6:") && $0.contains("type 'Address'") }, "\(problems)")
+        XCTAssertFalse(problems.contains { $0.contains("type 'Good'") }, "\(problems)")
+        XCTAssertTrue(problems.contains { $0.hasPrefix("r.yaml:13:") && $0.contains("wrap") }, "\(problems)")
+        XCTAssertTrue(problems.contains { $0.hasPrefix("r.yaml:18:") && $0.contains("unknown type 'Nobody'") }, "\(problems)")
+    }
+
     func testDuplicatesAcrossFilesNameBothPlaces() {
         let route = "routes:\n  - { name: r, request: GET /r, upstream: fb, path: /r.json, transform: [] }\n"
         let problems = diagnostics([("a.yaml", upstream + route), ("b.yaml", upstream + route.replacingOccurrences(of: "GET /r", with: "GET /s"))])
