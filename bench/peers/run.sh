@@ -234,7 +234,7 @@ wait_ready() {
 # run_wrk SECONDS CONNS URL OUTFILE PHASE: one bounded load phase (in the background, so that
 # the traps run while it does).
 run_wrk() {
-  local cmd=(taskset -c 1 wrk -t1 -c"$2" -d"$1"s --latency --timeout 10s -s "$PEERS/wrk_report.lua" "$3")
+  local cmd=(taskset -c 1 wrk -t1 -c"$2" -d"$1"s --latency --timeout 10s -s "$PEERS/../load/report.lua" "$3")
   "${cmd[@]}" >"$4" 2>&1 &
   local pid=$!
   PIDS+=("$pid")
