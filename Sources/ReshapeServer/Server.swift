@@ -8,8 +8,12 @@ import ReshapeRules
 /// `reshape serve`: loads the rules, starts one worker loop per core, and runs the main
 /// thread's loop for signals (and the admin listener, when it has a port of its own): SIGHUP
 /// reloads the rules (a bad set is refused and the old one kept), SIGTERM/SIGINT drain
-/// in-flight requests within a bound and exit 0.
+/// in-flight requests within a bound and exit 0, or `drainTimeoutExitStatus` if the bound cut
+/// some off.
 public final class Server {
+    /// The exit status when `--drain-timeout` runs out before every connection is done.
+    public static let drainTimeoutExitStatus: Int32 = 3
+
     private let configuration: ServerConfiguration
     private let environment: [String: String]
     private var shared: SharedState!
@@ -140,10 +144,21 @@ public final class Server {
                                "timeout_ms": .number(JSONNumber(configuration.drainTimeoutMilliseconds))])
         for worker in workers { worker.requestDrain() }
         uv_timer_init(loop, drainDeadline)
-        uv_timer_start(drainDeadline, { _ in
-            Log.event("drain timeout: exiting with requests still in flight")
-            exit(0)
+        drainDeadline.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        uv_timer_start(drainDeadline, { timer in
+            guard let timer, let data = timer.pointee.data else { return }
+            Unmanaged<Server>.fromOpaque(data).takeUnretainedValue().drainTimedOut()
         }, UInt64(configuration.drainTimeoutMilliseconds), 0)
+    }
+
+    /// Some connection outlived the drain bound: whatever it was still doing is cut off, and the
+    /// exit status says so, so a supervisor can tell a clean stop from a lossy one.
+    private func drainTimedOut() {
+        Log.event("drain timeout: exiting with requests still in flight",
+                  ["requests_cut": .number(JSONNumber(shared.metrics.reduce(0) { $0 + $1.requestsInFlight })),
+                   "connections_cut": .number(JSONNumber(workers.reduce(0) { $0 + $1.metrics.openConnections })),
+                   "exit_status": .number(JSONNumber(Int(Server.drainTimeoutExitStatus)))])
+        exit(Server.drainTimeoutExitStatus)
     }
 
     private func workerFinished() {

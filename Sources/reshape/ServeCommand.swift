@@ -10,7 +10,8 @@ struct ServeCommand: ParsableCommand {
         discussion: """
         Every option can also be set by the environment variable in brackets; a flag wins over \
         its variable. SIGHUP reloads the rules (a bad new set is refused, the old one kept); \
-        SIGTERM stops accepting, finishes in-flight requests (up to --drain-timeout) and exits 0. \
+        SIGTERM stops accepting, finishes in-flight requests (up to --drain-timeout) and exits 0, \
+        or 3 when the timeout cut some off. \
         Health: /_reshape/live, /_reshape/ready; Prometheus metrics: /_reshape/metrics; on the main \
         port, or only on --admin-listen's when it is set. \
         One JSON access-log line per request goes to standard output, other logs to standard error.
