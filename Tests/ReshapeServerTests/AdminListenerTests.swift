@@ -51,7 +51,7 @@ final class AdminListenerTests: XCTestCase {
         var client = try RawHTTP(port: server.port)
         defer { client.close() }
         client.send("GET /slow?ms=1000 HTTP/1.1\r\nHost: x\r\n\r\n")
-        Thread.sleep(forTimeInterval: 0.2)
+        try upstream.waitForRequest("/fault/slow")
         server.child.signal(SIGTERM)
         try server.child.waitFor(5, "the drain") { $0.stderr.contains("\"draining\"") }
 

@@ -49,7 +49,7 @@ final class LifecycleTests: XCTestCase {
         var client = try RawHTTP(port: server.port)
         defer { client.close() }
         client.send("GET /slow?ms=1200 HTTP/1.1\r\nHost: x\r\n\r\n")  // within the upstream's 1.5 s timeout
-        Thread.sleep(forTimeInterval: 0.2)
+        try upstream.waitForRequest("/fault/slow")
         server.child.signal(SIGTERM)
         XCTAssertEqual(server.child.waitForExit(10), 3, server.child.stderr)
         XCTAssertTrue(server.child.stderr.contains("\"requests_cut\":1"), server.child.stderr)

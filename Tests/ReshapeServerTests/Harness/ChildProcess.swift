@@ -98,6 +98,17 @@ final class DemoUpstream {
         let response = try RawHTTP.get(port: port, "/_log")
         return (try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]]) ?? []
     }
+
+    /// Waits until a request whose target starts with `prefix` has reached the upstream, so a
+    /// test knows the proxy has it in flight.
+    func waitForRequest(_ prefix: String, timeout: TimeInterval = 5) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try log().contains(where: { ($0["target"] as? String ?? "").hasPrefix(prefix) }) { return }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        throw HarnessError("no request for \(prefix) reached the upstream: \(try log())")
+    }
 }
 
 /// `reshape serve` on a free loopback port, with rules written to a temporary directory.
