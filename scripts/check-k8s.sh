@@ -4,7 +4,8 @@
 #     (kubernetes-validate from PyPI ships the schemas: pip install kubernetes-validate);
 #  2. our own policy: every container runs non-root with a read-only root filesystem, no
 #     privilege escalation, ALL capabilities dropped, seccomp RuntimeDefault, resource
-#     requests and limits; Reshape has liveness and readiness probes on /_reshape/*;
+#     requests and limits; Reshape has liveness and readiness probes on /_reshape/*, on the
+#     port that serves them (RESHAPE_ADMIN_LISTEN's when it is set: /_reshape/* is 404 elsewhere);
 #  3. the rules ConfigMap matches examples/rules, kustomization.yaml lists every manifest,
 #     and docker-compose.yml mounts the rules read-only.
 set -euo pipefail
@@ -50,6 +51,12 @@ for path, d in docs:
         if d["metadata"]["name"] == "reshape":
             if c.get("livenessProbe", {}).get("httpGet", {}).get("path") != "/_reshape/live": problems.append(f"{cw}: liveness probe is not /_reshape/live")
             if c.get("readinessProbe", {}).get("httpGet", {}).get("path") != "/_reshape/ready": problems.append(f"{cw}: readiness probe is not /_reshape/ready")
+            env = {e["name"]: e.get("value", "") for e in c.get("env", [])}
+            ports = {p.get("name"): p["containerPort"] for p in c.get("ports", [])}
+            admin = env.get("RESHAPE_ADMIN_LISTEN", env.get("RESHAPE_LISTEN", "")).rpartition(":")[2]
+            for probe in ("livenessProbe", "readinessProbe"):
+                port = c.get(probe, {}).get("httpGet", {}).get("port")
+                if str(ports.get(port, port)) != admin: problems.append(f"{cw}: {probe} does not ask the admin endpoints' port {admin}")
             mounts = {m["mountPath"]: m for m in c.get("volumeMounts", [])}
             if not mounts.get("/etc/reshape/rules", {}).get("readOnly"): problems.append(f"{cw}: rules are not mounted read-only at /etc/reshape/rules")
 

@@ -111,6 +111,11 @@ public struct HTTPConnection: Sendable {
         case .messageComplete(let request):
             guard !readingDone else { return [] }
             inMessage = false
+            // http_parser accepts any digit pair as a version (and reads a request line without
+            // one as 0.9); only the two versions this server speaks are answered.
+            guard request.versionMajor == 1, request.versionMinor <= 1 else {
+                return fail(.httpVersionNotSupported(major: request.versionMajor, minor: request.versionMinor))
+            }
             if let ambiguity = RequestFraming.ambiguity(in: request.headers) {
                 return fail(.badRequest("ambiguous message framing: \(ambiguity)"))
             }

@@ -64,6 +64,7 @@ public final class Metrics: Sendable {
     public func connectionClosed() { state.withLock { $0.connections -= 1 } }
 
     public var openConnections: Int { state.withLock { $0.connections } }
+    public var requestsInFlight: Int { state.withLock { $0.inFlight } }
 
     /// The upstream client opened a new connection (not a reused kept-alive one).
     public func upstreamConnectionOpened() { state.withLock { $0.upstreamConnectionsOpened += 1 } }

@@ -64,6 +64,10 @@ extension Problem {
     public static func headersTooLarge(_ detail: String) -> Problem {
         Problem(status: 431, code: "headers-too-large", title: "Request headers too large", detail: detail)
     }
+    public static func httpVersionNotSupported(major: Int, minor: Int) -> Problem {
+        Problem(status: 505, code: "http-version-not-supported", title: "HTTP version not supported",
+                detail: "HTTP/\(major).\(minor) is not supported; send HTTP/1.1 or HTTP/1.0")
+    }
     public static let overloaded = Problem(status: 503, code: "overloaded", title: "Overloaded",
                                            detail: "too many connections; retry later")
     public static let shuttingDown = Problem(status: 503, code: "shutting-down", title: "Shutting down",

@@ -1,5 +1,13 @@
 import ReshapeRules
 
+/// Which endpoints a listener answers: all of them on one port (the default), or the rule
+/// routes on the public port and the admin endpoints on a port of their own (`--admin-listen`).
+public enum Endpoints: Sendable {
+    case all
+    case routes
+    case admin
+}
+
 /// Matches a request to a route. Built once per rule set.
 public struct Router: Sendable {
     /// The reserved prefix of Reshape's own endpoints; rules cannot shadow it.
@@ -20,8 +28,12 @@ public struct Router: Sendable {
         self.routes = routes.sorted { Router.moreSpecific($0.path, than: $1.path) }
     }
 
-    public func match(method: String, path: Substring) -> Match {
-        if path.hasPrefix(Router.adminPrefix) { return .admin(String(path.dropFirst(Router.adminPrefix.count))) }
+    public func match(method: String, path: Substring, endpoints: Endpoints = .all) -> Match {
+        // Where the other kind lives on another port, its paths are unknown here, like any other.
+        if path.hasPrefix(Router.adminPrefix) {
+            return endpoints == .routes ? .notFound : .admin(String(path.dropFirst(Router.adminPrefix.count)))
+        }
+        if endpoints == .admin { return .notFound }
         guard path.hasPrefix("/") else { return .badRequest("the request target must be an absolute path") }
         let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
         var allowed: [String] = []

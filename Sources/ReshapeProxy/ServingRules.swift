@@ -23,9 +23,10 @@ public final class ServingRules: Sendable {
         case admin(String)
     }
 
-    /// What to do with a request: answer at once (an error), fetch upstream, or serve an admin endpoint.
-    public func decide(_ request: HTTPRequest) -> Decision {
-        switch router.match(method: request.method, path: request.path) {
+    /// What to do with a request: answer at once (an error), fetch upstream, or serve an admin
+    /// endpoint. A listener serving only `.admin` endpoints is never told to fetch.
+    public func decide(_ request: HTTPRequest, endpoints: Endpoints = .all) -> Decision {
+        switch router.match(method: request.method, path: request.path, endpoints: endpoints) {
         case .admin(let name):
             return .admin(name)
         case .badRequest(let detail):

@@ -4,6 +4,21 @@ import ReshapeJSON
 import ReshapeProxy
 import ReshapeRules
 
+/// What a connection needs from the loop it lives on: a `Worker`, or the `AdminListener` on the
+/// main thread's loop.
+protocol ConnectionOwner: AnyObject {
+    var loop: UnsafeMutablePointer<uv_loop_t> { get }
+    var shared: SharedState { get }
+    var metrics: Metrics { get }
+    /// Which endpoints the connections accepted here answer.
+    var endpoints: Endpoints { get }
+    /// Fetches for rule routes; nil where none are served.
+    var upstream: UpstreamClient? { get }
+    func fillReadBuffer(_ buffer: UnsafeMutablePointer<uv_buf_t>?)
+    /// Called by a connection as it closes; true the first time.
+    func forget(_ connection: ClientConnection) -> Bool
+}
+
 /// One client socket. Bytes go to the parser adapter, its events to the `HTTPConnection`
 /// state machine, and this class executes the actions that come back. Each of its three uv
 /// handles (socket, header timer, idle timer) holds a retain, released in its close callback.
@@ -11,7 +26,7 @@ final class ClientConnection {
     private let tcp = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
     private let headerTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     private let idleTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
-    fileprivate unowned let worker: Worker
+    fileprivate unowned let owner: any ConnectionOwner
     private var state: HTTPConnection
     private var parser: HTTPParserAdapter!
     private var pendingEvents: [HTTPConnection.Event] = []
@@ -37,16 +52,16 @@ final class ClientConnection {
         var errorCode: String?
     }
 
-    init(worker: Worker) {
-        self.worker = worker
-        state = HTTPConnection(limits: worker.shared.configuration.limits)
+    init(owner: any ConnectionOwner) {
+        self.owner = owner
+        state = HTTPConnection(limits: owner.shared.configuration.limits)
         parser = HTTPParserAdapter { [unowned self] event in
             self.send(event)
             return !self.state.isClosed && !self.readingStopped
         }
-        uv_tcp_init(worker.loop, tcp)
-        uv_timer_init(worker.loop, headerTimer)
-        uv_timer_init(worker.loop, idleTimer)
+        uv_tcp_init(owner.loop, tcp)
+        uv_timer_init(owner.loop, headerTimer)
+        uv_timer_init(owner.loop, idleTimer)
         for handle in [reshape_tcp_handle(tcp), reshape_timer_handle(headerTimer), reshape_timer_handle(idleTimer)] {
             handle?.pointee.data = Unmanaged.passRetained(self).toOpaque()
         }
@@ -59,8 +74,8 @@ final class ClientConnection {
             return false
         }
         uv_tcp_nodelay(tcp, 1)
-        worker.metrics.connectionOpened()
-        startTimer(headerTimer, worker.shared.configuration.limits.headerTimeoutMilliseconds, .headerTimeout)
+        owner.metrics.connectionOpened()
+        startTimer(headerTimer, owner.shared.configuration.limits.headerTimeoutMilliseconds, .headerTimeout)
         resumeReading()
         return true
     }
@@ -97,26 +112,26 @@ final class ClientConnection {
         case .write(let head, let body): write(head, body)
         case .close: requestClose()
         case .cancel(let id):
-            if let transfer = inFlight.removeValue(forKey: id) { worker.upstream.cancel(transfer) }
-            if requests.removeValue(forKey: id) != nil { worker.metrics.requestFinished() }
+            if let transfer = inFlight.removeValue(forKey: id) { owner.upstream?.cancel(transfer) }
+            if requests.removeValue(forKey: id) != nil { owner.metrics.requestFinished() }
         case .stopReading:
             readingStopped = true
             if !handlesClosed { uv_read_stop(reshape_tcp_stream(tcp)) }
         case .pauseReading: if !handlesClosed { uv_read_stop(reshape_tcp_stream(tcp)) }
         case .resumeReading: if !handlesClosed && !readingStopped { resumeReading() }
-        case .startHeaderTimer: startTimer(headerTimer, worker.shared.configuration.limits.headerTimeoutMilliseconds, .headerTimeout)
+        case .startHeaderTimer: startTimer(headerTimer, owner.shared.configuration.limits.headerTimeoutMilliseconds, .headerTimeout)
         case .stopHeaderTimer: if !handlesClosed { uv_timer_stop(headerTimer) }
-        case .startIdleTimer: startTimer(idleTimer, worker.shared.configuration.limits.idleTimeoutMilliseconds, .idleTimeout)
+        case .startIdleTimer: startTimer(idleTimer, owner.shared.configuration.limits.idleTimeoutMilliseconds, .idleTimeout)
         case .stopIdleTimer: if !handlesClosed { uv_timer_stop(idleTimer) }
         }
     }
 
     private func dispatch(_ id: Int, _ request: HTTPRequest) {
-        let rules = worker.shared.rules
+        let rules = owner.shared.rules
         var record = RequestRecord(method: request.method, path: String(request.path), started: Clock.now(),
                                    redactor: rules.allSecrets)
-        worker.metrics.requestStarted()
-        switch rules.decide(request) {
+        owner.metrics.requestStarted()
+        switch rules.decide(request, endpoints: owner.endpoints) {
         case .respond(let response, let route, let errorCode):
             record.route = route
             record.errorCode = errorCode
@@ -124,23 +139,29 @@ final class ClientConnection {
             answer(id, response)
         case .admin(let name):
             requests[id] = record
-            answer(id, worker.adminResponse(name))
+            answer(id, owner.shared.adminResponse(name))
         case .fetch(let upstreamRequest, let route, let parameters):
-            if worker.shared.draining.load(ordering: .relaxed) {
+            if owner.shared.draining.load(ordering: .relaxed) {
                 requests[id] = record
                 answer(id, Problem.shuttingDown.response)
+                return
+            }
+            // Only a listener that serves no routes lacks an upstream client, and it is never told to fetch.
+            guard let upstream = owner.upstream else {
+                requests[id] = record
+                answer(id, Problem.notFound(path: record.path).response)
                 return
             }
             record.route = route.name
             requests[id] = record
             let redactor = rules.redactor(for: route.upstream)
-            let transfer = worker.upstream.start(upstreamRequest) { [weak self] result, seconds in
+            let transfer = upstream.start(upstreamRequest) { [weak self] result, seconds in
                 guard let self else { return }
                 self.inFlight[id] = nil
                 let rendered = ResponseRenderer.render(result, route: route, parameters: parameters, redactor: redactor)
                 var failure: UpstreamFailure?
                 if case .failure(let kind, _) = result { failure = kind }
-                self.worker.metrics.recordUpstream(upstream: route.upstream, seconds: seconds, failure: failure)
+                self.owner.metrics.recordUpstream(upstream: route.upstream, seconds: seconds, failure: failure)
                 if var record = self.requests[id] {
                     if case .response(let status, _, _) = result { record.upstreamStatus = status }
                     record.upstreamSeconds = seconds
@@ -148,7 +169,7 @@ final class ClientConnection {
                     record.errorCode = rendered.errorCode
                     self.requests[id] = record
                 }
-                for dropped in rendered.dropped { self.worker.metrics.recordDropped(route: route.name, type: dropped.type) }
+                for dropped in rendered.dropped { self.owner.metrics.recordDropped(route: route.name, type: dropped.type) }
                 self.answer(id, rendered.response)
             }
             if let transfer { inFlight[id] = transfer }
@@ -157,10 +178,10 @@ final class ClientConnection {
 
     private func answer(_ id: Int, _ response: HTTPResponse) {
         if let record = requests.removeValue(forKey: id) {
-            worker.metrics.requestFinished()
+            owner.metrics.requestFinished()
             let seconds = Clock.seconds(since: record.started)
-            worker.metrics.recordRequest(route: record.route ?? "-", status: response.status, seconds: seconds)
-            if worker.shared.configuration.accessLog {
+            owner.metrics.recordRequest(route: record.route ?? "-", status: response.status, seconds: seconds)
+            if owner.shared.configuration.accessLog {
                 let entry = AccessLogEntry(timeMilliseconds: Clock.unixMilliseconds(), method: record.method, path: record.path,
                                            route: record.route, status: response.status, upstreamStatus: record.upstreamStatus,
                                            durationMilliseconds: seconds * 1000, upstreamMilliseconds: record.upstreamSeconds.map { $0 * 1000 },
@@ -240,9 +261,9 @@ final class ClientConnection {
     }
 
     /// Closes once queued writes are on the wire (uv_close would cancel them).
-    private func requestClose() {
+    func requestClose() {
         closeRequested = true
-        for (_, transfer) in inFlight { worker.upstream.cancel(transfer) }
+        for (_, transfer) in inFlight { owner.upstream?.cancel(transfer) }
         inFlight.removeAll()
         if pendingWrites == 0 { closeHandles() }
     }
@@ -250,7 +271,7 @@ final class ClientConnection {
     private func closeHandles() {
         guard !handlesClosed else { return }
         handlesClosed = true
-        if worker.forget(self) { worker.metrics.connectionClosed() }
+        if owner.forget(self) { owner.metrics.connectionClosed() }
         let onClose: uv_close_cb = { handle in
             guard let handle, let data = handle.pointee.data else { return }
             Unmanaged<ClientConnection>.fromOpaque(data).release()
@@ -264,7 +285,7 @@ final class ClientConnection {
     private func resumeReading() {
         uv_read_start(reshape_tcp_stream(tcp), { handle, _, buffer in
             guard let handle, let data = handle.pointee.data else { return }
-            Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().worker.fillReadBuffer(buffer)
+            Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().owner.fillReadBuffer(buffer)
         }, { stream, count, buffer in
             guard let stream, let data = stream.pointee.data else { return }
             let connection = Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue()

@@ -9,18 +9,19 @@ enum ListeningSocket {
     }
 
     /// Binds `count` sockets to one address; port 0 picks a free port, shared by all of them.
-    static func open(host: String, port: Int, count: Int) throws(Failure) -> (sockets: [Int32], port: Int) {
+    /// Without `reusePort` the address must be free: no other listener can share it.
+    static func open(host: String, port: Int, count: Int, reusePort: Bool = true) throws(Failure) -> (sockets: [Int32], port: Int) {
         var sockets: [Int32] = []
         var actualPort = port
         for _ in 0..<count {
-            let fd = try bind(host: host, port: actualPort)
+            let fd = try bind(host: host, port: actualPort, reusePort: reusePort)
             sockets.append(fd)
             if actualPort == 0 { actualPort = boundPort(fd) }
         }
         return (sockets, actualPort)
     }
 
-    private static func bind(host: String, port: Int) throws(Failure) -> Int32 {
+    private static func bind(host: String, port: Int, reusePort: Bool) throws(Failure) -> Int32 {
         let literal = host == "localhost" ? "127.0.0.1" : host
         var storage = sockaddr_storage()
         var length: socklen_t
@@ -46,7 +47,7 @@ enum ListeningSocket {
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
+        if reusePort { setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size)) }
         let bound = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, length) }
         }

@@ -6,13 +6,19 @@ import ReshapeProxy
 import ReshapeRules
 
 /// `reshape serve`: loads the rules, starts one worker loop per core, and runs the main
-/// thread's loop for signals: SIGHUP reloads the rules (a bad set is refused and the old one
-/// kept), SIGTERM/SIGINT drain in-flight requests within a bound and exit 0.
+/// thread's loop for signals (and the admin listener, when it has a port of its own): SIGHUP
+/// reloads the rules (a bad set is refused and the old one kept), SIGTERM/SIGINT drain
+/// in-flight requests within a bound and exit 0, or `drainTimeoutExitStatus` if the bound cut
+/// some off.
 public final class Server {
+    /// The exit status when `--drain-timeout` runs out before every connection is done.
+    public static let drainTimeoutExitStatus: Int32 = 3
+
     private let configuration: ServerConfiguration
     private let environment: [String: String]
     private var shared: SharedState!
     private var workers: [Worker] = []
+    private var adminListener: AdminListener?
     private let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
     private let hangup = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
     private let terminate = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
@@ -58,6 +64,23 @@ public final class Server {
             FileOutput.stderr("reshape: \(error)")
             return 1
         }
+        // With port 0 the listening line is where the real ports appear.
+        let address = Server.address(configuration.listenHost, opened.port)
+        var adminAddress = address
+        if let admin = configuration.adminListen {
+            do {
+                let bound = try ListeningSocket.open(host: admin.host, port: admin.port, count: 1, reusePort: false)
+                adminListener = AdminListener(loop: loop, listeningSocket: bound.sockets[0], shared: shared)
+                adminAddress = Server.address(admin.host, bound.port)
+            } catch {
+                FileOutput.stderr("reshape: admin listener: \(error)")
+                return 1
+            }
+            if let failure = adminListener?.listen() {
+                FileOutput.stderr("reshape: admin listener: cannot listen on \(adminAddress): \(failure)")
+                return 1
+            }
+        }
         uv_async_init(loop, workerExited) { async in
             guard let async, let data = async.pointee.data else { return }
             Unmanaged<Server>.fromOpaque(data).takeUnretainedValue().workerFinished()
@@ -73,8 +96,8 @@ public final class Server {
                 uv_async_send(UnsafeMutablePointer<uv_async_t>(bitPattern: exitedSignal))
             }
         }
-        let host = configuration.listenHost.contains(":") ? "[\(configuration.listenHost)]" : configuration.listenHost
-        Log.event("listening", ["address": .string("\(host):\(opened.port)"), "workers": .number(JSONNumber(configuration.workers)),
+        Log.event("listening", ["address": .string(address), "admin_address": .string(adminAddress),
+                                "workers": .number(JSONNumber(configuration.workers)),
                                 "routes": .number(JSONNumber(ruleSet.routes.count)), "rules": .string(ruleSet.digest)])
         uv_run(loop, UV_RUN_DEFAULT)
         for worker in workers { worker.join() }
@@ -121,10 +144,21 @@ public final class Server {
                                "timeout_ms": .number(JSONNumber(configuration.drainTimeoutMilliseconds))])
         for worker in workers { worker.requestDrain() }
         uv_timer_init(loop, drainDeadline)
-        uv_timer_start(drainDeadline, { _ in
-            Log.event("drain timeout: exiting with requests still in flight")
-            exit(0)
+        drainDeadline.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        uv_timer_start(drainDeadline, { timer in
+            guard let timer, let data = timer.pointee.data else { return }
+            Unmanaged<Server>.fromOpaque(data).takeUnretainedValue().drainTimedOut()
         }, UInt64(configuration.drainTimeoutMilliseconds), 0)
+    }
+
+    /// Some connection outlived the drain bound: whatever it was still doing is cut off, and the
+    /// exit status says so, so a supervisor can tell a clean stop from a lossy one.
+    private func drainTimedOut() {
+        Log.event("drain timeout: exiting with requests still in flight",
+                  ["requests_cut": .number(JSONNumber(shared.metrics.reduce(0) { $0 + $1.requestsInFlight })),
+                   "connections_cut": .number(JSONNumber(workers.reduce(0) { $0 + $1.metrics.openConnections })),
+                   "exit_status": .number(JSONNumber(Int(Server.drainTimeoutExitStatus)))])
+        exit(Server.drainTimeoutExitStatus)
     }
 
     private func workerFinished() {
@@ -134,6 +168,11 @@ public final class Server {
         }
         uv_close(reshape_async_handle(workerExited), nil)
         if draining { uv_close(reshape_timer_handle(drainDeadline), nil) }
+        adminListener?.close()
+    }
+
+    private static func address(_ host: String, _ port: Int) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }
 

@@ -5,17 +5,21 @@ public struct ServerConfiguration: Sendable {
     public var rulesPath: String
     public var listenHost: String
     public var listenPort: Int
+    /// Where the admin endpoints listen on their own; nil serves them on the main port.
+    public var adminListen: (host: String, port: Int)?
     public var workers: Int
     public var limits: ServerLimits
     /// How long in-flight requests may take to finish after SIGTERM.
     public var drainTimeoutMilliseconds: Int
     public var accessLog: Bool
 
-    public init(rulesPath: String, listenHost: String = "127.0.0.1", listenPort: Int = 8080, workers: Int = 1,
+    public init(rulesPath: String, listenHost: String = "127.0.0.1", listenPort: Int = 8080,
+                adminListen: (host: String, port: Int)? = nil, workers: Int = 1,
                 limits: ServerLimits = ServerLimits(), drainTimeoutMilliseconds: Int = 10_000, accessLog: Bool = true) {
         self.rulesPath = rulesPath
         self.listenHost = listenHost
         self.listenPort = listenPort
+        self.adminListen = adminListen
         self.workers = workers
         self.limits = limits
         self.drainTimeoutMilliseconds = drainTimeoutMilliseconds

@@ -1,4 +1,5 @@
 import Synchronization
+import ReshapeJSON
 import ReshapeProxy
 import ReshapeRules
 
@@ -6,6 +7,7 @@ import ReshapeRules
 /// metrics, and lifecycle flags. Everything else belongs to one loop.
 final class SharedState: Sendable {
     let configuration: ServerConfiguration
+    /// One per worker, then the admin listener's when it has its own port.
     let metrics: [Metrics]
     private let current: Mutex<ServingRules>
     private let counters = Mutex((reloads: 0, refused: 0))
@@ -13,7 +15,8 @@ final class SharedState: Sendable {
 
     init(configuration: ServerConfiguration, rules: ServingRules) {
         self.configuration = configuration
-        metrics = (0..<configuration.workers).map { _ in Metrics() }
+        let loops = configuration.workers + (configuration.adminListen == nil ? 0 : 1)
+        metrics = (0..<loops).map { _ in Metrics() }
         current = Mutex(rules)
     }
 
@@ -25,6 +28,25 @@ final class SharedState: Sendable {
     }
 
     func reloadRefused() { counters.withLock { $0.refused += 1 } }
+
+    /// `/_reshape/<name>`, answered by whichever loop serves the admin endpoints.
+    func adminResponse(_ name: String) -> HTTPResponse {
+        switch name {
+        case "live":
+            return .json(200, Array(#"{"status":"live"}"#.utf8))
+        case "ready":
+            if draining.load(ordering: .relaxed) {
+                return Problem.shuttingDown.response
+            }
+            let body = JSON.object(JSONObject(["status": .string("ready"), "rules": .string(rules.ruleSet.digest)]))
+            return .json(200, body.serialized())
+        case "metrics":
+            return HTTPResponse(status: 200, headers: [.init(name: "Content-Type", value: "text/plain; version=0.0.4")],
+                                body: Array(metricsText().utf8))
+        default:
+            return Problem.notFound(path: Router.adminPrefix + name).response
+        }
+    }
 
     func metricsText() -> String {
         let counts = counters.withLock { $0 }

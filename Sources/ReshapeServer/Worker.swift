@@ -6,12 +6,14 @@ import ReshapeProxy
 /// One event loop on its own thread: a listening socket (SO_REUSEPORT), the client
 /// connections it accepted, and one upstream client. Nothing here is touched from another
 /// thread except `commands`, an async handle (uv_async_send is thread-safe).
-final class Worker {
+final class Worker: ConnectionOwner {
     let index: Int
     let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
     let shared: SharedState
     let metrics: Metrics
-    private(set) var upstream: UpstreamClient!
+    /// Everything on one port, unless the admin endpoints have their own (`AdminListener`).
+    let endpoints: Endpoints
+    let upstream: UpstreamClient?
     private let listener = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
     let commands = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
@@ -26,6 +28,7 @@ final class Worker {
         self.index = index
         self.shared = shared
         metrics = shared.metrics[index]
+        endpoints = shared.configuration.adminListen == nil ? .all : .routes
         uv_loop_init(loop)
         upstream = UpstreamClient(loop: loop, metrics: metrics)
         uv_tcp_init(loop, listener)
@@ -69,7 +72,7 @@ final class Worker {
 
     private func acceptConnection(_ server: UnsafeMutablePointer<uv_stream_t>) {
         assertOnLoopThread()
-        let connection = ClientConnection(worker: self)
+        let connection = ClientConnection(owner: self)
         guard connection.accept(from: server) else { return }
         connections[ObjectIdentifier(connection)] = connection
         if connections.count > shared.configuration.limits.maxConnections {
@@ -92,24 +95,6 @@ final class Worker {
         buffer?.pointee = uv_buf_init(readBuffer.assumingMemoryBound(to: CChar.self), 64 * 1024)
     }
 
-    func adminResponse(_ name: String) -> HTTPResponse {
-        switch name {
-        case "live":
-            return .json(200, Array(#"{"status":"live"}"#.utf8))
-        case "ready":
-            if shared.draining.load(ordering: .relaxed) {
-                return Problem.shuttingDown.response
-            }
-            let body = JSON.object(JSONObject(["status": .string("ready"), "rules": .string(shared.rules.ruleSet.digest)]))
-            return .json(200, body.serialized())
-        case "metrics":
-            return HTTPResponse(status: 200, headers: [.init(name: "Content-Type", value: "text/plain; version=0.0.4")],
-                                body: Array(shared.metricsText().utf8))
-        default:
-            return Problem.notFound(path: Router.adminPrefix + name).response
-        }
-    }
-
     // MARK: - Shutdown
 
     private func beginDrain() {
@@ -123,7 +108,7 @@ final class Worker {
     private func finishDrainIfIdle() {
         guard connections.isEmpty, !stopped else { return }
         stopped = true
-        upstream.close()
+        upstream?.close()
         uv_close(reshape_async_handle(commands), nil)
     }
 

@@ -10,12 +10,15 @@ struct ServeCommand: ParsableCommand {
         discussion: """
         Every option can also be set by the environment variable in brackets; a flag wins over \
         its variable. SIGHUP reloads the rules (a bad new set is refused, the old one kept); \
-        SIGTERM stops accepting, finishes in-flight requests (up to --drain-timeout) and exits 0. \
-        Health: /_reshape/live, /_reshape/ready; Prometheus metrics: /_reshape/metrics. \
+        SIGTERM stops accepting, finishes in-flight requests (up to --drain-timeout) and exits 0, \
+        or 3 when the timeout cut some off. \
+        Health: /_reshape/live, /_reshape/ready; Prometheus metrics: /_reshape/metrics; on the main \
+        port, or only on --admin-listen's when it is set. \
         One JSON access-log line per request goes to standard output, other logs to standard error.
 
           reshape serve --rules examples/rules --listen 127.0.0.1:8080
           RESHAPE_LISTEN=0.0.0.0:8080 RESHAPE_RULES=/etc/reshape/rules reshape serve
+          RESHAPE_ADMIN_LISTEN=0.0.0.0:8090 reshape serve --rules examples/rules
         """)
 
     @Option(name: .long, help: ArgumentHelp("Rules directory or file [RESHAPE_RULES].", valueName: "path"))
@@ -23,6 +26,9 @@ struct ServeCommand: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Address to listen on (default 127.0.0.1:8080) [RESHAPE_LISTEN].", valueName: "host:port"))
     var listen: String?
+
+    @Option(name: .customLong("admin-listen"), help: ArgumentHelp("Serve /_reshape/* on this address only, not on --listen's (default: on --listen's) [RESHAPE_ADMIN_LISTEN].", valueName: "host:port"))
+    var adminListen: String?
 
     @Option(name: .long, help: ArgumentHelp("Event-loop threads (default: the number of cores) [RESHAPE_WORKERS].", valueName: "n"))
     var workers: Int?
@@ -66,13 +72,23 @@ struct ServeCommand: ParsableCommand {
             Terminal.error("reshape: say where the rules are: --rules PATH or RESHAPE_RULES")
             throw ExitCode(2)
         }
-        let address = listen ?? environment["RESHAPE_LISTEN"] ?? "127.0.0.1:8080"
-        guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]), (0...65535).contains(port) else {
-            Terminal.error("reshape: --listen takes HOST:PORT, like 127.0.0.1:8080 or [::]:8080 (got '\(address)')")
+        func hostAndPort(_ address: String, _ flag: String) throws -> (host: String, port: Int) {
+            guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]), (0...65535).contains(port) else {
+                Terminal.error("reshape: \(flag) takes HOST:PORT, like 127.0.0.1:8080 or [::]:8080 (got '\(address)')")
+                throw ExitCode(2)
+            }
+            var host = String(address[..<colon])
+            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            return (host, port)
+        }
+        let (host, port) = try hostAndPort(listen ?? environment["RESHAPE_LISTEN"] ?? "127.0.0.1:8080", "--listen")
+        let admin = try (adminListen ?? environment["RESHAPE_ADMIN_LISTEN"]).map { try hostAndPort($0, "--admin-listen") }
+        // The main sockets share their port (SO_REUSEPORT) and would split connections with an
+        // admin listener on the same one.
+        if let admin, admin.port != 0, admin.port == port {
+            Terminal.error("reshape: --admin-listen needs a port of its own (\(port) is --listen's)")
             throw ExitCode(2)
         }
-        var host = String(address[..<colon])
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         var limits = ServerLimits()
         limits.maxConnections = try setting(maxConnections, "RESHAPE_MAX_CONNECTIONS", default: limits.maxConnections)
         limits.maxHeaderBytes = try setting(maxHeaderBytes, "RESHAPE_MAX_HEADER_BYTES", default: limits.maxHeaderBytes)
@@ -81,7 +97,7 @@ struct ServeCommand: ParsableCommand {
         limits.headerTimeoutMilliseconds = try setting(headerTimeout, "RESHAPE_HEADER_TIMEOUT", default: limits.headerTimeoutMilliseconds)
         limits.idleTimeoutMilliseconds = try setting(idleTimeout, "RESHAPE_IDLE_TIMEOUT", default: limits.idleTimeoutMilliseconds)
         let configuration = ServerConfiguration(
-            rulesPath: rulesPath, listenHost: host, listenPort: port,
+            rulesPath: rulesPath, listenHost: host, listenPort: port, adminListen: admin,
             workers: try setting(workers, "RESHAPE_WORKERS", default: ProcessInfo.processInfo.activeProcessorCount),
             limits: limits,
             drainTimeoutMilliseconds: try setting(drainTimeout, "RESHAPE_DRAIN_TIMEOUT", default: 10_000),

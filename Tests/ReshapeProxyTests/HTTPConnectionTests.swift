@@ -219,6 +219,35 @@ final class HTTPConnectionTests: XCTestCase {
         XCTAssertEqual(actions.last, .close)
     }
 
+    // MARK: - Versions
+
+    func testHTTP10And11AreServed() {
+        XCTAssertEqual(dispatchedIDs(send(HTTPRequest(method: "GET", target: "/a", versionMajor: 1, versionMinor: 0))), [0])
+        _ = connection.handle(.responseReady(id: 0, ok("1")))
+        XCTAssertEqual(dispatchedIDs(send(HTTPRequest(method: "GET", target: "/a", versionMajor: 1, versionMinor: 1))), [1])
+    }
+
+    func testEveryOtherVersionIs505AndCloses() {
+        for (major, minor) in [(0, 9), (1, 2), (2, 0), (3, 0), (9, 9)] {
+            connection = HTTPConnection(limits: ServerLimits())
+            let actions = send(HTTPRequest(method: "GET", target: "/users", versionMajor: major, versionMinor: minor))
+            XCTAssertEqual(dispatchedIDs(actions), [], "HTTP/\(major).\(minor)")
+            assertRefused(actions, status: "505", code: "http-version-not-supported")
+            XCTAssertTrue(writes(actions)[0].contains("HTTP/\(major).\(minor) is not supported"))
+        }
+    }
+
+    func testA505AfterAPipelinedRequestWaitsForThatResponse() {
+        send(get("/a"))
+        let refused = send(HTTPRequest(method: "GET", target: "/b", versionMajor: 2, versionMinor: 0))
+        XCTAssertEqual(writes(refused), [], "request 0 must be answered first")
+        let written = writes(connection.handle(.responseReady(id: 0, ok("1"))))
+        XCTAssertEqual(written.count, 2)
+        XCTAssertTrue(written[0].hasPrefix("HTTP/1.1 200"))
+        XCTAssertTrue(written[1].hasPrefix("HTTP/1.1 505 HTTP Version Not Supported\r\n"))
+        XCTAssertTrue(connection.isClosed)
+    }
+
     // MARK: - Going away
 
     func testPeerClosingMidRequestCancelsItsUpstreamWork() {

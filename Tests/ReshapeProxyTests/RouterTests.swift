@@ -61,6 +61,16 @@ final class RouterTests: XCTestCase {
         guard case .admin(let name) = shadowing.match(method: "GET", path: "/_reshape/metrics") else { return XCTFail() }
         XCTAssertEqual(name, "metrics")
     }
+
+    func testWithASeparateAdminPortEachPortAnswersOnlyItsOwnEndpoints() {
+        guard case .notFound = router.match(method: "GET", path: "/_reshape/live", endpoints: .routes) else { return XCTFail() }
+        guard case .route = router.match(method: "GET", path: "/users", endpoints: .routes) else { return XCTFail() }
+        guard case .admin("live") = router.match(method: "GET", path: "/_reshape/live", endpoints: .admin) else { return XCTFail() }
+        guard case .notFound = router.match(method: "GET", path: "/users", endpoints: .admin) else { return XCTFail() }
+        guard case .notFound = router.match(method: "POST", path: "/users", endpoints: .admin) else {
+            return XCTFail("no 405 either: the admin port knows no rule paths")
+        }
+    }
 }
 
 extension Router {

@@ -38,6 +38,20 @@ final class ServingRulesTests: XCTestCase {
         guard case .admin("ready") = decide("GET", "/_reshape/ready") else { return XCTFail() }
     }
 
+    func testWithASeparateAdminPortAdminPathsAreNoRouteOnThePublicOne() {
+        let request = HTTPRequest(method: "GET", target: "/_reshape/ready")
+        guard case .respond(let response, nil, "no-route") = rules.decide(request, endpoints: .routes) else { return XCTFail() }
+        XCTAssertEqual(response.status, 404)
+        XCTAssertEqual(response.headers.first?.value, "application/problem+json")
+        guard case .admin("ready") = rules.decide(request, endpoints: .admin) else { return XCTFail() }
+    }
+
+    func testTheAdminPortNeverFetches() {
+        guard case .respond(let response, nil, "no-route") = rules.decide(HTTPRequest(method: "GET", target: "/users/u1"),
+                                                                          endpoints: .admin) else { return XCTFail() }
+        XCTAssertEqual(response.status, 404)
+    }
+
     func testRedactorsKnowEachUpstreamsSecrets() {
         XCTAssertEqual(rules.redactor(for: "api").redact("auth=s3cret"), "auth=[REDACTED]")
         XCTAssertEqual(rules.allSecrets.redact("s3cret"), "[REDACTED]")

@@ -40,6 +40,22 @@ final class LifecycleTests: XCTestCase {
         XCTAssertEqual(server.child.waitForExit(10), 0, server.child.stderr)
     }
 
+    func testADrainTimeoutThatCutsRequestsOffExitsThreeAndSaysHowMany() throws {
+        let upstream = try DemoUpstream()
+        defer { upstream.child.stop() }
+        let server = try ReshapeServer(rules: TestRules.rules(upstreamPort: upstream.port), arguments: ["--drain-timeout", "300"],
+                                       environment: ["TEST_SECRET_TOKEN": "x"])
+        defer { server.stop() }
+        var client = try RawHTTP(port: server.port)
+        defer { client.close() }
+        client.send("GET /slow?ms=1200 HTTP/1.1\r\nHost: x\r\n\r\n")  // within the upstream's 1.5 s timeout
+        try upstream.waitForRequest("/fault/slow")
+        server.child.signal(SIGTERM)
+        XCTAssertEqual(server.child.waitForExit(10), 3, server.child.stderr)
+        XCTAssertTrue(server.child.stderr.contains("\"requests_cut\":1"), server.child.stderr)
+        XCTAssertNil(client.readResponse(), "the request that was cut is never answered")
+    }
+
     func testConnectionsPastTheCapGet503() throws {
         let upstream = try DemoUpstream()
         defer { upstream.child.stop() }

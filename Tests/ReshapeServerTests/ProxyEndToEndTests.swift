@@ -147,6 +147,31 @@ final class ProxyEndToEndTests: XCTestCase {
         XCTAssertTrue(String(decoding: data, as: UTF8.self).hasPrefix("HTTP/1.1 404"))
     }
 
+    func testVersionsOtherThanHTTP10And11Get505AndTheConnectionCloses() throws {
+        let cases = [
+            ("GET /users HTTP/9.9\r\nHost: x\r\n\r\n", 505, "http-version-not-supported"),
+            ("GET /users HTTP/2.0\r\nHost: x\r\n\r\n", 505, "http-version-not-supported"),
+            ("GET /users HTTP/1.2\r\nHost: x\r\n\r\n", 505, "http-version-not-supported"),
+            ("GET /users\r\n\r\n", 505, "http-version-not-supported"),     // HTTP/0.9 style: http_parser reads it as 0.9
+            ("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 400, "bad-request"),  // HTTP/2's preface: http_parser knows no PRI method
+        ]
+        for (request, status, code) in cases {
+            let client = try RawHTTP(port: port, timeout: 3)
+            defer { client.close() }
+            // A good request behind it on the same connection must not be answered.
+            client.send(request + "GET /users HTTP/1.1\r\nHost: x\r\n\r\n")
+            let started = Date()
+            var data = client.readAll()  // returns early only because the server closed
+            XCTAssertLessThan(Date().timeIntervalSince(started), 2, "\(request.debugDescription): the connection was not closed")
+            let response = try XCTUnwrap(RawHTTP.parse(&data), "no answer to \(request.debugDescription)")
+            XCTAssertEqual(response.status, status, "\(request.debugDescription): \(response.text)")
+            XCTAssertEqual(response.header("Content-Type"), "application/problem+json")
+            XCTAssertEqual(response.json["code"] as? String, code)
+            XCTAssertEqual(response.header("Connection"), "close")
+            XCTAssertTrue(data.isEmpty, "\(request.debugDescription): nothing may follow the refusal: \(String(decoding: data, as: UTF8.self))")
+        }
+    }
+
     func testMalformedAndOversizedRequestsGetClearErrors() throws {
         let cases: [(String, Int)] = [
             ("GARBAGE\r\n\r\n", 400),

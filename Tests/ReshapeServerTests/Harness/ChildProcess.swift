@@ -98,12 +98,25 @@ final class DemoUpstream {
         let response = try RawHTTP.get(port: port, "/_log")
         return (try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]]) ?? []
     }
+
+    /// Waits until a request whose target starts with `prefix` has reached the upstream, so a
+    /// test knows the proxy has it in flight.
+    func waitForRequest(_ prefix: String, timeout: TimeInterval = 5) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try log().contains(where: { ($0["target"] as? String ?? "").hasPrefix(prefix) }) { return }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        throw HarnessError("no request for \(prefix) reached the upstream: \(try log())")
+    }
 }
 
 /// `reshape serve` on a free loopback port, with rules written to a temporary directory.
 final class ReshapeServer {
     let child: ChildProcess
     let port: Int
+    /// Where the admin endpoints answer: `port` unless `--admin-listen` gave them their own.
+    let adminPort: Int
     let rulesDirectory: URL
 
     init(rules: String, arguments: [String] = [], environment: [String: String] = [:]) throws {
@@ -113,9 +126,14 @@ final class ReshapeServer {
         child = try ChildProcess("reshape", ["serve", "--rules", rulesDirectory.path, "--listen", "127.0.0.1:0", "--workers", "2"] + arguments,
                                  environment: environment)
         try child.waitFor(15, "reshape to listen") { $0.stderr.contains("\"listening\"") }
-        guard let range = child.stderr.range(of: #""address":"127.0.0.1:"#),
-              let port = Int(child.stderr[range.upperBound...].prefix { $0.isNumber }) else { throw HarnessError("no port in \(child.stderr)") }
-        self.port = port
+        let log = child.stderr
+        func loggedPort(_ key: String) throws -> Int {
+            guard let range = log.range(of: "\"\(key)\":\"127.0.0.1:"),
+                  let port = Int(log[range.upperBound...].prefix { $0.isNumber }) else { throw HarnessError("no \(key) in \(log)") }
+            return port
+        }
+        port = try loggedPort("address")
+        adminPort = try loggedPort("admin_address")
     }
 
     func replaceRules(_ rules: String) throws {

@@ -1,0 +1,57 @@
+import CLibUV
+import ReshapeProxy
+
+/// The admin endpoints on a port of their own (`--admin-listen`), served from the main thread's
+/// loop. That loop otherwise only waits for signals, so probes and scrapes are answered however
+/// busy the workers are; and it runs until the process exits, so `/_reshape/ready` keeps
+/// answering (503) while the workers drain. Its connections are ordinary `ClientConnection`s
+/// that answer the admin endpoints only, so they never fetch upstream.
+final class AdminListener: ConnectionOwner {
+    let loop: UnsafeMutablePointer<uv_loop_t>
+    let shared: SharedState
+    let metrics: Metrics
+    let endpoints = Endpoints.admin
+    let upstream: UpstreamClient? = nil
+    private let listener = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
+    private var connections: [ObjectIdentifier: ClientConnection] = [:]
+    private let readBuffer = UnsafeMutableRawPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+
+    init(loop: UnsafeMutablePointer<uv_loop_t>, listeningSocket fd: Int32, shared: SharedState) {
+        self.loop = loop
+        self.shared = shared
+        metrics = shared.metrics[shared.configuration.workers]
+        uv_tcp_init(loop, listener)
+        uv_tcp_open(listener, fd)
+        listener.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    /// Starts accepting; libuv's error message when it cannot.
+    func listen() -> String? {
+        let status = uv_listen(reshape_tcp_stream(listener), 128) { server, status in
+            guard status == 0, let server, let data = server.pointee.data else { return }
+            Unmanaged<AdminListener>.fromOpaque(data).takeUnretainedValue().acceptConnection(server)
+        }
+        return status == 0 ? nil : String(cString: uv_strerror(status))
+    }
+
+    /// Stops accepting and closes every connection: the workers are gone, the process is exiting.
+    func close() {
+        uv_close(reshape_tcp_handle(listener), nil)
+        for connection in Array(connections.values) { connection.requestClose() }
+    }
+
+    private func acceptConnection(_ server: UnsafeMutablePointer<uv_stream_t>) {
+        let connection = ClientConnection(owner: self)
+        guard connection.accept(from: server) else { return }
+        connections[ObjectIdentifier(connection)] = connection
+        if connections.count > shared.configuration.limits.maxConnections { connection.refuseOverloaded() }
+    }
+
+    func forget(_ connection: ClientConnection) -> Bool {
+        connections.removeValue(forKey: ObjectIdentifier(connection)) != nil
+    }
+
+    func fillReadBuffer(_ buffer: UnsafeMutablePointer<uv_buf_t>?) {
+        buffer?.pointee = uv_buf_init(readBuffer.assumingMemoryBound(to: CChar.self), 64 * 1024)
+    }
+}
