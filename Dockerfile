@@ -43,9 +43,10 @@ ENV RESHAPE_LISTEN=0.0.0.0:8080 \
 # Nothing is written to disk: logs go to stdout, so a read-only root filesystem works.
 USER 10001:10001
 EXPOSE 8080
-# No curl in the image: bash's /dev/tcp speaks just enough HTTP to ask /_reshape/live.
+# No curl in the image: bash's /dev/tcp speaks just enough HTTP to ask /_reshape/live, on the
+# admin port when RESHAPE_ADMIN_LISTEN sets one (the public port then answers only rule routes).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
-    CMD ["/bin/bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/\"${RESHAPE_LISTEN##*:}\" && printf 'GET /_reshape/live HTTP/1.0\\r\\nHost: localhost\\r\\n\\r\\n' >&3 && head -n 1 <&3 | grep -q ' 200 '"]
+    CMD ["/bin/bash", "-c", "address=${RESHAPE_ADMIN_LISTEN:-$RESHAPE_LISTEN}; exec 3<>/dev/tcp/127.0.0.1/\"${address##*:}\" && printf 'GET /_reshape/live HTTP/1.0\\r\\nHost: localhost\\r\\n\\r\\n' >&3 && head -n 1 <&3 | grep -q ' 200 '"]
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/local/bin/reshape"]
 CMD ["serve"]
