@@ -17,8 +17,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ "${1:-}" = "--inside" ]; then
-  # In the private mount namespace: $2 is the assembled root, $3 the rules, $4 and $5 the ports.
-  root=$2 rules=$3 port=$4 upstream_port=$5
+  # In the private mount namespace: $2 is the assembled root, $3 the rules, $4-$6 the ports
+  # (reshape, the demo upstream, reshape's admin listener).
+  root=$2 rules=$3 port=$4 upstream_port=$5 admin_port=$6
   upstream= server=
   # The root read-only first: a bind of it made later would hide the mounts below.
   mount --bind "$root" "$root"
@@ -68,9 +69,28 @@ PY
   kill -TERM "$server"
   status=0
   wait "$server" || status=$?
-  kill "$upstream" 2>/dev/null || true
   [ "$status" -eq 0 ] || { cat "$root.server.log"; fail "reshape exited $status after SIGTERM"; }
   echo "ok   SIGTERM: drained and exited 0"
+
+  # Again with the admin endpoints on their own port, as the Kubernetes manifests run it: the
+  # HEALTHCHECK must then ask that port (the public one answers only rule routes).
+  in_image+=(RESHAPE_ADMIN_LISTEN="127.0.0.1:$admin_port")
+  "${in_image[@]}" /usr/local/bin/reshape serve >"$root.server.log" 2>&1 &
+  server=$!
+  for _ in $(seq 100); do
+    curl -fs -o /dev/null "http://127.0.0.1:$admin_port/_reshape/ready" && break
+    kill -0 "$server" 2>/dev/null || { cat "$root.server.log"; fail "reshape serve --admin-listen exited at start"; }
+    sleep 0.1
+  done
+  public=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/_reshape/live")
+  [ "$public" = 404 ] || fail "with an admin port, the public port answered /_reshape/live with $public"
+  "${in_image[@]}" "${health[@]}" || fail "the HEALTHCHECK failed with RESHAPE_ADMIN_LISTEN set"
+  echo "ok   with RESHAPE_ADMIN_LISTEN: HEALTHCHECK exits 0 on the admin port; the public port has no /_reshape/*"
+  kill -TERM "$server"
+  status=0
+  wait "$server" || status=$?
+  kill "$upstream" 2>/dev/null || true
+  [ "$status" -eq 0 ] || { cat "$root.server.log"; fail "reshape --admin-listen exited $status after SIGTERM"; }
   exit 0
 fi
 
@@ -125,5 +145,5 @@ echo "image: $(du -sh "$root" | cut -f1) root filesystem; reshape $(du -h "$root
      "reshape-demo-upstream $(du -h "$root/usr/local/bin/reshape-demo-upstream" | cut -f1)"
 
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-unshare --mount --propagation private "$0" --inside "$root" "$PWD/examples/rules" "$(free_port)" "$(free_port)"
+unshare --mount --propagation private "$0" --inside "$root" "$PWD/examples/rules" "$(free_port)" "$(free_port)" "$(free_port)"
 echo "check-image-runtime: the runtime stage runs reshape as built"
