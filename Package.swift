@@ -14,18 +14,19 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CHTTPParser", providers: [.apt(["libhttp-parser-dev"])]),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
 
         .target(name: "ReshapeJSON"),
         .target(name: "ReshapeRegex", dependencies: ["CPCRE2"]),
         .target(name: "ReshapeSchema", dependencies: ["ReshapeJSON", "ReshapeRegex"]),
-        .target(name: "ReshapeRules", dependencies: ["ReshapeJSON", "ReshapeSchema", "Yams"]),
+        .target(name: "ReshapeYAML", dependencies: ["CYAML"]),
+        .target(name: "ReshapeRules", dependencies: ["ReshapeJSON", "ReshapeSchema", "ReshapeYAML"]),
         .target(name: "ReshapeProxy", dependencies: ["ReshapeRules", "ReshapeJSON"]),
         .target(name: "ReshapeServer", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON", "CLibUV", "CCurl", "CHTTPParser"]),
         .executableTarget(name: "reshape", dependencies: [

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import Glibc
 
 /// The version `reshape --version` prints.
 let reshapeVersion = "0.1.0"
@@ -31,16 +31,16 @@ enum Main {
             var command = try Reshape.parseAsRoot()
             try command.run()
         } catch let exit as ExitCode {
-            Foundation.exit(exit.rawValue)
+            Glibc.exit(exit.rawValue)
         } catch {
             let code = Reshape.exitCode(for: error)
             let message = Reshape.fullMessage(for: error)
             if code == .success {
                 print(message)
-                Foundation.exit(0)
+                Glibc.exit(0)
             }
-            FileHandle.standardError.write(Data((message + "\n").utf8))
-            Foundation.exit(code == .failure ? 1 : 2)
+            Terminal.error(message)
+            Glibc.exit(code == .failure ? 1 : 2)
         }
     }
 }

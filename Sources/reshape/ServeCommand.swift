@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import Glibc
+import ReshapeRules
 import ReshapeProxy
 import ReshapeServer
 
@@ -58,7 +59,7 @@ struct ServeCommand: ParsableCommand {
     var noAccessLog = false
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = LocalFiles.environment
         func setting(_ flag: Int?, _ variable: String, default fallback: Int) throws -> Int {
             if let flag { return flag }
             guard let text = environment[variable] else { return fallback }
@@ -98,7 +99,7 @@ struct ServeCommand: ParsableCommand {
         limits.idleTimeoutMilliseconds = try setting(idleTimeout, "RESHAPE_IDLE_TIMEOUT", default: limits.idleTimeoutMilliseconds)
         let configuration = ServerConfiguration(
             rulesPath: rulesPath, listenHost: host, listenPort: port, adminListen: admin,
-            workers: try setting(workers, "RESHAPE_WORKERS", default: ProcessInfo.processInfo.activeProcessorCount),
+            workers: try setting(workers, "RESHAPE_WORKERS", default: max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))),
             limits: limits,
             drainTimeoutMilliseconds: try setting(drainTimeout, "RESHAPE_DRAIN_TIMEOUT", default: 10_000),
             accessLog: !noAccessLog && environment["RESHAPE_ACCESS_LOG"] != "off")

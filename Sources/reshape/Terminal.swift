@@ -1,4 +1,3 @@
-import Foundation
 import Glibc
 import ReshapeJSON
 import ReshapeRules
@@ -17,54 +16,13 @@ enum Terminal {
 
     /// Reads a file, or standard input when `path` is nil or "-".
     static func read(_ path: String?) throws -> [UInt8] {
-        guard let path, path != "-" else {
-            guard let bytes = readAll(0, sizeHint: 0) else {
-                error("reshape: cannot read standard input: \(String(cString: strerror(errno)))")
-                throw ExitCodeError.usage
-            }
+        let isStandardInput = path == nil || path == "-"
+        switch isStandardInput ? LocalFiles.readAll(0) : LocalFiles.read(path!) {
+        case .success(let bytes):
             return bytes
-        }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        var info = stat()
-        guard fd >= 0, fstat(fd, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR,
-              let bytes = readAll(fd, sizeHint: Int(info.st_size)) else {
-            let reason = String(cString: strerror(fd >= 0 && (info.st_mode & S_IFMT) == S_IFDIR ? EISDIR : errno))
-            if fd >= 0 { close(fd) }
-            error("reshape: cannot read \(path): \(reason)")
+        case .failure(let failure):
+            error("reshape: cannot read \(isStandardInput ? "standard input" : path!): \(failure.reason)")
             throw ExitCodeError.usage
-        }
-        close(fd)
-        return bytes
-    }
-
-    /// Everything up to end of file. `sizeHint` (a regular file's size) sizes the first chunk,
-    /// so a file is read into one array, uninitialized until read, with no copy.
-    private static func readAll(_ fd: Int32, sizeHint: Int) -> [UInt8]? {
-        var result: [UInt8] = []
-        var chunkSize = max(sizeHint + 1, 64 * 1024)
-        while true {
-            var failed = false
-            var ended = false
-            let chunk = [UInt8](unsafeUninitializedCapacity: chunkSize) { buffer, count in
-                count = 0
-                while count < buffer.count {
-                    let n = Glibc.read(fd, buffer.baseAddress! + count, buffer.count - count)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        failed = true
-                        return
-                    }
-                    if n == 0 {
-                        ended = true
-                        return
-                    }
-                    count += n
-                }
-            }
-            if failed { return nil }
-            if result.isEmpty { result = chunk } else { result += chunk }
-            if ended { return result }
-            chunkSize *= 2
         }
     }
 
@@ -103,7 +61,7 @@ enum Terminal {
 
     /// Loads rules or prints every diagnostic and exits 1.
     static func loadRules(_ path: String) throws -> RuleSet {
-        switch RuleLoader.load(path: path, environment: ProcessInfo.processInfo.environment) {
+        switch RuleLoader.load(path: path, environment: LocalFiles.environment) {
         case .success(let rules):
             return rules
         case .failure(let diagnostics):

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import Glibc
+import ReshapeRules
 import ReshapeJSON
 import ReshapeSchema
 
@@ -58,9 +59,8 @@ struct ValidateCommand: ParsableCommand {
         let resolve: @Sendable (String) -> JSON? = { url in
             for (prefix, directory) in resolved where url.hasPrefix(prefix) {
                 let relative = String(url.dropFirst(prefix.count)).split(separator: "#").first.map(String.init) ?? ""
-                let path = (directory as NSString).appendingPathComponent(relative)
-                guard let data = FileManager.default.contents(atPath: path) else { return nil }
-                return try? JSON.parse([UInt8](data))
+                guard case .success(let bytes) = LocalFiles.read(LocalFiles.join(directory, relative)) else { return nil }
+                return try? JSON.parse(bytes)
             }
             return nil
         }

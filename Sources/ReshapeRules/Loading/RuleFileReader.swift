@@ -1,31 +1,21 @@
-import Foundation
-
 /// Reads the rule files of a directory (or one file). File I/O happens only here, at load time.
 enum RuleFileReader {
     static let extensions = [".yaml", ".yml", ".json"]
 
     static func read(path: String) throws(RuleDiagnostics) -> [(name: String, text: String)] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw failure(path, "no such file or directory")
-        }
+        guard let isDirectory = LocalFiles.isDirectory(path) else { throw failure(path, "no such file or directory") }
         var paths: [String] = []
-        if isDirectory.boolValue {
-            let names: [String]
-            do {
-                names = try FileManager.default.contentsOfDirectory(atPath: path)
-            } catch {
-                throw failure(path, "cannot list the directory")
-            }
+        if isDirectory {
+            guard case .success(let names) = LocalFiles.names(in: path) else { throw failure(path, "cannot list the directory") }
             paths = names.filter { name in !name.hasPrefix(".") && extensions.contains { name.hasSuffix($0) } }
-                .sorted().map { (path as NSString).appendingPathComponent($0) }
+                .sorted().map { LocalFiles.join(path, $0) }
         } else {
             paths = [path]
         }
         var files: [(name: String, text: String)] = []
         for file in paths {
-            guard let data = FileManager.default.contents(atPath: file) else { throw failure(file, "cannot read the file") }
-            guard let text = String(data: data, encoding: .utf8) else { throw failure(file, "the file is not UTF-8") }
+            guard case .success(let bytes) = LocalFiles.read(file) else { throw failure(file, "cannot read the file") }
+            guard let text = String(validating: bytes, as: UTF8.self) else { throw failure(file, "the file is not UTF-8") }
             files.append((file, text))
         }
         return files

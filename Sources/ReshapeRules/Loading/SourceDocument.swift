@@ -1,5 +1,5 @@
 import ReshapeJSON
-import Yams
+import ReshapeYAML
 
 /// A rule file read into JSON, with the source position of every value, so that a problem
 /// found anywhere later (by JSON Pointer) can be reported as `file:line:column`.
@@ -24,14 +24,21 @@ struct SourceDocument {
         }
     }
 
-    /// Reads YAML (or JSON, which is YAML) with Yams' composer, converting scalars by the
-    /// YAML 1.2 core schema: quoted scalars are strings, `yes`/`on` are strings, numbers keep their text.
+    /// Reads YAML (or JSON, which is YAML) with libyaml (`YAMLComposer`), converting scalars by
+    /// the YAML 1.2 core schema: quoted scalars are strings, `yes`/`on` are strings, numbers keep their text.
     static func parseYAML(_ text: String, file: String) throws(RuleDiagnostics) -> SourceDocument {
-        let node: Node?
+        let node: YAMLNode?
         do {
-            node = try Yams.compose(yaml: text)
+            node = try YAMLComposer.compose(text)
         } catch {
-            throw RuleDiagnostics([yamlDiagnostic(error, file: file)])
+            let mark = error.mark
+            let message = switch error.kind {
+            case .syntax: "YAML syntax error: \(error.message)"
+            case .duplicateKey: error.message
+            case .unreadable: "cannot read YAML: \(error.message)"
+            }
+            throw RuleDiagnostics([RuleDiagnostic(location: SourceLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1),
+                                                  message: message)])
         }
         var positions: [String: SourceLocation] = [:]
         guard let node else { return SourceDocument(file: file, root: .object(JSONObject()), positions: positions) }
@@ -55,31 +62,30 @@ struct SourceDocument {
         return SourceDocument(file: file, root: root, positions: positioned?.positions ?? [:])
     }
 
-    private static func location(_ node: Node, file: String) -> SourceLocation {
-        SourceLocation(file: file, line: node.mark?.line ?? 1, column: node.mark?.column ?? 1)
+    private static func location(_ node: YAMLNode, file: String) -> SourceLocation {
+        SourceLocation(file: file, line: node.mark.line, column: node.mark.column)
     }
 
-    private static func convert(_ node: Node, pointer: String, file: String,
+    private static func convert(_ node: YAMLNode, pointer: String, file: String,
                                 positions: inout [String: SourceLocation], problems: inout [RuleDiagnostic]) -> JSON {
         positions[pointer] = location(node, file: file)
         switch node {
-        case .scalar(let scalar):
-            return YAMLScalar.json(scalar.string, plain: scalar.style == .plain || scalar.style == .any)
-        case .sequence(let sequence):
+        case .scalar(let text, let plain, _):
+            return YAMLScalar.json(text, plain: plain)
+        case .sequence(let sequence, _):
             var elements: [JSON] = []
             for (index, element) in sequence.enumerated() {
                 elements.append(convert(element, pointer: JSONPointer.appending(index: index, to: pointer),
                                         file: file, positions: &positions, problems: &problems))
             }
             return .array(elements)
-        case .mapping(let mapping):
+        case .mapping(let mapping, _):
             var object = JSONObject()
             for (key, value) in mapping {
-                guard case .scalar(let keyScalar) = key else {
+                guard case .scalar(let name, _, _) = key else {
                     problems.append(RuleDiagnostic(location: location(key, file: file), message: "mapping keys must be plain strings"))
                     continue
                 }
-                let name = keyScalar.string
                 let child = JSONPointer.appending(key: name, to: pointer)
                 object.members.append(JSONMember(key: name, value: convert(value, pointer: child, file: file,
                                                                            positions: &positions, problems: &problems)))
@@ -87,30 +93,6 @@ struct SourceDocument {
                 if positions[child] == nil { positions[child] = location(key, file: file) }
             }
             return .object(object)
-        case .alias:
-            problems.append(RuleDiagnostic(location: location(node, file: file), message: "YAML aliases are not supported in rule files"))
-            return .null
         }
-    }
-
-    private static func yamlDiagnostic(_ error: Error, file: String) -> RuleDiagnostic {
-        func at(_ mark: Mark, _ message: String) -> RuleDiagnostic {
-            RuleDiagnostic(location: SourceLocation(file: file, line: mark.line, column: mark.column), message: "YAML syntax error: \(message)")
-        }
-        if let yaml = error as? YamlError {
-            switch yaml {
-            case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-                 .composer(let context, let problem, let mark, _):
-                return at(mark, context.map { "\(problem) (\($0.text))" } ?? problem)
-            case .duplicatedKeysInMapping(let duplicates, let context):
-                return RuleDiagnostic(location: SourceLocation(file: file, line: context.mark.line, column: context.mark.column),
-                                      message: "duplicate key \(duplicates.map { "'\($0)'" }.joined(separator: ", ")) in a mapping")
-            case .reader(let problem, _, _, _):
-                return RuleDiagnostic(location: SourceLocation(file: file, line: 1, column: 1), message: "cannot read YAML: \(problem)")
-            default:
-                break
-            }
-        }
-        return RuleDiagnostic(location: SourceLocation(file: file, line: 1, column: 1), message: "YAML error: \(error)")
     }
 }
