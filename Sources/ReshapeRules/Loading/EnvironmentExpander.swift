@@ -14,13 +14,13 @@ struct EnvironmentExpander {
         var output = ""
         var secrets: [String] = []
         var rest = Substring(text)
-        while let start = rest.range(of: "${") {
+        while let start = rest.firstRange(of: "${") {
             output += rest[..<start.lowerBound]
             guard let close = rest[start.upperBound...].firstIndex(of: "}") else { return .failure(.malformed) }
             let inner = rest[start.upperBound..<close]
             var name = Substring(inner)
             var fallback: Substring? = nil
-            if let dash = inner.range(of: ":-") {
+            if let dash = inner.firstRange(of: ":-") {
                 name = inner[..<dash.lowerBound]
                 fallback = inner[dash.upperBound...]
             }

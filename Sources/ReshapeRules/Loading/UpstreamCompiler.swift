@@ -130,7 +130,7 @@ struct UpstreamURL: Equatable {
     struct Failure: Error { let message: String }
 
     static func parse(_ text: String) -> Result<UpstreamURL, Failure> {
-        guard let schemeEnd = text.range(of: "://") else { return .failure(Failure(message: "expected scheme://host[:port][/path]")) }
+        guard let schemeEnd = text.firstRange(of: "://") else { return .failure(Failure(message: "expected scheme://host[:port][/path]")) }
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
         guard scheme == "http" || scheme == "https" else { return .failure(Failure(message: "the scheme must be http or https")) }
         let rest = text[schemeEnd.upperBound...]
