@@ -129,6 +129,30 @@ final class RuleLoaderTests: XCTestCase {
         XCTAssertTrue(problems.contains { $0.hasPrefix("r.yaml:18:") && $0.contains("unknown type 'Nobody'") }, "\(problems)")
     }
 
+    func testYAMLAnchorsAndAliasesAreResolvedAsBefore() throws {
+        // Rule files used anchors for shared settings while Yams read them: they keep working.
+        let rules = """
+        upstreams:
+          a: &common { url: "http://127.0.0.1:9", timeout: 2s }
+          b: *common
+        routes:
+          - name: r
+            request: GET /r
+            upstream: b
+            path: /r.json
+            transform: &steps [ { wrap: objects } ]
+          - name: s
+            request: GET /s
+            upstream: a
+            path: /s.json
+            transform: *steps
+        """
+        let ruleSet = try XCTUnwrap(loaded([("r.yaml", rules)]))
+        XCTAssertEqual(ruleSet.upstreams["b"]?.timeoutMilliseconds, 2000)
+        XCTAssertEqual(ruleSet.routes.map(\.pipeline.steps.count), [1, 1])
+        XCTAssertEqual(diagnostics([("u.yaml", "x: *nowhere\n")]), ["u.yaml:1:4: YAML syntax error: found undefined alias 'nowhere'"])
+    }
+
     func testDuplicatesAcrossFilesNameBothPlaces() {
         let route = "routes:\n  - { name: r, request: GET /r, upstream: fb, path: /r.json, transform: [] }\n"
         let problems = diagnostics([("a.yaml", upstream + route), ("b.yaml", upstream + route.replacingOccurrences(of: "GET /r", with: "GET /s"))])
