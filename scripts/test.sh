@@ -3,7 +3,8 @@
 #   1. system packages (scripts/setup.sh, apt-get) and the Python linters (a venv in .build-tools)
 #   2. debug build of everything, tests included
 #   3. the example rules' own examples, the demo upstream, the quick start end to end
-#   4. shipping: hadolint, Kubernetes manifests, runtime libraries of the release binary
+#   4. shipping: hadolint, Kubernetes manifests, runtime libraries of the release binary, and the
+#      runtime stage itself run for real (a debootstrap root, the binaries inside it)
 #   5. swift test, last, so its summary closes the output
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +37,7 @@ step "shipping"
 scripts/check-dockerfile.sh
 scripts/check-k8s.sh
 scripts/check-runtime-deps.sh
+scripts/check-image-runtime.sh
 
 step "unit, conformance and integration tests"
 swift test --skip-build --disable-swift-testing
