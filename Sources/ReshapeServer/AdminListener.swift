@@ -10,7 +10,7 @@ final class AdminListener: ConnectionOwner {
     let loop: UnsafeMutablePointer<uv_loop_t>
     let shared: SharedState
     let metrics: Metrics
-    let endpoints = Endpoints.admin
+    let lifecycleSettings: LifecycleSettings
     let upstream: UpstreamClient? = nil
     private let listener = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
@@ -20,6 +20,8 @@ final class AdminListener: ConnectionOwner {
         self.loop = loop
         self.shared = shared
         metrics = shared.metrics[shared.configuration.workers]
+        lifecycleSettings = LifecycleSettings(endpoints: .admin, canFetch: false, accessLog: shared.configuration.accessLog,
+                                              metrics: metrics, admin: { [unowned shared] in shared.adminResponse($0) })
         uv_tcp_init(loop, listener)
         uv_tcp_open(listener, fd)
         listener.pointee.data = Unmanaged.passUnretained(self).toOpaque()

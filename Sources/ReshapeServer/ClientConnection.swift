@@ -10,8 +10,8 @@ protocol ConnectionOwner: AnyObject {
     var loop: UnsafeMutablePointer<uv_loop_t> { get }
     var shared: SharedState { get }
     var metrics: Metrics { get }
-    /// Which endpoints the connections accepted here answer.
-    var endpoints: Endpoints { get }
+    /// What the requests of the connections accepted here share (endpoints, metrics, logging).
+    var lifecycleSettings: LifecycleSettings { get }
     /// Fetches for rule routes; nil where none are served.
     var upstream: UpstreamClient? { get }
     func fillReadBuffer(_ buffer: UnsafeMutablePointer<uv_buf_t>?)
@@ -32,25 +32,11 @@ final class ClientConnection {
     private var pendingEvents: [HTTPConnection.Event] = []
     private var processing = false
     private var inFlight: [Int: UpstreamTransfer] = [:]
-    private var requests: [Int: RequestRecord] = [:]
+    private var requests: [Int: RequestLifecycle] = [:]
     private var pendingWrites = 0
     private var closeRequested = false
     private var handlesClosed = false
     private var readingStopped = false
-
-    /// What the access log needs to know about a request once it is answered.
-    private struct RequestRecord {
-        let method: String
-        let path: String
-        let started: timespec
-        /// Taken with the rules at dispatch, so logging the answer needs no second lock.
-        let redactor: Redactor
-        var route: String?
-        var upstreamStatus: Int?
-        var upstreamSeconds: Double?
-        var dropped: [DroppedElement] = []
-        var errorCode: String?
-    }
 
     init(owner: any ConnectionOwner) {
         self.owner = owner
@@ -113,7 +99,7 @@ final class ClientConnection {
         case .close: requestClose()
         case .cancel(let id):
             if let transfer = inFlight.removeValue(forKey: id) { owner.upstream?.cancel(transfer) }
-            if requests.removeValue(forKey: id) != nil { owner.metrics.requestFinished() }
+            requests.removeValue(forKey: id)?.cancelled()
         case .stopReading:
             readingStopped = true
             if !handlesClosed { uv_read_stop(reshape_tcp_stream(tcp)) }
@@ -126,68 +112,32 @@ final class ClientConnection {
         }
     }
 
+    /// Runs a request's lifecycle: what to answer is `RequestLifecycle`'s to decide; this
+    /// starts the fetch it asks for and writes what it answers.
     private func dispatch(_ id: Int, _ request: HTTPRequest) {
-        let rules = owner.shared.rules
-        var record = RequestRecord(method: request.method, path: String(request.path), started: Clock.now(),
-                                   redactor: rules.allSecrets)
-        owner.metrics.requestStarted()
-        switch rules.decide(request, endpoints: owner.endpoints) {
-        case .respond(let response, let route, let errorCode):
-            record.route = route
-            record.errorCode = errorCode
-            requests[id] = record
+        let (lifecycle, step) = RequestLifecycle.begin(request, rules: owner.shared.rules,
+                                                       draining: owner.shared.draining.load(ordering: .relaxed),
+                                                       settings: owner.lifecycleSettings, now: Clock.monotonicSeconds())
+        requests[id] = lifecycle
+        switch step {
+        case .respond(let response):
             answer(id, response)
-        case .admin(let name):
-            requests[id] = record
-            answer(id, owner.shared.adminResponse(name))
-        case .fetch(let upstreamRequest, let route, let parameters):
-            if owner.shared.draining.load(ordering: .relaxed) {
-                requests[id] = record
-                answer(id, Problem.shuttingDown.response)
-                return
-            }
-            // Only a listener that serves no routes lacks an upstream client, and it is never told to fetch.
-            guard let upstream = owner.upstream else {
-                requests[id] = record
-                answer(id, Problem.notFound(path: record.path).response)
-                return
-            }
-            record.route = route.name
-            requests[id] = record
-            let redactor = rules.redactor(for: route.upstream)
-            let transfer = upstream.start(upstreamRequest) { [weak self] result, seconds in
-                guard let self else { return }
+        case .fetch(let upstreamRequest):
+            let transfer = owner.upstream?.start(upstreamRequest) { [weak self] result, seconds in
+                guard let self, var lifecycle = self.requests[id] else { return }
                 self.inFlight[id] = nil
-                let rendered = ResponseRenderer.render(result, route: route, parameters: parameters, redactor: redactor)
-                var failure: UpstreamFailure?
-                if case .failure(let kind, _) = result { failure = kind }
-                self.owner.metrics.recordUpstream(upstream: route.upstream, seconds: seconds, failure: failure)
-                if var record = self.requests[id] {
-                    if case .response(let status, _, _) = result { record.upstreamStatus = status }
-                    record.upstreamSeconds = seconds
-                    record.dropped = rendered.dropped
-                    record.errorCode = rendered.errorCode
-                    self.requests[id] = record
-                }
-                for dropped in rendered.dropped { self.owner.metrics.recordDropped(route: route.name, type: dropped.type) }
-                self.answer(id, rendered.response)
+                let response = lifecycle.upstreamFinished(result, seconds: seconds)
+                self.requests[id] = lifecycle
+                self.answer(id, response)
             }
             if let transfer { inFlight[id] = transfer }
         }
     }
 
     private func answer(_ id: Int, _ response: HTTPResponse) {
-        if let record = requests.removeValue(forKey: id) {
-            owner.metrics.requestFinished()
-            let seconds = Clock.seconds(since: record.started)
-            owner.metrics.recordRequest(route: record.route ?? "-", status: response.status, seconds: seconds)
-            if owner.shared.configuration.accessLog {
-                let entry = AccessLogEntry(timeMilliseconds: Clock.unixMilliseconds(), method: record.method, path: record.path,
-                                           route: record.route, status: response.status, upstreamStatus: record.upstreamStatus,
-                                           durationMilliseconds: seconds * 1000, upstreamMilliseconds: record.upstreamSeconds.map { $0 * 1000 },
-                                           bytes: response.body.count, dropped: record.dropped, errorCode: record.errorCode)
-                Log.access(entry.line(redactor: record.redactor))
-            }
+        if let lifecycle = requests.removeValue(forKey: id),
+           let line = lifecycle.answered(response, now: Clock.monotonicSeconds(), wallClockMilliseconds: Clock.unixMilliseconds()) {
+            Log.access(line)
         }
         send(.responseReady(id: id, response))
     }

@@ -31,21 +31,8 @@ final class SharedState: Sendable {
 
     /// `/_reshape/<name>`, answered by whichever loop serves the admin endpoints.
     func adminResponse(_ name: String) -> HTTPResponse {
-        switch name {
-        case "live":
-            return .json(200, Array(#"{"status":"live"}"#.utf8))
-        case "ready":
-            if draining.load(ordering: .relaxed) {
-                return Problem.shuttingDown.response
-            }
-            let body = JSON.object(JSONObject(["status": .string("ready"), "rules": .string(rules.ruleSet.digest)]))
-            return .json(200, body.serialized())
-        case "metrics":
-            return HTTPResponse(status: 200, headers: [.init(name: "Content-Type", value: "text/plain; version=0.0.4")],
-                                body: Array(metricsText().utf8))
-        default:
-            return Problem.notFound(path: Router.adminPrefix + name).response
-        }
+        AdminEndpoints.response(name, draining: draining.load(ordering: .relaxed), rulesDigest: rules.ruleSet.digest,
+                                metricsText: metricsText)
     }
 
     func metricsText() -> String {

@@ -391,6 +391,12 @@ enum Clock {
         return time
     }
 
+    /// Monotonic time in seconds, for durations computed by subtraction.
+    static func monotonicSeconds() -> Double {
+        let time = now()
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
     static func seconds(since start: timespec) -> Double {
         let end = now()
         return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9

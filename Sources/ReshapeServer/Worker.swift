@@ -11,8 +11,7 @@ final class Worker: ConnectionOwner {
     let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
     let shared: SharedState
     let metrics: Metrics
-    /// Everything on one port, unless the admin endpoints have their own (`AdminListener`).
-    let endpoints: Endpoints
+    let lifecycleSettings: LifecycleSettings
     let upstream: UpstreamClient?
     private let listener = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
     let commands = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
@@ -28,7 +27,10 @@ final class Worker: ConnectionOwner {
         self.index = index
         self.shared = shared
         metrics = shared.metrics[index]
-        endpoints = shared.configuration.adminListen == nil ? .all : .routes
+        // Everything on one port, unless the admin endpoints have their own (`AdminListener`).
+        lifecycleSettings = LifecycleSettings(endpoints: shared.configuration.adminListen == nil ? .all : .routes, canFetch: true,
+                                              accessLog: shared.configuration.accessLog, metrics: metrics,
+                                              admin: { [unowned shared] in shared.adminResponse($0) })
         uv_loop_init(loop)
         upstream = UpstreamClient(loop: loop, metrics: metrics)
         uv_tcp_init(loop, listener)

@@ -1,0 +1,92 @@
+import XCTest
+import ReshapeRules
+@testable import ReshapeProxy
+
+/// A request from dispatch to answer without sockets: the decision, the rendering of the
+/// upstream's result, the metrics and the access-log line.
+final class RequestLifecycleTests: XCTestCase {
+    private let rules = ServingRules(RuleSet(
+        upstreams: ["api": makeUpstream(query: [NameValue(name: "auth", value: "s3cret")], secrets: ["s3cret"])],
+        routes: [makeRoute("users", "GET", "/users", upstreamPath: "/users.json", steps: [DropNonObjectsStep()])],
+        digest: "d1"))
+
+    private func settings(_ metrics: Metrics, endpoints: Endpoints = .all, canFetch: Bool = true, accessLog: Bool = true) -> LifecycleSettings {
+        LifecycleSettings(endpoints: endpoints, canFetch: canFetch, accessLog: accessLog, metrics: metrics,
+                          admin: { name in .json(200, Array("{\"admin\":\"\(name)\"}".utf8)) })
+    }
+
+    private func exposition(_ metrics: Metrics) -> String {
+        Metrics.exposition([metrics], digest: "d1", reloads: 0, reloadFailures: 0)
+    }
+
+    func testAFetchIsRenderedRecordedAndLoggedWithItsDrops() throws {
+        let metrics = Metrics()
+        var (lifecycle, step) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users?x=1"), rules: rules,
+                                                       draining: false, settings: settings(metrics), now: 10)
+        guard case .fetch(let request) = step else { return XCTFail("expected a fetch, got \(step)") }
+        XCTAssertEqual(request.url, "https://api.example.com/users.json?auth=s3cret")
+        XCTAssertTrue(exposition(metrics).contains("reshape_requests_in_flight 1"))
+        let response = lifecycle.upstreamFinished(.response(status: 200, contentType: "application/json",
+                                                            body: Array(#"[{"a":1},7,{"b":2}]"#.utf8)), seconds: 0.25)
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.body.text, #"[{"a":1},{"b":2}]"#)
+        XCTAssertEqual(response.headers.first { $0.name == "Reshape-Dropped" }?.value, "1")
+        let line = try XCTUnwrap(lifecycle.answered(response, now: 10.5, wallClockMilliseconds: 1_700_000_000_000)).text
+        XCTAssertTrue(line.contains(#""path":"/users""#) && !line.contains("x=1"), line)
+        XCTAssertTrue(line.contains(#""route":"users""#) && line.contains(#""upstream_status":200"#), line)
+        XCTAssertTrue(line.contains(#""duration_ms":500.000"#) && line.contains(#""upstream_ms":250.000"#), line)
+        XCTAssertTrue(line.contains(#""pointer":"/1""#), line)
+        let text = exposition(metrics)
+        XCTAssertTrue(text.contains("reshape_requests_in_flight 0"), text)
+        XCTAssertTrue(text.contains(#"reshape_requests_total{route="users",status="200"} 1"#), text)
+        XCTAssertTrue(text.contains(#"reshape_dropped_elements_total{route="users",type="User"} 1"#), text)
+    }
+
+    func testAnUpstreamFailureNeverLeaksTheUpstreamsSecret() throws {
+        let metrics = Metrics()
+        var (lifecycle, _) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users"), rules: rules,
+                                                    draining: false, settings: settings(metrics), now: 0)
+        let response = lifecycle.upstreamFinished(.failure(.connect, message: "cannot reach https://api.example.com/?auth=s3cret"),
+                                                  seconds: 0.1)
+        XCTAssertEqual(response.status, 502)
+        XCTAssertFalse(response.body.text.contains("s3cret"), response.body.text)
+        let line = try XCTUnwrap(lifecycle.answered(response, now: 0.2, wallClockMilliseconds: 0)).text
+        XCTAssertFalse(line.contains("s3cret"), line)
+        XCTAssertTrue(line.contains(#""error":"upstream-unreachable""#) || line.contains("upstream-unreachable"), line)
+        XCTAssertTrue(exposition(metrics).contains(#"reshape_upstream_errors_total{upstream="api",kind="connect"} 1"#))
+    }
+
+    func testWhileDrainingARouteIsAnswered503AndNeverFetched() {
+        let (_, step) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users"), rules: rules,
+                                               draining: true, settings: settings(Metrics()), now: 0)
+        guard case .respond(let response) = step else { return XCTFail("a draining server must not fetch") }
+        XCTAssertEqual(response.status, 503)
+    }
+
+    func testAdminAndErrorsAreAnsweredAtOnce() {
+        let (_, admin) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/_reshape/live"), rules: rules,
+                                                draining: false, settings: settings(Metrics()), now: 0)
+        guard case .respond(let adminResponse) = admin else { return XCTFail() }
+        XCTAssertEqual(adminResponse.body.text, #"{"admin":"live"}"#)
+        let (lifecycle, missing) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/nowhere"), rules: rules,
+                                                          draining: false, settings: settings(Metrics()), now: 0)
+        guard case .respond(let notFound) = missing else { return XCTFail() }
+        XCTAssertEqual(notFound.status, 404)
+        XCTAssertTrue(lifecycle.answered(notFound, now: 0, wallClockMilliseconds: 0)?.text.contains(#""error":"no-route""#) ?? false)
+    }
+
+    func testAListenerThatCannotFetchAnswers404AndACancelledRequestLeavesNothingInFlight() {
+        let metrics = Metrics()
+        let (_, step) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users"), rules: rules,
+                                               draining: false, settings: settings(metrics, canFetch: false), now: 0)
+        guard case .respond(let response) = step else { return XCTFail("a listener without upstreams must not fetch") }
+        XCTAssertEqual(response.status, 404)
+        let (cancelled, _) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users"), rules: rules,
+                                                    draining: false, settings: settings(metrics), now: 0)
+        cancelled.cancelled()
+        XCTAssertTrue(exposition(metrics).contains("reshape_requests_in_flight 1"), "the first request was never answered")
+        XCTAssertNil(RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/nowhere"), rules: rules, draining: false,
+                                            settings: settings(metrics, accessLog: false), now: 0).0
+            .answered(response, now: 0, wallClockMilliseconds: 0), "no access log line when it is off")
+    }
+}
