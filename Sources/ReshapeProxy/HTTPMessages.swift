@@ -82,6 +82,7 @@ public struct HTTPResponse: Sendable {
     }
 
     /// The status line and headers, with `Content-Length: bodyBytes`, up to the blank line.
+    /// A 304 carries none: it has no content, and its length would be the 200's.
     public func head(bodyBytes: Int, keepAlive: Bool) -> [UInt8] {
         // Built as bytes into one allocation: this runs once per response on the loop thread.
         var bytes: [UInt8] = []
@@ -97,9 +98,11 @@ public struct HTTPResponse: Sendable {
             bytes += header.value.utf8
             bytes += "\r\n".utf8
         }
-        bytes += "Content-Length: ".utf8
-        bytes += String(bodyBytes).utf8
-        bytes += "\r\n".utf8
+        if status != 304 {
+            bytes += "Content-Length: ".utf8
+            bytes += String(bodyBytes).utf8
+            bytes += "\r\n".utf8
+        }
         if !keepAlive { bytes += "Connection: close\r\n".utf8 }
         bytes += "\r\n".utf8
         return bytes
@@ -108,6 +111,7 @@ public struct HTTPResponse: Sendable {
     public static func reason(_ status: Int) -> String {
         switch status {
         case 200: "OK"
+        case 304: "Not Modified"
         case 400: "Bad Request"
         case 404: "Not Found"
         case 405: "Method Not Allowed"

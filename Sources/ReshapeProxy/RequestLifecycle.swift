@@ -35,6 +35,8 @@ public struct RequestLifecycle: Sendable {
 
     private let method: String
     private let target: String
+    /// The client's `If-None-Match`, when it sent one.
+    private let ifNoneMatch: String?
     private let started: Double
     private let settings: LifecycleSettings
     /// Taken with the rules at dispatch, so answering needs no second look at them.
@@ -52,6 +54,7 @@ public struct RequestLifecycle: Sendable {
     private init(_ request: HTTPRequest, rules: ServingRules, settings: LifecycleSettings, now: Double) {
         method = request.method
         target = request.target
+        ifNoneMatch = request.header("If-None-Match")
         started = now
         self.settings = settings
         redactor = rules.allSecrets
@@ -96,7 +99,15 @@ public struct RequestLifecycle: Sendable {
         errorCode = rendered.errorCode
         settings.metrics.recordUpstream(upstream: route.upstream, seconds: seconds, failure: failure)
         for element in rendered.dropped { settings.metrics.recordDropped(route: route.name, type: element.type) }
-        return rendered.response
+        return notModified(rendered.response) ?? rendered.response
+    }
+
+    /// `304 Not Modified`, with the tag and no content, when the client already has this answer.
+    private func notModified(_ response: HTTPResponse) -> HTTPResponse? {
+        guard response.status == 200, let ifNoneMatch,
+              let tag = response.headers.first(where: { $0.name == "ETag" })?.value,
+              EntityTag.ifNoneMatch(ifNoneMatch, matches: tag) else { return nil }
+        return HTTPResponse(status: 304, headers: response.headers.filter { $0.name != "Content-Type" }, body: [])
     }
 
     /// Records the answer; returns the access-log line when access logging is on.

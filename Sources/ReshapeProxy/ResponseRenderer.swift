@@ -4,7 +4,7 @@ import ReshapeRules
 /// Turns what the upstream answered into what the client gets: decode, run the route's
 /// pipeline, encode. Fails closed: a body that could not be normalized is never passed on.
 public enum ResponseRenderer {
-    /// Shared, so a success answer allocates no header array of its own unless it adds one.
+    /// The first header of every success answer; its ETag is appended per answer.
     private static let jsonHeaders = [NameValue(name: "Content-Type", value: "application/json")]
 
     public struct Rendered: Sendable {
@@ -54,7 +54,9 @@ public enum ResponseRenderer {
             }
             do {
                 let output = try route.pipeline.run(document, parameters: parameters)
-                var response = HTTPResponse(status: 200, headers: ResponseRenderer.jsonHeaders, body: output.serialized())
+                let body = output.serialized()
+                var response = HTTPResponse(status: 200, headers: ResponseRenderer.jsonHeaders, body: body)
+                response.headers.append(NameValue(name: "ETag", value: EntityTag.of(body)))
                 if !output.dropped.isEmpty {
                     response.headers.append(NameValue(name: "Reshape-Dropped", value: String(output.dropped.count)))
                 }

@@ -89,4 +89,27 @@ final class RequestLifecycleTests: XCTestCase {
                                             settings: settings(metrics, accessLog: false), now: 0).0
             .answered(response, now: 0, wallClockMilliseconds: 0), "no access log line when it is off")
     }
+
+    func testAnAnswerTheClientHasIs304WithItsTagAndNoContent() throws {
+        let body = Array(#"[{"a":1}]"#.utf8)
+        func run(_ headers: [NameValue], _ result: UpstreamResult) -> HTTPResponse {
+            var (lifecycle, _) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users", headers: headers), rules: rules,
+                                                        draining: false, settings: settings(Metrics()), now: 0)
+            return lifecycle.upstreamFinished(result, seconds: 0)
+        }
+        let ok = UpstreamResult.response(status: 200, contentType: "application/json", body: body)
+        let first = run([], ok)
+        let tag = try XCTUnwrap(first.headers.first { $0.name == "ETag" }?.value)
+        let again = run([NameValue(name: "if-none-match", value: tag)], ok)
+        XCTAssertEqual(again.status, 304)
+        XCTAssertTrue(again.body.isEmpty)
+        XCTAssertEqual(again.headers.first { $0.name == "ETag" }?.value, tag)
+        XCTAssertNil(again.headers.first { $0.name == "Content-Type" })
+        XCTAssertFalse(again.head(bodyBytes: 0, keepAlive: true).text.contains("Content-Length"), "a 304 has no length of its own")
+        XCTAssertEqual(run([NameValue(name: "If-None-Match", value: #""other""#)], ok).status, 200)
+        let changed = UpstreamResult.response(status: 200, contentType: "application/json", body: Array(#"[{"a":2}]"#.utf8))
+        XCTAssertEqual(run([NameValue(name: "If-None-Match", value: tag)], changed).status, 200, "a changed answer is sent again")
+        XCTAssertEqual(run([NameValue(name: "If-None-Match", value: "*")], .failure(.timeout, message: "slow")).status, 504,
+                       "only a 200 becomes 304")
+    }
 }

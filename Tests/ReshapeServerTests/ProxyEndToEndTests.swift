@@ -124,6 +124,26 @@ final class ProxyEndToEndTests: XCTestCase {
         XCTAssertEqual(response.json["code"] as? String, "method-not-allowed")
     }
 
+    func testEveryNormalizedAnswerHasATagAndAMatchingRequestGets304() throws {
+        var client = try RawHTTP(port: port)
+        defer { client.close() }
+        client.send("GET /users HTTP/1.1\r\nHost: x\r\n\r\n")
+        let first = try XCTUnwrap(client.readResponse())
+        XCTAssertEqual(first.status, 200)
+        let tag = try XCTUnwrap(first.header("ETag"), first.text)
+        // On the same connection: the 304 has no body and no length, and the next answer is framed right.
+        client.send("GET /users HTTP/1.1\r\nHost: x\r\nIf-None-Match: W/\(tag)\r\n\r\nGET /users HTTP/1.1\r\nHost: x\r\n\r\n")
+        let cached = try XCTUnwrap(client.readResponse())
+        XCTAssertEqual(cached.status, 304)
+        XCTAssertEqual(cached.header("ETag"), tag)
+        XCTAssertNil(cached.header("Content-Length"))
+        XCTAssertTrue(cached.body.isEmpty)
+        let next = try XCTUnwrap(client.readResponse())
+        XCTAssertEqual(next.status, 200)
+        XCTAssertEqual(next.header("ETag"), tag, "the same upstream answer gives the same tag")
+        XCTAssertEqual(next.body, first.body)
+    }
+
     func testKeepAlivePipeliningAndHeadAnswerInOrder() throws {
         var client = try RawHTTP(port: port)
         defer { client.close() }
