@@ -34,15 +34,24 @@ if [ "${1:-}" = "--inside" ]; then
   in_image=(chroot --userspec=10001:10001 "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
             RESHAPE_LISTEN="127.0.0.1:$port" RESHAPE_RULES=/etc/reshape/rules DEMO_UPSTREAM_URL="http://127.0.0.1:$upstream_port")
   fail() { echo "FAIL: $*"; [ -z "$server$upstream" ] || kill $server $upstream 2>/dev/null || true; exit 1; }
+  start_reshape() {  # $1: the readiness URL to wait for
+    "${in_image[@]}" /usr/local/bin/reshape serve >"$root.server.log" 2>&1 &
+    server=$!
+    for _ in $(seq 100); do
+      curl -fs -o /dev/null "$1" && return
+      kill -0 "$server" 2>/dev/null || { cat "$root.server.log"; fail "reshape serve exited at start"; }
+      sleep 0.1
+    done
+  }
+  stop_reshape() {  # SIGTERM must drain and exit 0
+    kill -TERM "$server"
+    local status=0
+    wait "$server" || status=$?
+    [ "$status" -eq 0 ] || { cat "$root.server.log"; fail "reshape exited $status after SIGTERM"; }
+  }
   "${in_image[@]}" /usr/local/bin/reshape-demo-upstream --listen "127.0.0.1:$upstream_port" >/dev/null 2>&1 &
   upstream=$!
-  "${in_image[@]}" /usr/local/bin/reshape serve >"$root.server.log" 2>&1 &
-  server=$!
-  for _ in $(seq 100); do
-    curl -fs -o /dev/null "http://127.0.0.1:$port/_reshape/ready" && break
-    kill -0 "$server" 2>/dev/null || { cat "$root.server.log"; fail "reshape serve exited at start"; }
-    sleep 0.1
-  done
+  start_reshape "http://127.0.0.1:$port/_reshape/ready"
   ready=$(curl -fs "http://127.0.0.1:$port/_reshape/ready") || { cat "$root.server.log"; fail "/_reshape/ready did not answer 200"; }
   echo "ok   /_reshape/ready: $ready"
   answer=$(curl -fs "http://127.0.0.1:$port/users") || fail "GET /users did not answer 200"
@@ -66,31 +75,19 @@ PY
   uids=$(awk '/^Uid:/ { print $2 ":" $3 }' "/proc/$server/status")
   [ "$uids" = "10001:10001" ] || fail "reshape runs with uid $uids, not 10001"
   echo "ok   root filesystem and rules are read-only; reshape runs as uid 10001"
-  kill -TERM "$server"
-  status=0
-  wait "$server" || status=$?
-  [ "$status" -eq 0 ] || { cat "$root.server.log"; fail "reshape exited $status after SIGTERM"; }
+  stop_reshape
   echo "ok   SIGTERM: drained and exited 0"
 
   # Again with the admin endpoints on their own port, as the Kubernetes manifests run it: the
   # HEALTHCHECK must then ask that port (the public one answers only rule routes).
   in_image+=(RESHAPE_ADMIN_LISTEN="127.0.0.1:$admin_port")
-  "${in_image[@]}" /usr/local/bin/reshape serve >"$root.server.log" 2>&1 &
-  server=$!
-  for _ in $(seq 100); do
-    curl -fs -o /dev/null "http://127.0.0.1:$admin_port/_reshape/ready" && break
-    kill -0 "$server" 2>/dev/null || { cat "$root.server.log"; fail "reshape serve --admin-listen exited at start"; }
-    sleep 0.1
-  done
+  start_reshape "http://127.0.0.1:$admin_port/_reshape/ready"
   public=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/_reshape/live")
   [ "$public" = 404 ] || fail "with an admin port, the public port answered /_reshape/live with $public"
   "${in_image[@]}" "${health[@]}" || fail "the HEALTHCHECK failed with RESHAPE_ADMIN_LISTEN set"
   echo "ok   with RESHAPE_ADMIN_LISTEN: HEALTHCHECK exits 0 on the admin port; the public port has no /_reshape/*"
-  kill -TERM "$server"
-  status=0
-  wait "$server" || status=$?
+  stop_reshape
   kill "$upstream" 2>/dev/null || true
-  [ "$status" -eq 0 ] || { cat "$root.server.log"; fail "reshape --admin-listen exited $status after SIGTERM"; }
   exit 0
 fi
 
