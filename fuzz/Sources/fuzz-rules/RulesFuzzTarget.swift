@@ -7,6 +7,10 @@ import ReshapeRules
 // `.json` (the strict JSON reader), any other as `.yaml` (Yams). Properties:
 // - loading never crashes; it gives a rule set or diagnostics;
 // - every diagnostic names one of the files (or "(rules)") at a line and column that exist;
+// - a rule set that loads keeps what docs/rules.md promises of it: upstream URLs are
+//   http(s)://host[:port][/base path] with a port in range and a base path of plain segments;
+//   request templates start with '/'; upstream paths start with '/', have no '?' or '#', and
+//   use only the request's captures;
 // - a rule set that loads runs its examples (what `reshape test` does) without crashing, and
 //   the pipeline never answers differently on the tape and on the tree (ExampleRunner reports
 //   that as an internal error).
@@ -39,6 +43,7 @@ func fuzzRules(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             require(secretInInput || !diagnostic.description.contains("s3cr3t"), "a diagnostic shows a secret: \(diagnostic)")
         }
     case .success(let ruleSet):
+        checkLoaded(ruleSet)
         for outcome in ExampleRunner.run(ruleSet) {
             if let failure = outcome.failure {
                 require(!failure.hasPrefix("internal error"), "\(outcome.route) example \(outcome.index): \(failure)")
@@ -46,6 +51,33 @@ func fuzzRules(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         }
     }
     return 0
+}
+
+private func checkLoaded(_ ruleSet: RuleSet) {
+    for (name, upstream) in ruleSet.upstreams {
+        require(upstream.scheme == "http" || upstream.scheme == "https", "upstream \(name): scheme \(upstream.scheme)")
+        require(!upstream.host.isEmpty, "upstream \(name): empty host")
+        require(upstream.port.map { (1...65535).contains($0) } ?? true, "upstream \(name): port \(upstream.port!)")
+        let base = upstream.basePath
+        require(base.isEmpty || (base.hasPrefix("/") && !base.hasSuffix("/")), "upstream \(name): base path '\(base)'")
+        require(!base.contains(where: { "?#%".contains($0) }) && !base.split(separator: "/").contains { $0 == "." || $0 == ".." },
+                "upstream \(name): base path '\(base)'")
+    }
+    for route in ruleSet.routes {
+        require(ruleSet.upstreams[route.upstream] != nil, "route \(route.name): unknown upstream \(route.upstream)")
+        require(route.path.description.hasPrefix("/"), "route \(route.name): request path \(route.path.description)")
+        require(route.upstreamPath.description.hasPrefix("/"), "route \(route.name): upstream path \(route.upstreamPath.description)")
+        let captures = Set(route.path.parameterNames)
+        for part in route.upstreamPath.segments {
+            switch part {
+            case .literal(let text):
+                require(!text.contains("?") && !text.contains("#"),
+                        "route \(route.name): upstream path \(route.upstreamPath.description) has '?' or '#'")
+            case .parameter(let name):
+                require(captures.contains(name), "route \(route.name): upstream path uses {\(name)}, not a capture")
+            }
+        }
+    }
 }
 
 private func checkLocation(_ diagnostic: RuleDiagnostic, _ files: [(name: String, text: String)]) {
