@@ -187,6 +187,7 @@ private final class ConnectionSimulation {
     private func dispatch(_ id: Int, _ request: HTTPRequest) {
         require(!readingStopped, "request \(id) dispatched after reading stopped")
         require(id > lastDispatched, "request \(id) dispatched after \(lastDispatched)")
+        checkLimitsAndFraming(request)
         lastDispatched = id
         unwritten.append(id)
         if request.method == "HEAD" { headOnly.insert(id) }
@@ -202,6 +203,27 @@ private final class ConnectionSimulation {
         case .fetch:
             answers[id] = HTTPResponse.json(200, Array("{\"id\":\(id)}".utf8), extraHeaders: [tag])
             inFlight.append(id)
+        }
+    }
+
+    /// A request that reaches dispatch is within the limits and framed one way only
+    /// (docs/http.md). The adapter decodes bytes as UTF-8 with replacement, so sizes are
+    /// counted in Unicode scalars, never more than the bytes that arrived.
+    private func checkLimitsAndFraming(_ request: HTTPRequest) {
+        let limits = state.limits
+        let targetSize = request.target.unicodeScalars.count
+        require(targetSize <= limits.maxURLBytes, "a \(targetSize)-byte target passed the \(limits.maxURLBytes)-byte limit")
+        require(request.headers.count <= limits.maxHeaderCount, "\(request.headers.count) headers passed the limit")
+        let headSize = targetSize + request.headers.reduce(0) { $0 + $1.name.unicodeScalars.count + $1.value.unicodeScalars.count }
+        require(headSize <= limits.maxHeaderBytes, "a \(headSize)-byte head passed the \(limits.maxHeaderBytes)-byte limit")
+        require(request.body.count <= limits.maxBodyBytes, "a \(request.body.count)-byte body passed the limit")
+        let lengths = request.headers.filter { $0.name.lowercased() == "content-length" }
+        let encodings = request.headers.filter { $0.name.lowercased() == "transfer-encoding" }
+        require(lengths.count <= 1, "a request with \(lengths.count) Content-Length headers was dispatched")
+        require(lengths.isEmpty || encodings.isEmpty, "a request with Content-Length and Transfer-Encoding was dispatched")
+        if let length = lengths.first {
+            let value = length.value.filter { $0 != " " && $0 != "\t" }
+            require(Int(value) == request.body.count, "Content-Length \(length.value) but a \(request.body.count)-byte body")
         }
     }
 
