@@ -28,8 +28,10 @@ struct DecimalForm: Hashable {
             default:
                 let digit = byte &- UInt8(ascii: "0")
                 if inExponent {
-                    // Saturate: exponents this large are compared, never materialized.
-                    exponentValue = exponentValue > 100_000_000 ? exponentValue : exponentValue * 10 + Int(digit)
+                    // Exact below 10^17, saturated there: an exponent's text may be any length,
+                    // and Int arithmetic on exponents (plus a fraction length under 2^32) stays
+                    // far from overflow. Saturating earlier made 1e10000000005 == 1e10000000006.
+                    exponentValue = min(DecimalForm.exponentLimit, exponentValue * 10 + Int(digit))
                 } else {
                     if digits.isEmpty && digit == 0 {
                         if inFraction { fractionLength += 1 }
@@ -53,6 +55,9 @@ struct DecimalForm: Hashable {
         self.digits = digits
         self.exponent = exponent
     }
+
+    /// Exponents of this magnitude or more compare as this (JSON allows any exponent).
+    static let exponentLimit = 100_000_000_000_000_000
 
     var isZero: Bool { digits.isEmpty }
 

@@ -18,4 +18,16 @@ final class JSONNumberFuzzRegressionTests: XCTestCase {
         XCTAssertFalse(n("0.5").isMultiple(of: n("0.25e1")))
         XCTAssertTrue(n("-7.5").isMultiple(of: n("2.5")))
     }
+
+    /// fuzz/crashes/json-exponent-saturation.json: exponents were saturated after their tenth
+    /// digit, so 1e10000000005 == 1e10000000006 (and `const`/`enum`/`maximum` agreed).
+    func testExponentsCompareExactlyUpTo17Digits() {
+        XCTAssertNotEqual(n("1e10000000005"), n("1e10000000006"))
+        XCTAssertLessThan(n("1e10000000005"), n("1e10000000006"))
+        XCTAssertLessThan(n("1e-10000000006"), n("1e-10000000005"))
+        XCTAssertLessThan(n("9e99999999999999998"), n("1e99999999999999999"))
+        XCTAssertEqual(n("10e10000000005"), n("1e10000000006"))
+        XCTAssertEqual(Set([n("10e10000000005"), n("1e10000000006")]).count, 1)
+        XCTAssertLessThan(n("2e10000000006"), n("1e10000000007"))
+    }
 }
