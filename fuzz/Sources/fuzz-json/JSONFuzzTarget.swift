@@ -8,7 +8,10 @@ import ReshapeJSON
 //   same bytes again (the compact form is canonical); the pretty form parses to the same tree;
 // - rejected documents give an offset inside the input and the line and column of that
 //   offset (lines split at LF, columns count Unicode scalars: docs/json.md);
-// - a slice that does not start at index 0 parses exactly as the same bytes in an array.
+// - a slice that does not start at index 0 parses exactly as the same bytes in an array;
+// - numbers compare by exact decimal value (docs/json.md): for pairs of the document's numbers,
+//   `==`, `<` and `hash` agree with an independent exact comparison, and `int64Value` and
+//   `isMultiple(of:)` with Int64 arithmetic where it applies.
 
 @main enum JSONFuzzTarget {
     static func main() { runFuzzer(fuzzJSON) }
@@ -60,6 +63,8 @@ private func checkAccepted(_ bytes: [UInt8], _ tape: JSONTape, _ tree: JSON) {
         require(part == expected, "node \(node): tape \(describe(part)) != tree \(describe(expected))")
     }
 
+    checkNumbers(tree)
+
     do {
         let again = try JSON.parse(compact)
         require(again == tree, "re-parsing the compact output gives another value: \(describe(compact))")
@@ -87,4 +92,93 @@ private func checkPosition(_ error: JSONParseError, in bytes: [UInt8]) {
     require(error.line == line && error.column == column,
             "error \(error) at offset \(error.offset) should be at \(line):\(column)")
     require(!error.message.isEmpty, "an error without a message")
+}
+
+// MARK: - Numbers
+
+/// Up to 12 numbers of the document, in document order.
+private func numbers(in value: JSON, into found: inout [JSONNumber]) {
+    guard found.count < 12 else { return }
+    switch value {
+    case .number(let number): found.append(number)
+    case .array(let items): for item in items { numbers(in: item, into: &found) }
+    case .object(let object): for member in object.members { numbers(in: member.value, into: &found) }
+    default: break
+    }
+}
+
+/// The exact value of a number's text as sign × digits × 10^exponent, normalized (no leading
+/// or trailing zero digits; zero has no digits), written apart from ReshapeJSON's own so the two
+/// can be compared. Nil when the exponent is too long for Int arithmetic.
+private struct ExactValue {
+    var negative: Bool
+    var digits: [UInt8]
+    var exponent: Int
+
+    init?(_ text: String) {
+        var bytes = Substring(text).utf8[...]
+        negative = bytes.first == UInt8(ascii: "-")
+        if negative { bytes = bytes.dropFirst() }
+        let mantissa = bytes.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
+        var exponent = 0
+        if mantissa.count < bytes.count {
+            let text = String(decoding: bytes.dropFirst(mantissa.count + 1), as: UTF8.self)
+            let unsigned = text.drop { $0 == "+" || $0 == "-" }.drop { $0 == "0" }
+            guard unsigned.count <= 17, let value = Int(unsigned.isEmpty ? "0" : unsigned) else { return nil }
+            exponent = text.hasPrefix("-") ? -value : value
+        }
+        let point = mantissa.firstIndex(of: UInt8(ascii: "."))
+        let fraction = point.map { mantissa[mantissa.index(after: $0)...] } ?? mantissa[mantissa.endIndex...]
+        var digits = (Array(mantissa[..<(point ?? mantissa.endIndex)]) + Array(fraction)).map { $0 - UInt8(ascii: "0") }
+        exponent -= fraction.count
+        digits = Array(digits.drop { $0 == 0 })
+        while digits.last == 0 {
+            digits.removeLast()
+            exponent += 1
+        }
+        if digits.isEmpty { negative = false; exponent = 0 }
+        self.digits = digits
+        self.exponent = exponent
+    }
+
+    static func compare(_ a: ExactValue, _ b: ExactValue) -> Int {
+        if a.negative != b.negative { return a.negative ? -1 : 1 }
+        var magnitude = 0
+        if a.digits.isEmpty || b.digits.isEmpty {
+            magnitude = (a.digits.isEmpty ? 0 : 1) - (b.digits.isEmpty ? 0 : 1)
+        } else if a.digits.count + a.exponent != b.digits.count + b.exponent {
+            magnitude = a.digits.count + a.exponent < b.digits.count + b.exponent ? -1 : 1
+        } else if let i = (0..<max(a.digits.count, b.digits.count)).first(where: { a.digit($0) != b.digit($0) }) {
+            magnitude = a.digit(i) < b.digit(i) ? -1 : 1
+        }
+        return a.negative ? -magnitude : magnitude
+    }
+
+    func digit(_ i: Int) -> UInt8 { i < digits.count ? digits[i] : 0 }
+
+    /// The value when it is a whole number of at most 18 digits.
+    var int64: Int64? {
+        guard exponent >= 0, digits.count + exponent <= 18 else { return nil }
+        let magnitude = (digits + [UInt8](repeating: 0, count: exponent)).reduce(Int64(0)) { $0 * 10 + Int64($1) }
+        return negative ? -magnitude : magnitude
+    }
+}
+
+private func checkNumbers(_ tree: JSON) {
+    var found: [JSONNumber] = []
+    numbers(in: tree, into: &found)
+    for a in found {
+        guard let x = ExactValue(a.text) else { continue }
+        if let value = x.int64 { require(a.int64Value == value, "\(a.text).int64Value is \(a.int64Value.map(String.init) ?? "nil")") }
+        for b in found {
+            guard let y = ExactValue(b.text) else { continue }
+            let expected = ExactValue.compare(x, y)
+            require((a == b) == (expected == 0) && (a < b) == (expected < 0),
+                    "\(a.text) vs \(b.text): == \(a == b), < \(a < b), exactly \(expected)")
+            if a == b { require(a.hashValue == b.hashValue, "\(a.text) == \(b.text) with different hashes") }
+            if let m = x.int64, let n = y.int64, n != 0 {
+                require(a.isMultiple(of: b) == (m % n == 0), "\(a.text).isMultiple(of: \(b.text)) is \(a.isMultiple(of: b))")
+            }
+        }
+    }
 }
