@@ -11,6 +11,13 @@ let package = Package(
     products: [
         .executable(name: "reshape", targets: ["reshape"]),
         .executable(name: "reshape-demo-upstream", targets: ["reshape-demo-upstream"]),
+        // For fuzz/Package.swift, which builds its fuzz targets against these modules by path
+        // (with libFuzzer and ASan flags, apart from this build); see docs/hardening.md.
+        .library(name: "ReshapeJSON", targets: ["ReshapeJSON"]),
+        .library(name: "ReshapeSchema", targets: ["ReshapeSchema"]),
+        .library(name: "ReshapeRules", targets: ["ReshapeRules"]),
+        .library(name: "ReshapeProxy", targets: ["ReshapeProxy"]),
+        .library(name: "ReshapeServer", targets: ["ReshapeServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

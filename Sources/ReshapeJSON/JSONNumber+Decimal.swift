@@ -28,8 +28,10 @@ struct DecimalForm: Hashable {
             default:
                 let digit = byte &- UInt8(ascii: "0")
                 if inExponent {
-                    // Saturate: exponents this large are compared, never materialized.
-                    exponentValue = exponentValue > 100_000_000 ? exponentValue : exponentValue * 10 + Int(digit)
+                    // Exact below 10^17, saturated there: an exponent's text may be any length,
+                    // and Int arithmetic on exponents (plus a fraction length under 2^32) stays
+                    // far from overflow. Saturating earlier made 1e10000000005 == 1e10000000006.
+                    exponentValue = min(DecimalForm.exponentLimit, exponentValue * 10 + Int(digit))
                 } else {
                     if digits.isEmpty && digit == 0 {
                         if inFraction { fractionLength += 1 }
@@ -53,6 +55,9 @@ struct DecimalForm: Hashable {
         self.digits = digits
         self.exponent = exponent
     }
+
+    /// Exponents of this magnitude or more compare as this (JSON allows any exponent).
+    static let exponentLimit = 100_000_000_000_000_000
 
     var isZero: Bool { digits.isEmpty }
 
@@ -130,13 +135,14 @@ extension JSONNumber: Comparable, Hashable {
         let b = DecimalForm(divisor.text)
         if b.isZero { return false }
         if a.isZero { return true }
-        let common = min(a.exponent, b.exponent)
-        let aZeros = a.exponent - common
-        let bZeros = b.exponent - common
-        if b.digits.count + bZeros <= 17 && a.digits.count + aZeros <= 10_000 {
+        // a's last digit is not 0, so a is no multiple of 10, let alone of b's 10^(b.exponent - a.exponent).
+        if a.exponent < b.exponent { return false }
+        // Now a = digits(a) · 10^aZeros · 10^e and b = digits(b) · 10^e, so the remainder of
+        // digits(a) followed by aZeros zeros, divided by digits(b), decides.
+        let aZeros = a.exponent - b.exponent
+        if b.digits.count <= 17 && a.digits.count + aZeros <= 10_000 {
             var modulus: UInt64 = 0
             for digit in b.digits { modulus = modulus * 10 + UInt64(digit) }
-            for _ in 0..<bZeros { modulus *= 10 }
             var remainder: UInt64 = 0
             for digit in a.digits { remainder = (remainder * 10 + UInt64(digit)) % modulus }
             for _ in 0..<aZeros { remainder = (remainder * 10) % modulus }

@@ -39,8 +39,12 @@ enum TemplateParser {
             rest = rest[rest.index(after: close)...]
         }
         if rest.contains("}") { throw Failure(message: "'}' without an opening '{'") }
-        if rest.contains("?") || rest.contains("#") { throw Failure(message: "the upstream path must not contain '?' or '#'; use the upstream's `query`") }
         if !rest.isEmpty { parts.append(.literal(String(rest))) }
+        // In any literal, not only the last: a '?' or '#' before a capture would move it into
+        // the query or the (never sent) fragment.
+        for case .literal(let literal) in parts where literal.contains("?") || literal.contains("#") {
+            throw Failure(message: "the upstream path must not contain '?' or '#'; use the upstream's `query`")
+        }
         return PathTemplate(segments: parts, description: text)
     }
 
