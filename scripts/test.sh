@@ -4,7 +4,10 @@
 #   2. debug build of everything, tests included
 #   3. the example rules' own examples, the demo upstream, the quick start end to end
 #   4. shipping: hadolint, Kubernetes manifests, runtime libraries of the release binary
-#   5. swift test, last, so its summary closes the output
+#   5. hardening (docs/hardening.md): every fuzz target for a short bound, the test suite
+#      under AddressSanitizer, the server tests under ThreadSanitizer; each in its own
+#      scratch path (.build-fuzz, .build-asan, .build-tsan)
+#   6. swift test, last, so its summary closes the output
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,6 +39,13 @@ step "shipping"
 scripts/check-dockerfile.sh
 scripts/check-k8s.sh
 scripts/check-runtime-deps.sh
+
+step "fuzzing: each target for 20 s from its seed corpus"
+scripts/fuzz.sh all 20
+
+step "sanitizers: all tests under ASan, server tests under TSan"
+scripts/sanitize.sh address
+scripts/sanitize.sh thread --filter ReshapeServerTests
 
 step "unit, conformance and integration tests"
 swift test --skip-build --disable-swift-testing
