@@ -5,7 +5,10 @@
 #   3. the example rules' own examples, the demo upstream, the quick start end to end
 #   4. shipping: hadolint, Kubernetes manifests, runtime libraries of the release binary, and the
 #      runtime stage itself run for real (a debootstrap root, the binaries inside it)
-#   5. swift test, last, so its summary closes the output
+#   5. hardening (docs/hardening.md): every fuzz target for a short bound, the test suite
+#      under AddressSanitizer, the server tests under ThreadSanitizer; each in its own
+#      scratch path (.build-fuzz, .build-asan, .build-tsan)
+#   6. swift test, last, so its summary closes the output
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,6 +41,13 @@ scripts/check-dockerfile.sh
 scripts/check-k8s.sh
 scripts/check-runtime-deps.sh
 scripts/check-image-runtime.sh
+
+step "fuzzing: each target for 20 s from its seed corpus"
+scripts/fuzz.sh all 20
+
+step "sanitizers: all tests under ASan, server tests under TSan"
+scripts/sanitize.sh address
+scripts/sanitize.sh thread --filter ReshapeServerTests
 
 step "unit, conformance and integration tests"
 swift test --skip-build --disable-swift-testing
