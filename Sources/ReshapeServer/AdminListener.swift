@@ -36,9 +36,12 @@ final class AdminListener: ConnectionOwner {
         return status == 0 ? nil : String(cString: uv_strerror(status))
     }
 
+    deinit { readBuffer.deallocate() }
+
     /// Stops accepting and closes every connection: the workers are gone, the process is exiting.
+    /// The listening handle is freed by its close callback, once libuv is done with it.
     func close() {
-        uv_close(reshape_tcp_handle(listener), nil)
+        uv_close(reshape_tcp_handle(listener)) { handle in handle?.deallocate() }
         for connection in Array(connections.values) { connection.requestClose() }
     }
 
