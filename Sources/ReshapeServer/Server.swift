@@ -158,7 +158,9 @@ public final class Server {
                   ["requests_cut": .number(JSONNumber(shared.metrics.reduce(0) { $0 + $1.requestsInFlight })),
                    "connections_cut": .number(JSONNumber(workers.reduce(0) { $0 + $1.metrics.openConnections })),
                    "exit_status": .number(JSONNumber(Int(Server.drainTimeoutExitStatus)))])
-        exit(Server.drainTimeoutExitStatus)
+        // Cut off now: `_exit` runs no exit handlers, so a worker still running cannot answer the
+        // requests just reported as cut (the log went out with unbuffered writes).
+        _exit(Server.drainTimeoutExitStatus)
     }
 
     private func workerFinished() {
