@@ -129,7 +129,7 @@ extension JSONNumber: Comparable, Hashable {
 
     /// True when `self / divisor` is a whole number, computed exactly on the decimal digits
     /// (so 0.0075 is a multiple of 0.0001). Falls back to Double only when the divisor has
-    /// more than 17 significant digits or the scaled dividend would exceed 10,000 digits.
+    /// more than 18 significant digits or the scaled dividend would exceed 10,000 digits.
     public func isMultiple(of divisor: JSONNumber) -> Bool {
         let a = DecimalForm(text)
         let b = DecimalForm(divisor.text)
@@ -140,7 +140,8 @@ extension JSONNumber: Comparable, Hashable {
         // Now a = digits(a) · 10^aZeros · 10^e and b = digits(b) · 10^e, so the remainder of
         // digits(a) followed by aZeros zeros, divided by digits(b), decides.
         let aZeros = a.exponent - b.exponent
-        if b.digits.count <= 17 && a.digits.count + aZeros <= 10_000 {
+        // An 18-digit modulus keeps `remainder * 10 + 9` below 10^19, inside UInt64.
+        if b.digits.count <= 18 && a.digits.count + aZeros <= 10_000 {
             var modulus: UInt64 = 0
             for digit in b.digits { modulus = modulus * 10 + UInt64(digit) }
             var remainder: UInt64 = 0

@@ -19,6 +19,16 @@ final class JSONNumberFuzzRegressionTests: XCTestCase {
         XCTAssertTrue(n("-7.5").isMultiple(of: n("2.5")))
     }
 
+    /// fuzz/crashes/json-multipleof-18-digit-divisor.json (found by the first CI run): an
+    /// 18-digit divisor took the Double fallback, where the quotient rounds to 1.0. UInt64
+    /// holds the remainder arithmetic of an 18-digit modulus, so it is exact now.
+    func testMultipleOfAn18DigitDivisorIsExact() {
+        XCTAssertFalse(n("123456789012345678").isMultiple(of: n("123456789012345677")))
+        XCTAssertTrue(n("246913578024691354").isMultiple(of: n("123456789012345677")))
+        XCTAssertTrue(n("2469135780246913540e-1").isMultiple(of: n("12345678901234567.7")))
+        XCTAssertFalse(n("999999999999999999").isMultiple(of: n("999999999999999998")))
+    }
+
     /// fuzz/crashes/json-exponent-saturation.json: exponents were saturated after their tenth
     /// digit, so 1e10000000005 == 1e10000000006 (and `const`/`enum`/`maximum` agreed).
     func testExponentsCompareExactlyUpTo17Digits() {
