@@ -23,18 +23,12 @@ public enum UpstreamRequestBuilder {
         url += upstream.host.contains(":") ? "[\(upstream.host)]" : upstream.host
         if let port = upstream.port { url += ":\(port)" }
         url += upstream.basePath
-        for part in route.upstreamPath.segments {
-            switch part {
-            case .literal(let text): url += text
-            case .parameter(let name):
-                let value = parameters[name] ?? ""
-                if value.isEmpty || value == "." || value == ".." {
-                    throw Problem(status: 400, code: "bad-parameter", title: "Bad path parameter",
-                                  detail: "'\(name)' must not be empty, '.' or '..'",
-                                  extra: [.init(key: "route", value: .string(route.name))])
-                }
-                url += PercentEncoding.encode(value)
-            }
+        do {
+            url += try route.fetches[0].renderedPath(parameters)
+        } catch {
+            throw Problem(status: 400, code: "bad-parameter", title: "Bad path parameter",
+                          detail: "'\(error.name)' must not be empty, '.' or '..'",
+                          extra: [.init(key: "route", value: .string(route.name))])
         }
         var query: [String] = upstream.query.map { PercentEncoding.encode($0.name) + "=" + PercentEncoding.encode($0.value) }
         if !route.forwardQuery.isEmpty, !rawQuery.isEmpty {

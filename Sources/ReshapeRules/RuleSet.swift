@@ -109,14 +109,27 @@ public struct Route: Sendable {
     public var method: String
     /// The client path template, e.g. `/users/{id}`.
     public var path: PathTemplate
-    /// Name of an entry in `RuleSet.upstreams`.
-    public var upstream: String
-    /// The upstream path template (after the upstream's base path). Unlike `path`, its
-    /// segments are parts of the text (`/users/`, `{id}`, `.json`), concatenated.
-    public var upstreamPath: PathTemplate
+    /// What the route fetches, all at once: one rule named "" for `upstream`/`path`, or one per
+    /// `fetch:` member in the order written.
+    public var fetches: [FetchRule]
     /// Client query parameters passed on to the upstream; all others are dropped.
     public var forwardQuery: [String]
+    /// Client headers passed on (as written; `ForwardedHeaderPolicy` still refuses hop-by-hop ones).
+    public var forwardHeaders: [String]
+    /// The route's own upstream headers, after the upstream's.
+    public var headers: [HeaderRule]
+    /// How a client body is checked and sent; nil: the route takes no body.
+    public var body: BodyRule?
+    /// The transform up to the first `expand`.
     public var pipeline: Pipeline
+    /// Each `expand` and the steps after it.
+    public var stages: [ExpandStage]
+    /// Bounds the whole request (every fetch and follow-up); nil: each fetch's upstream timeout.
+    public var timeoutMilliseconds: Int?
+    /// Whether an upstream's small JSON error body is shown to the client (`upstream-error`).
+    public var exposeUpstreamErrors: Bool
+    /// Values from `${VAR}` in the route's headers: never logged or echoed.
+    public var secrets: [String]
     public var location: SourceLocation
     /// Fixtures that `reshape test` runs offline.
     public var examples: [RouteExample]
@@ -124,21 +137,53 @@ public struct Route: Sendable {
     public init(name: String, method: String, path: PathTemplate, upstream: String,
                 upstreamPath: PathTemplate, forwardQuery: [String], pipeline: Pipeline,
                 location: SourceLocation, examples: [RouteExample] = []) {
+        self.init(name: name, method: method, path: path,
+                  fetches: [FetchRule(name: "", upstream: upstream, path: upstreamPath)],
+                  forwardQuery: forwardQuery, pipeline: pipeline, location: location, examples: examples)
+    }
+
+    public init(name: String, method: String, path: PathTemplate, fetches: [FetchRule], forwardQuery: [String] = [],
+                forwardHeaders: [String] = [], headers: [HeaderRule] = [], body: BodyRule? = nil,
+                pipeline: Pipeline, stages: [ExpandStage] = [], timeoutMilliseconds: Int? = nil,
+                exposeUpstreamErrors: Bool = false, secrets: [String] = [],
+                location: SourceLocation, examples: [RouteExample] = []) {
         self.name = name
         self.method = method
         self.path = path
-        self.upstream = upstream
-        self.upstreamPath = upstreamPath
+        self.fetches = fetches
         self.forwardQuery = forwardQuery
+        self.forwardHeaders = forwardHeaders
+        self.headers = headers
+        self.body = body
         self.pipeline = pipeline
+        self.stages = stages
+        self.timeoutMilliseconds = timeoutMilliseconds
+        self.exposeUpstreamErrors = exposeUpstreamErrors
+        self.secrets = secrets
         self.location = location
         self.examples = examples
     }
+
+    /// One fetch named "": the response is that upstream's body (no `fetch:` object).
+    public var isSingleFetch: Bool { fetches.count == 1 && fetches[0].name.isEmpty }
+    /// The first fetch's upstream: the one a single-fetch route talks to.
+    public var upstream: String { fetches[0].upstream }
+    public var upstreamPath: PathTemplate { fetches[0].path }
+    /// Whether upstream 401/403/409/422/429 are the client's answer (the request carries the
+    /// client's credentials or data) rather than the operator's misconfiguration.
+    public var speaksForClient: Bool { !forwardHeaders.isEmpty || body != nil }
 }
 
-/// One fixture of a route: what the upstream sends and what the client must get.
+/// One fixture of a route: what the client and the upstreams send, and what the client must get.
 public struct RouteExample: Sendable {
+    /// The upstream body; on a `fetch:` route an object of bodies by fetch name (an optional
+    /// fetch left out counts as failed).
     public var upstream: JSON
+    /// The client's request body (`request-body`), for routes with `body:`.
+    public var requestBody: JSON?
+    /// Follow-up (`expand`) bodies by upstream path, e.g. `/users/u1.json`; a path not listed
+    /// answers 404.
+    public var followUps: [String: JSON]
     /// The expected response body; nil when the example expects an error.
     public var response: JSON?
     /// Path captures, as a client request would supply them.
@@ -150,8 +195,11 @@ public struct RouteExample: Sendable {
     public var location: SourceLocation
 
     public init(upstream: JSON, response: JSON?, parameters: [String: String] = [:], dropped: Int? = nil,
-                error: String? = nil, location: SourceLocation) {
+                error: String? = nil, requestBody: JSON? = nil, followUps: [String: JSON] = [:],
+                location: SourceLocation) {
         self.upstream = upstream
+        self.requestBody = requestBody
+        self.followUps = followUps
         self.response = response
         self.parameters = parameters
         self.dropped = dropped

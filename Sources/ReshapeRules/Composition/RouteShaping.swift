@@ -1,0 +1,163 @@
+import ReshapeJSON
+import ReshapeSchema
+
+// What a route sends upstream beyond its path: client headers passed on, its own headers,
+// the client's body, and several fetches at once. Compiled by `RuleLoader`; used by the
+// proxy's request lifecycle and by the offline runners.
+
+/// One upstream request of a route. A route with `upstream`/`path` has one, named "";
+/// a route with `fetch:` has one per member, named by it, in the order written.
+public struct FetchRule: Sendable {
+    /// The `fetch:` member name ("" for a route's single `upstream`/`path`).
+    public var name: String
+    public var upstream: String
+    /// The upstream path template; captures are the route's and, in `expand`, `{value}`.
+    public var path: PathTemplate
+    /// A failed optional fetch becomes `null` in the input instead of failing the request.
+    public var optional: Bool
+
+    public init(name: String, upstream: String, path: PathTemplate, optional: Bool = false) {
+        self.name = name
+        self.upstream = upstream
+        self.path = path
+        self.optional = optional
+    }
+}
+
+/// `headers: { X-Client: "reshape-{id}" }`: a per-route upstream header. `${VAR}` is expanded
+/// at load time (its value is a secret); `{capture}` at request time.
+public struct HeaderRule: Sendable {
+    public var name: String
+    let template: StringTemplate
+
+    init(name: String, template: StringTemplate) {
+        self.name = name
+        self.template = template
+    }
+
+    /// A header with a fixed value (tests and programmatic rule sets).
+    public init(name: String, value: String) {
+        self.init(name: name, template: StringTemplate(parts: value.isEmpty ? [] : [.literal(value)]))
+    }
+
+    public func value(_ parameters: [String: String]) -> String { template.render(parameters) }
+}
+
+/// How a client body is sent upstream.
+public enum BodyEncoding: String, Sendable, CaseIterable {
+    /// `application/json`, compact.
+    case json
+    /// `application/x-www-form-urlencoded` from a flat object (strings, numbers, booleans, null).
+    case form
+}
+
+/// `body:` on a POST, PUT or PATCH route: the client's JSON body is checked, transformed and
+/// re-encoded before it goes upstream. Without it, a route refuses a client body (415).
+public struct BodyRule: Sendable {
+    /// The rule type the client's body must satisfy, checked as one value.
+    public var typeName: String?
+    public var validator: Validator?
+    /// Run on the (valid) body before it is encoded.
+    public var transform: Pipeline
+    public var encoding: BodyEncoding
+
+    public init(typeName: String? = nil, validator: Validator? = nil, transform: Pipeline = Pipeline(steps: []),
+                encoding: BodyEncoding = .json) {
+        self.typeName = typeName
+        self.validator = validator
+        self.transform = transform
+        self.encoding = encoding
+    }
+}
+
+/// What `expand` does when an element's follow-up is missing (`null`, 404, or its transform failed).
+public enum MissingPolicy: String, Sendable, CaseIterable {
+    /// The `as` member is `null`.
+    case null
+    /// The element is removed.
+    case drop
+    /// The request fails with 502.
+    case fail
+}
+
+/// `expand:` — a follow-up fetch per element of an array, bounded and de-duplicated.
+public struct ExpandRule: Sendable {
+    /// The member of each element whose value fills `{value}`.
+    public var key: String
+    public var fetch: FetchRule
+    /// The member added to each element.
+    public var member: String
+    /// Follow-up fetches in flight at once for one request.
+    public var concurrency: Int
+    /// Run on each fetched body; a failure makes the follow-up missing.
+    public var transform: Pipeline
+    public var missing: MissingPolicy
+    /// Distinct follow-up fetches one request may make; past it the request fails with 502.
+    public var maxFetches: Int
+
+    public static let defaultConcurrency = 8
+    public static let defaultMaxFetches = 100
+
+    public init(key: String, fetch: FetchRule, member: String, concurrency: Int = ExpandRule.defaultConcurrency,
+                transform: Pipeline = Pipeline(steps: []), missing: MissingPolicy = .null,
+                maxFetches: Int = ExpandRule.defaultMaxFetches) {
+        self.key = key
+        self.fetch = fetch
+        self.member = member
+        self.concurrency = concurrency
+        self.transform = transform
+        self.missing = missing
+        self.maxFetches = maxFetches
+    }
+}
+
+/// A route's transform cut at each `expand`: `first` runs on the fetched input, then each
+/// stage's follow-ups are fetched and merged and its `then` steps run. Routes without
+/// `expand` have no stages and run exactly as before.
+public struct ExpandStage: Sendable {
+    public var expand: ExpandRule
+    public var then: Pipeline
+
+    public init(expand: ExpandRule, then: Pipeline) {
+        self.expand = expand
+        self.then = then
+    }
+}
+
+/// Client headers a route may list but that are never passed on: they describe this hop,
+/// not the request (RFC 9110 §7.6.1), or Reshape sets them itself.
+public enum ForwardedHeaderPolicy {
+    public static let neverForwarded: Set<String> = [
+        "connection", "keep-alive", "te", "transfer-encoding", "upgrade", "trailer",
+        "proxy-authorization", "proxy-authenticate", "proxy-connection", "host", "content-length",
+    ]
+
+    /// Whether a client header named `name` (any case) may be passed on.
+    public static func mayForward(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return !neverForwarded.contains(lower) && !lower.hasPrefix("proxy-")
+    }
+}
+
+extension FetchRule {
+    /// A capture that would leave the upstream path: empty, `.` or `..`.
+    public struct BadParameter: Error, Sendable, Equatable {
+        public var name: String
+    }
+
+    /// The upstream path with captures filled, each percent-encoded byte by byte, so nothing
+    /// a client sends (`..`, `%2F`, `@`, `#`, `?`, CR/LF, NUL) can leave the rule's path.
+    public func renderedPath(_ parameters: [String: String]) throws(BadParameter) -> String {
+        var path = ""
+        for part in self.path.segments {
+            switch part {
+            case .literal(let text): path += text
+            case .parameter(let name):
+                let value = parameters[name] ?? ""
+                if value.isEmpty || value == "." || value == ".." { throw BadParameter(name: name) }
+                path += PercentEncoding.encode(value)
+            }
+        }
+        return path
+    }
+}
