@@ -15,9 +15,12 @@ public struct AccessLogEntry: Sendable {
     public var bytes: Int
     public var dropped: [DroppedElement]
     public var errorCode: String?
+    /// Upstream fetches the request made (its route's fetches and follow-ups).
+    public var fetches: Int
 
     public init(timeMilliseconds: Int, method: String, path: String, route: String?, status: Int, upstreamStatus: Int?,
-                durationMilliseconds: Double, upstreamMilliseconds: Double?, bytes: Int, dropped: [DroppedElement], errorCode: String?) {
+                durationMilliseconds: Double, upstreamMilliseconds: Double?, bytes: Int, dropped: [DroppedElement], errorCode: String?,
+                fetches: Int = 0) {
         self.timeMilliseconds = timeMilliseconds
         self.method = method
         self.path = path
@@ -29,6 +32,7 @@ public struct AccessLogEntry: Sendable {
         self.bytes = bytes
         self.dropped = dropped
         self.errorCode = errorCode
+        self.fetches = fetches
     }
 
     public func line(redactor: Redactor) -> [UInt8] {
@@ -42,6 +46,7 @@ public struct AccessLogEntry: Sendable {
         object["duration_ms"] = .number(JSONNumber(uncheckedText: String(format3(durationMilliseconds))))
         if let upstreamMilliseconds { object["upstream_ms"] = .number(JSONNumber(uncheckedText: format3(upstreamMilliseconds))) }
         object["bytes"] = .number(JSONNumber(bytes))
+        object["fetches"] = .number(JSONNumber(fetches))
         object["dropped"] = .number(JSONNumber(dropped.count))
         if !dropped.isEmpty {
             object["dropped_elements"] = .array(dropped.prefix(20).map {

@@ -82,7 +82,8 @@ public struct HTTPResponse: Sendable {
     }
 
     /// The status line and headers, with `Content-Length: bodyBytes`, up to the blank line.
-    /// A 304 carries none: it has no content, and its length would be the 200's.
+    /// A 304 carries none (it has no content, and its length would be the 200's), nor a 204
+    /// (RFC 9110 §8.6).
     public func head(bodyBytes: Int, keepAlive: Bool) -> [UInt8] {
         // Built as bytes into one allocation: this runs once per response on the loop thread.
         var bytes: [UInt8] = []
@@ -98,7 +99,7 @@ public struct HTTPResponse: Sendable {
             bytes += header.value.utf8
             bytes += "\r\n".utf8
         }
-        if status != 304 {
+        if status != 304 && status != 204 {
             bytes += "Content-Length: ".utf8
             bytes += String(bodyBytes).utf8
             bytes += "\r\n".utf8
@@ -111,13 +112,22 @@ public struct HTTPResponse: Sendable {
     public static func reason(_ status: Int) -> String {
         switch status {
         case 200: "OK"
+        case 201: "Created"
+        case 202: "Accepted"
+        case 204: "No Content"
         case 304: "Not Modified"
         case 400: "Bad Request"
         case 404: "Not Found"
         case 405: "Method Not Allowed"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
         case 408: "Request Timeout"
+        case 409: "Conflict"
         case 413: "Content Too Large"
         case 414: "URI Too Long"
+        case 415: "Unsupported Media Type"
+        case 422: "Unprocessable Content"
+        case 429: "Too Many Requests"
         case 431: "Request Header Fields Too Large"
         case 500: "Internal Server Error"
         case 501: "Not Implemented"

@@ -29,6 +29,7 @@ public final class Metrics: Sendable {
         var upstreamLatency: [String: Histogram] = [:]  // upstream
         var upstreamErrors: [String: Int] = [:]     // upstream|kind
         var dropped: [String: Int] = [:]            // route|type
+        var fetches: [String: Int] = [:]            // route|upstream
         var connections = 0
         var inFlight = 0
         var upstreamConnectionsOpened = 0
@@ -50,6 +51,11 @@ public final class Metrics: Sendable {
             $0.upstreamLatency[upstream, default: Histogram()].observe(seconds)
             if let failure { $0.upstreamErrors["\(upstream)|\(failure.rawValue)", default: 0] += 1 }
         }
+    }
+
+    /// One fetch a route made (its own or an `expand` follow-up), finished or failed.
+    public func recordFetch(route: String, upstream: String) {
+        state.withLock { $0.fetches["\(route)|\(upstream)", default: 0] += 1 }
     }
 
     public func recordDropped(route: String, type: String, count: Int = 1) {
@@ -77,6 +83,7 @@ public final class Metrics: Sendable {
             merged.requests.merge(snapshot.requests, uniquingKeysWith: +)
             merged.upstreamErrors.merge(snapshot.upstreamErrors, uniquingKeysWith: +)
             merged.dropped.merge(snapshot.dropped, uniquingKeysWith: +)
+            merged.fetches.merge(snapshot.fetches, uniquingKeysWith: +)
             merged.connections += snapshot.connections
             merged.inFlight += snapshot.inFlight
             merged.upstreamConnectionsOpened += snapshot.upstreamConnectionsOpened
@@ -109,6 +116,11 @@ public final class Metrics: Sendable {
         for (key, count) in merged.upstreamErrors.sorted(by: { $0.key < $1.key }) {
             let parts = key.split(separator: "|", maxSplits: 1).map(String.init)
             out += "reshape_upstream_errors_total{upstream=\"\(label(parts[0]))\",kind=\"\(parts[1])\"} \(count)\n"
+        }
+        out += "# HELP reshape_upstream_fetches_total Upstream fetches finished, by route and upstream (follow-ups included).\n# TYPE reshape_upstream_fetches_total counter\n"
+        for (key, count) in merged.fetches.sorted(by: { $0.key < $1.key }) {
+            let parts = key.split(separator: "|", maxSplits: 1).map(String.init)
+            out += "reshape_upstream_fetches_total{route=\"\(label(parts[0]))\",upstream=\"\(label(parts[1]))\"} \(count)\n"
         }
         out += "# HELP reshape_dropped_elements_total Elements dropped by validation, by route and type.\n# TYPE reshape_dropped_elements_total counter\n"
         for (key, count) in merged.dropped.sorted(by: { $0.key < $1.key }) {

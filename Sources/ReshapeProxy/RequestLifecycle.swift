@@ -22,15 +22,18 @@ public struct LifecycleSettings: Sendable {
 }
 
 /// One client request from dispatch to answer, as pure logic: the decision (answer at once or
-/// fetch), the rendering of the upstream's result, the metrics, and the access-log line. The
-/// server only starts the fetch it is handed and writes the response it gets back; nothing here
-/// touches a socket or a clock (times come in as arguments), so every rule is tested without I/O.
+/// fetch), the route's fetches and follow-ups (`RouteExchange`), the rendering, the metrics,
+/// and the access-log line. The server only starts the fetches it is handed, cancels the ones
+/// it is told to, and writes the response it gets back; nothing here touches a socket or a
+/// clock (times come in as arguments), so every rule is tested without I/O.
 public struct RequestLifecycle: Sendable {
     public enum Step: Sendable {
-        /// Answer at once: an error, an admin endpoint, or the draining 503.
-        case respond(HTTPResponse)
-        /// Start this fetch and call `upstreamFinished` with its result.
-        case fetch(UpstreamRequest)
+        /// Answer now; stop the fetches in `cancel` (still in flight) first.
+        case respond(HTTPResponse, cancel: [Int])
+        /// Start these fetches and call `fetchFinished` with each one's result.
+        case fetch([FetchOrder])
+        /// Nothing to do until another fetch finishes.
+        case wait
     }
 
     private let method: String
@@ -41,13 +44,8 @@ public struct RequestLifecycle: Sendable {
     private let settings: LifecycleSettings
     /// Taken with the rules at dispatch, so answering needs no second look at them.
     private let redactor: Redactor
-    private var route: Route?
-    /// The route's upstream's secrets, for what its failures say.
-    private var upstreamRedactor: Redactor?
+    private var exchange: RouteExchange?
     private var routeName: String?
-    private var parameters: [String: String] = [:]
-    private var upstreamStatus: Int?
-    private var upstreamSeconds: Double?
     private var dropped: [DroppedElement] = []
     private var errorCode: String?
 
@@ -69,37 +67,61 @@ public struct RequestLifecycle: Sendable {
         case .respond(let response, let route, let errorCode):
             lifecycle.routeName = route
             lifecycle.errorCode = errorCode
-            return (lifecycle, .respond(response))
+            return (lifecycle, .respond(response, cancel: []))
         case .admin(let name):
-            return (lifecycle, .respond(settings.admin(name)))
-        case .fetch(let upstreamRequest, let route, let parameters):
-            if draining { return (lifecycle, .respond(Problem.shuttingDown.response)) }
-            // A listener that serves no routes is never told to fetch; if it were, no route here.
-            guard settings.canFetch else { return (lifecycle, .respond(Problem.notFound(path: String(request.path)).response)) }
-            lifecycle.route = route
-            lifecycle.upstreamRedactor = rules.redactor(for: route.upstream)
+            return (lifecycle, .respond(settings.admin(name), cancel: []))
+        case .route(let route, let parameters):
+            if draining { return (lifecycle, .respond(Problem.shuttingDown.response, cancel: [])) }
+            // A listener that serves no routes is never handed one; if it were, no route here.
+            guard settings.canFetch else { return (lifecycle, .respond(Problem.notFound(path: String(request.path)).response, cancel: [])) }
             lifecycle.routeName = route.name
-            lifecycle.parameters = parameters
-            return (lifecycle, .fetch(upstreamRequest))
+            let (exchange, reaction) = RouteExchange.start(request, route: route, parameters: parameters, rules: rules)
+            lifecycle.exchange = exchange
+            return (lifecycle, lifecycle.step(for: reaction))
         }
     }
 
-    /// The response for what the upstream answered (decoded, transformed, validated, encoded).
-    public mutating func upstreamFinished(_ result: UpstreamResult, seconds: Double) -> HTTPResponse {
-        guard let route else { return Problem(status: 500, code: "internal", title: "Internal error", detail: "no route").response }
-        let rendered = ResponseRenderer.render(result, route: route, parameters: parameters,
-                                               redactor: upstreamRedactor ?? redactor)
-        var failure: UpstreamFailure?
-        switch result {
-        case .failure(let kind, _): failure = kind
-        case .response(let status, _, _): upstreamStatus = status
+    /// The route's `timeout` in milliseconds, when it has one: the server calls `timedOut`
+    /// after it unless the request was answered.
+    public var timeoutMilliseconds: Int? { exchange?.route.timeoutMilliseconds }
+
+    /// A fetch finished with `result` after `seconds`.
+    public mutating func fetchFinished(_ id: Int, _ result: UpstreamResult, seconds: Double) -> Step {
+        guard var exchange else { return .wait }
+        if let upstream = exchange.upstreamName(of: id) {
+            var failure: UpstreamFailure?
+            if case .failure(let kind, _) = result { failure = kind }
+            settings.metrics.recordUpstream(upstream: upstream, seconds: seconds, failure: failure)
+            settings.metrics.recordFetch(route: exchange.route.name, upstream: upstream)
         }
-        upstreamSeconds = seconds
-        dropped = rendered.dropped
-        errorCode = rendered.errorCode
-        settings.metrics.recordUpstream(upstream: route.upstream, seconds: seconds, failure: failure)
-        for element in rendered.dropped { settings.metrics.recordDropped(route: route.name, type: element.type) }
-        return notModified(rendered.response) ?? rendered.response
+        let reaction = exchange.finished(id, result, seconds: seconds)
+        self.exchange = exchange
+        return step(for: reaction)
+    }
+
+    /// The route's `timeout` passed: a 504, and every fetch in flight is to be cancelled.
+    public mutating func timedOut() -> Step {
+        guard var exchange else { return .wait }
+        let reaction = exchange.timedOut()
+        self.exchange = exchange
+        return step(for: reaction)
+    }
+
+    /// Fetches still in flight (to cancel when the client goes away).
+    public var fetchesInFlight: [Int] { exchange?.inFlightIDs ?? [] }
+
+    private mutating func step(for reaction: RouteExchange.Reaction) -> Step {
+        switch reaction {
+        case .wait: return .wait
+        case .fetch(let orders): return .fetch(orders)
+        case .respond(let rendered, let cancel):
+            dropped = rendered.dropped
+            errorCode = rendered.errorCode
+            if let route = routeName {
+                for element in rendered.dropped { settings.metrics.recordDropped(route: route, type: element.type) }
+            }
+            return .respond(notModified(rendered.response) ?? rendered.response, cancel: cancel)
+        }
     }
 
     /// `304 Not Modified`, with the tag and no content, when the client already has this answer.
@@ -119,10 +141,12 @@ public struct RequestLifecycle: Sendable {
         guard settings.accessLog else { return nil }
         let path = target.firstIndex(of: "?").map { String(target[..<$0]) } ?? target
         let entry = AccessLogEntry(timeMilliseconds: wallClockMilliseconds, method: method, path: path, route: routeName,
-                                   status: response.status, upstreamStatus: upstreamStatus,
-                                   durationMilliseconds: seconds * 1000, upstreamMilliseconds: upstreamSeconds.map { $0 * 1000 },
-                                   bytes: response.body.count, dropped: dropped, errorCode: errorCode)
-        return entry.line(redactor: redactor)
+                                   status: response.status, upstreamStatus: exchange?.upstreamStatus,
+                                   durationMilliseconds: seconds * 1000,
+                                   upstreamMilliseconds: exchange.map { $0.upstreamSeconds * 1000 },
+                                   bytes: response.body.count, dropped: dropped, errorCode: errorCode,
+                                   fetches: exchange?.fetchCount ?? 0)
+        return entry.line(redactor: exchange?.redactor ?? redactor)
     }
 
     /// The client went away before the answer: the request is no longer in flight.

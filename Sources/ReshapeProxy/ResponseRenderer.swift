@@ -1,12 +1,10 @@
 import ReshapeJSON
 import ReshapeRules
 
-/// Turns what the upstream answered into what the client gets: decode, run the route's
-/// pipeline, encode. Fails closed: a body that could not be normalized is never passed on.
+/// Turns what upstreams answered into what the client gets. Fails closed: a body that could
+/// not be normalized is never passed on. Each piece is used by `RouteExchange` for every kind
+/// of route; `render` is the whole path of a single-fetch route without `expand`.
 public enum ResponseRenderer {
-    /// The first header of every success answer; its ETag is appended per answer.
-    private static let jsonHeaders = [NameValue(name: "Content-Type", value: "application/json")]
-
     public struct Rendered: Sendable {
         public var response: HTTPResponse
         public var dropped: [DroppedElement]
@@ -14,71 +12,117 @@ public enum ResponseRenderer {
         public var errorCode: String?
     }
 
+    /// Where a problem happened, for its members and its redaction.
+    struct Context {
+        var route: String
+        var upstream: String
+        /// The `fetch:` member or `expand` member, when the route makes more than one fetch.
+        var fetch: String?
+        var redactor: Redactor
+
+        func problem(_ status: Int, _ code: String, _ title: String, _ detail: String, _ extra: [JSONMember] = []) -> Problem {
+            var members: [JSONMember] = [.init(key: "route", value: .string(route)), .init(key: "upstream", value: .string(upstream))]
+            if let fetch { members.append(.init(key: "fetch", value: .string(fetch))) }
+            return Problem(status: status, code: code, title: title, detail: redactor.redact(detail), extra: members + extra)
+        }
+    }
+
     public static func render(_ result: UpstreamResult, route: Route, parameters: [String: String],
                               redactor: Redactor) -> Rendered {
-        func problem(_ status: Int, _ code: String, _ title: String, _ detail: String, _ extra: [JSONMember] = []) -> Rendered {
-            let context: [JSONMember] = [.init(key: "route", value: .string(route.name)),
-                                         .init(key: "upstream", value: .string(route.upstream))]
-            let problem = Problem(status: status, code: code, title: title, detail: redactor.redact(detail), extra: context + extra)
-            return Rendered(response: problem.response, dropped: [], errorCode: code)
+        let context = Context(route: route.name, upstream: route.upstream, redactor: redactor)
+        let document: JSONTape
+        switch decode(result, context: context) {
+        case .failure(let problem): return Rendered(problem, code: problem.code)
+        case .success(let tape): document = tape
         }
+        do {
+            return success(try route.pipeline.run(document, parameters: parameters), status: 200, entityTag: true)
+        } catch {
+            let problem = pipelineProblem(error, context: context)
+            return Rendered(problem, code: problem.code)
+        }
+    }
+
+    /// The body of a 2xx answer as a tape, or the problem the client gets instead.
+    static func decode(_ result: UpstreamResult, context: Context) -> Result<JSONTape, Problem> {
         switch result {
         case .failure(let failure, let message):
-            switch failure {
-            case .timeout: return problem(504, "upstream-timeout", "Upstream timed out", message)
-            case .tooLarge: return problem(502, "upstream-too-large", "Upstream response too large", message)
-            case .dns, .connect, .tls: return problem(502, "upstream-unreachable", "Upstream unreachable", message)
-            case .transfer, .other: return problem(502, "upstream-failed", "Upstream transfer failed", message)
-            }
-        case .response(let status, let contentType, let body):
+            return .failure(transportProblem(failure, message, context: context))
+        case .response(let status, let contentType, let body, _):
             if status == 404 {
-                return problem(404, "upstream-not-found", "Not found upstream", "the upstream answered 404")
+                return .failure(context.problem(404, "upstream-not-found", "Not found upstream", "the upstream answered 404"))
             }
             guard (200..<300).contains(status) else {
-                return problem(502, "upstream-status", "Upstream error", "the upstream answered \(status)",
-                               [.init(key: "upstream_status", value: .number(JSONNumber(status)))])
+                return .failure(context.problem(502, "upstream-status", "Upstream error", "the upstream answered \(status)",
+                                                [.init(key: "upstream_status", value: .number(JSONNumber(status)))]))
             }
-            let document: JSONTape
-            do {
-                document = try JSONTape.parse(body)
-            } catch {
-                let looksLikeJSON = contentType.map { $0.lowercased().contains("json") } ?? true
-                if !looksLikeJSON {
-                    return problem(502, "upstream-not-json", "Upstream sent something other than JSON",
-                                   "the upstream answered \(contentType ?? "no content type"), not JSON")
-                }
-                return problem(502, "upstream-invalid-json", "Upstream sent invalid JSON",
-                               "invalid JSON at line \(error.line), column \(error.column): \(error.message)",
-                               [.init(key: "line", value: .number(JSONNumber(error.line))),
-                                .init(key: "column", value: .number(JSONNumber(error.column)))])
-            }
-            do {
-                let output = try route.pipeline.run(document, parameters: parameters)
-                let body = output.serialized()
-                var response = HTTPResponse(status: 200, headers: ResponseRenderer.jsonHeaders, body: body)
-                response.headers.append(NameValue(name: "ETag", value: EntityTag.of(body)))
-                if !output.dropped.isEmpty {
-                    response.headers.append(NameValue(name: "Reshape-Dropped", value: String(output.dropped.count)))
-                }
-                return Rendered(response: response, dropped: output.dropped, errorCode: nil)
-            } catch {
-                let errors: [JSON] = error.errors.map { violation in
-                    .object(JSONObject(["pointer": .string(violation.pointer), "keyword": .string(violation.keyword),
-                                        "reason": .string(violation.reason)]))
-                }
-                var extra: [JSONMember] = []
-                if let pointer = error.pointer { extra.append(.init(key: "pointer", value: .string(pointer))) }
-                if !errors.isEmpty { extra.append(.init(key: "errors", value: .array(errors))) }
-                if error.code == "not-found" {
-                    return problem(404, "not-found", "Not found", error.message, extra)
-                }
-                return problem(502, error.code, "Upstream response could not be normalized", error.message, extra)
-            }
+            return parse(body, contentType: contentType, context: context)
         }
+    }
+
+    static func transportProblem(_ failure: UpstreamFailure, _ message: String, context: Context) -> Problem {
+        switch failure {
+        case .timeout: context.problem(504, "upstream-timeout", "Upstream timed out", message)
+        case .tooLarge: context.problem(502, "upstream-too-large", "Upstream response too large", message)
+        case .dns, .connect, .tls: context.problem(502, "upstream-unreachable", "Upstream unreachable", message)
+        case .transfer, .other: context.problem(502, "upstream-failed", "Upstream transfer failed", message)
+        }
+    }
+
+    static func parse(_ body: [UInt8], contentType: String?, context: Context) -> Result<JSONTape, Problem> {
+        do {
+            return .success(try JSONTape.parse(body))
+        } catch {
+            let looksLikeJSON = contentType.map { $0.lowercased().contains("json") } ?? true
+            if !looksLikeJSON {
+                return .failure(context.problem(502, "upstream-not-json", "Upstream sent something other than JSON",
+                                                "the upstream answered \(contentType ?? "no content type"), not JSON"))
+            }
+            return .failure(context.problem(502, "upstream-invalid-json", "Upstream sent invalid JSON",
+                                            "invalid JSON at line \(error.line), column \(error.column): \(error.message)",
+                                            [.init(key: "line", value: .number(JSONNumber(error.line))),
+                                             .init(key: "column", value: .number(JSONNumber(error.column)))]))
+        }
+    }
+
+    static func pipelineProblem(_ error: PipelineError, context: Context) -> Problem {
+        var extra: [JSONMember] = []
+        if let pointer = error.pointer { extra.append(.init(key: "pointer", value: .string(pointer))) }
+        if !error.errors.isEmpty { extra.append(.init(key: "errors", value: .array(violations(error)))) }
+        if error.code == "not-found" {
+            return context.problem(404, "not-found", "Not found", error.message, extra)
+        }
+        return context.problem(502, error.code, "Upstream response could not be normalized", error.message, extra)
+    }
+
+    static func violations(_ error: PipelineError) -> [JSON] {
+        error.errors.map { violation in
+            .object(JSONObject(["pointer": .string(violation.pointer), "keyword": .string(violation.keyword),
+                                "reason": .string(violation.reason)]))
+        }
+    }
+
+    /// A normalized answer. `entityTag` on answers to GET (and HEAD): a write's answer is not
+    /// a representation a client revalidates.
+    static func success(_ output: PipelineOutput, status: Int, entityTag: Bool) -> Rendered {
+        let body = output.serialized()
+        var response = HTTPResponse(status: status, headers: [NameValue(name: "Content-Type", value: "application/json")], body: body)
+        if entityTag { response.headers.append(NameValue(name: "ETag", value: EntityTag.of(body))) }
+        if !output.dropped.isEmpty {
+            response.headers.append(NameValue(name: "Reshape-Dropped", value: String(output.dropped.count)))
+        }
+        return Rendered(response: response, dropped: output.dropped, errorCode: nil)
     }
 }
 
-/// Replaces every secret (a value that came from `${VAR}`) with `[REDACTED]`.
+extension ResponseRenderer.Rendered {
+    init(_ problem: Problem, code: String) {
+        self.init(response: problem.response, dropped: [], errorCode: code)
+    }
+}
+
+/// Replaces every secret (a value that came from `${VAR}`, or a forwarded client credential)
+/// with `[REDACTED]`.
 public struct Redactor: Sendable {
     private let secrets: [String]
 

@@ -19,12 +19,12 @@ public final class ServingRules: Sendable {
 
     public enum Decision: Sendable {
         case respond(HTTPResponse, route: String?, errorCode: String?)
-        case fetch(UpstreamRequest, route: Route, parameters: [String: String])
+        case route(Route, parameters: [String: String])
         case admin(String)
     }
 
-    /// What to do with a request: answer at once (an error), fetch upstream, or serve an admin
-    /// endpoint. A listener serving only `.admin` endpoints is never told to fetch.
+    /// What to do with a request: answer at once (an error), run a route, or serve an admin
+    /// endpoint. A listener serving only `.admin` endpoints is never handed a route.
     public func decide(_ request: HTTPRequest, endpoints: Endpoints = .all) -> Decision {
         switch router.match(method: request.method, path: request.path, endpoints: endpoints) {
         case .admin(let name):
@@ -36,17 +36,7 @@ public final class ServingRules: Sendable {
         case .methodNotAllowed(let allowed):
             return .respond(Problem.methodNotAllowed(request.method, allowed: allowed).response, route: nil, errorCode: "method-not-allowed")
         case .route(let route, let parameters):
-            guard let upstream = ruleSet.upstreams[route.upstream] else {
-                return .respond(Problem(status: 500, code: "internal", title: "Internal error", detail: "unknown upstream").response,
-                                route: route.name, errorCode: "internal")
-            }
-            do {
-                let upstreamRequest = try UpstreamRequestBuilder.build(route: route, upstream: upstream, parameters: parameters,
-                                                                       rawQuery: request.rawQuery)
-                return .fetch(upstreamRequest, route: route, parameters: parameters)
-            } catch {
-                return .respond(error.response, route: route.name, errorCode: error.code)
-            }
+            return .route(route, parameters: parameters)
         }
     }
 

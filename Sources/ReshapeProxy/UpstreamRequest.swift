@@ -5,26 +5,52 @@ public struct UpstreamRequest: Sendable {
     public var method: String
     public var url: String
     public var headers: [NameValue]
+    /// Sent with `Content-Length` (its `Content-Type` is in `headers`); nil: no body.
+    public var body: [UInt8]?
     public var timeoutMilliseconds: Int
     public var connectTimeoutMilliseconds: Int
     public var maxBodyBytes: Int
     public var upstreamName: String
-    /// The upstream's `${VAR}` values: anything logged about this request is redacted with them.
+    /// The upstream's and the route's secrets and forwarded client credentials: anything
+    /// logged about this request is redacted with them.
     public var secrets: [String] = []
 }
 
-/// Builds the upstream URL from a route. Path captures are percent-encoded byte by byte, so
-/// nothing a client sends (`..`, `%2F`, `@`, `#`, `?`, CR/LF, NUL) can change the host or
+/// What a route adds to each upstream request beyond its URL: headers and the body.
+public struct OutgoingExtras: Sendable {
+    public var headers: [NameValue] = []
+    public var body: [UInt8]?
+    /// Bounds each fetch below the upstream's own timeout (the route's `timeout`).
+    public var timeoutMilliseconds: Int?
+    public var secrets: [String] = []
+
+    public init(headers: [NameValue] = [], body: [UInt8]? = nil, timeoutMilliseconds: Int? = nil, secrets: [String] = []) {
+        self.headers = headers
+        self.body = body
+        self.timeoutMilliseconds = timeoutMilliseconds
+        self.secrets = secrets
+    }
+}
+
+/// Builds the upstream URL from a fetch rule. Path captures are percent-encoded byte by byte,
+/// so nothing a client sends (`..`, `%2F`, `@`, `#`, `?`, CR/LF, NUL) can change the host or
 /// leave the rule's path; only query parameters the rule names are passed on.
 public enum UpstreamRequestBuilder {
+    /// The single-fetch request of a route (its first fetch), as a GET route sends it.
     public static func build(route: Route, upstream: Upstream, parameters: [String: String],
                              rawQuery: Substring) throws(Problem) -> UpstreamRequest {
+        try build(fetch: route.fetches[0], method: route.method, route: route, upstream: upstream,
+                  parameters: parameters, rawQuery: rawQuery, extras: OutgoingExtras())
+    }
+
+    public static func build(fetch: FetchRule, method: String, route: Route, upstream: Upstream, parameters: [String: String],
+                             rawQuery: Substring, extras: OutgoingExtras) throws(Problem) -> UpstreamRequest {
         var url = upstream.scheme + "://"
         url += upstream.host.contains(":") ? "[\(upstream.host)]" : upstream.host
         if let port = upstream.port { url += ":\(port)" }
         url += upstream.basePath
         do {
-            url += try route.fetches[0].renderedPath(parameters)
+            url += try fetch.renderedPath(parameters)
         } catch {
             throw Problem(status: 400, code: "bad-parameter", title: "Bad path parameter",
                           detail: "'\(error.name)' must not be empty, '.' or '..'",
@@ -46,14 +72,18 @@ public enum UpstreamRequestBuilder {
             }
         }
         if !query.isEmpty { url += "?" + query.joined(separator: "&") }
-        return UpstreamRequest(method: route.method == "HEAD" ? "GET" : route.method, url: url,
-                               headers: acceptHeader(unless: upstream.headers) + upstream.headers,
-                               timeoutMilliseconds: upstream.timeoutMilliseconds,
-                               connectTimeoutMilliseconds: upstream.connectTimeoutMilliseconds,
-                               maxBodyBytes: upstream.maxBodyBytes, upstreamName: upstream.name, secrets: upstream.secrets)
+        var timeout = upstream.timeoutMilliseconds
+        if let bound = extras.timeoutMilliseconds { timeout = min(timeout, bound) }
+        return UpstreamRequest(method: method == "HEAD" ? "GET" : method, url: url,
+                               headers: acceptHeader(unless: upstream.headers + extras.headers) + upstream.headers + extras.headers,
+                               body: extras.body,
+                               timeoutMilliseconds: timeout,
+                               connectTimeoutMilliseconds: min(upstream.connectTimeoutMilliseconds, timeout),
+                               maxBodyBytes: upstream.maxBodyBytes, upstreamName: upstream.name,
+                               secrets: upstream.secrets + extras.secrets)
     }
 
-    /// `Accept: application/json`, unless the rule sets its own Accept header.
+    /// `Accept: application/json`, unless the rule (or a forwarded header) sets its own.
     private static func acceptHeader(unless headers: [NameValue]) -> [NameValue] {
         headers.contains { RequestFraming.equalsIgnoringCase($0.name, "accept") }
             ? [] : [NameValue(name: "Accept", value: "application/json")]

@@ -1,6 +1,7 @@
 /// How one upstream fetch ended.
 public enum UpstreamResult: Sendable {
-    case response(status: Int, contentType: String?, body: [UInt8])
+    /// `retryAfter` is the upstream's `Retry-After`, passed on with a 429 or 503 it answered.
+    case response(status: Int, contentType: String?, body: [UInt8], retryAfter: String? = nil)
     case failure(UpstreamFailure, message: String)
 }
 

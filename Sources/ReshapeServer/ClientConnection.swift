@@ -31,7 +31,10 @@ final class ClientConnection {
     private var parser: HTTPParserAdapter!
     private var pendingEvents: [HTTPConnection.Event] = []
     private var processing = false
-    private var inFlight: [Int: UpstreamTransfer] = [:]
+    /// Fetches in flight, by request and by the lifecycle's fetch id.
+    private var inFlight: [Int: [Int: UpstreamTransfer]] = [:]
+    /// The route `timeout` of requests that have one, until they are answered.
+    private var routeTimers: [Int: RouteTimer] = [:]
     private var requests: [Int: RequestLifecycle] = [:]
     private var pendingWrites = 0
     private var closeRequested = false
@@ -98,7 +101,7 @@ final class ClientConnection {
         case .write(let head, let body): write(head, body)
         case .close: requestClose()
         case .cancel(let id):
-            if let transfer = inFlight.removeValue(forKey: id) { owner.upstream?.cancel(transfer) }
+            stopFetches(of: id)
             requests.removeValue(forKey: id)?.cancelled()
         case .stopReading:
             readingStopped = true
@@ -112,26 +115,55 @@ final class ClientConnection {
         }
     }
 
-    /// Runs a request's lifecycle: what to answer is `RequestLifecycle`'s to decide; this
-    /// starts the fetch it asks for and writes what it answers.
+    /// Runs a request's lifecycle: what to fetch and what to answer is `RequestLifecycle`'s to
+    /// decide; this starts and cancels the fetches it names and writes what it answers.
     private func dispatch(_ id: Int, _ request: HTTPRequest) {
         let (lifecycle, step) = RequestLifecycle.begin(request, rules: owner.shared.rules,
                                                        draining: owner.shared.draining.load(ordering: .relaxed),
                                                        settings: owner.lifecycleSettings, now: Clock.monotonicSeconds())
         requests[id] = lifecycle
-        switch step {
-        case .respond(let response):
-            answer(id, response)
-        case .fetch(let upstreamRequest):
-            let transfer = owner.upstream?.start(upstreamRequest) { [weak self] result, seconds in
+        if case .fetch = step, let milliseconds = lifecycle.timeoutMilliseconds {
+            routeTimers[id] = RouteTimer(loop: owner.loop, milliseconds: milliseconds) { [weak self] in
                 guard let self, var lifecycle = self.requests[id] else { return }
-                self.inFlight[id] = nil
-                let response = lifecycle.upstreamFinished(result, seconds: seconds)
+                let step = lifecycle.timedOut()
                 self.requests[id] = lifecycle
-                self.answer(id, response)
+                self.perform(id, step)
             }
-            if let transfer { inFlight[id] = transfer }
         }
+        perform(id, step)
+    }
+
+    private func perform(_ id: Int, _ step: RequestLifecycle.Step) {
+        switch step {
+        case .wait:
+            return
+        case .respond(let response, _):
+            // Whatever the lifecycle still had in flight for this request is stopped now.
+            stopFetches(of: id)
+            answer(id, response)
+        case .fetch(let orders):
+            for order in orders { start(order, for: id) }
+        }
+    }
+
+    private func start(_ order: FetchOrder, for id: Int) {
+        let fetchID = order.id
+        let transfer = owner.upstream?.start(order.request) { [weak self] result, seconds in
+            guard let self, var lifecycle = self.requests[id] else { return }
+            self.inFlight[id]?[fetchID] = nil
+            let step = lifecycle.fetchFinished(fetchID, result, seconds: seconds)
+            self.requests[id] = lifecycle
+            self.perform(id, step)
+        }
+        // A transfer that could not start has already reported its failure.
+        if let transfer, requests[id] != nil { inFlight[id, default: [:]][fetchID] = transfer }
+    }
+
+    /// Cancels a request's fetches still in flight and its route timer, in this loop turn.
+    private func stopFetches(of id: Int) {
+        routeTimers.removeValue(forKey: id)?.stop()
+        guard let transfers = inFlight.removeValue(forKey: id) else { return }
+        for (_, transfer) in transfers { owner.upstream?.cancel(transfer) }
     }
 
     private func answer(_ id: Int, _ response: HTTPResponse) {
@@ -213,8 +245,7 @@ final class ClientConnection {
     /// Closes once queued writes are on the wire (uv_close would cancel them).
     func requestClose() {
         closeRequested = true
-        for (_, transfer) in inFlight { owner.upstream?.cancel(transfer) }
-        inFlight.removeAll()
+        for id in Array(inFlight.keys) + Array(routeTimers.keys) { stopFetches(of: id) }
         if pendingWrites == 0 { closeHandles() }
     }
 

@@ -23,10 +23,10 @@ final class RequestLifecycleTests: XCTestCase {
         let metrics = Metrics()
         var (lifecycle, step) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users?x=1"), rules: rules,
                                                        draining: false, settings: settings(metrics), now: 10)
-        guard case .fetch(let request) = step else { return XCTFail("expected a fetch, got \(step)") }
+        guard case .fetch(let orders) = step, let request = orders.first?.request else { return XCTFail("expected a fetch, got \(step)") }
         XCTAssertEqual(request.url, "https://api.example.com/users.json?auth=s3cret")
         XCTAssertTrue(exposition(metrics).contains("reshape_requests_in_flight 1"))
-        let response = lifecycle.upstreamFinished(.response(status: 200, contentType: "application/json",
+        let response = lifecycle.finishOnlyFetch(.response(status: 200, contentType: "application/json",
                                                             body: Array(#"[{"a":1},7,{"b":2}]"#.utf8)), seconds: 0.25)
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(response.body.text, #"[{"a":1},{"b":2}]"#)
@@ -46,7 +46,7 @@ final class RequestLifecycleTests: XCTestCase {
         let metrics = Metrics()
         var (lifecycle, _) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users"), rules: rules,
                                                     draining: false, settings: settings(metrics), now: 0)
-        let response = lifecycle.upstreamFinished(.failure(.connect, message: "cannot reach https://api.example.com/?auth=s3cret"),
+        let response = lifecycle.finishOnlyFetch(.failure(.connect, message: "cannot reach https://api.example.com/?auth=s3cret"),
                                                   seconds: 0.1)
         XCTAssertEqual(response.status, 502)
         XCTAssertFalse(response.body.text.contains("s3cret"), response.body.text)
@@ -59,18 +59,18 @@ final class RequestLifecycleTests: XCTestCase {
     func testWhileDrainingARouteIsAnswered503AndNeverFetched() {
         let (_, step) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users"), rules: rules,
                                                draining: true, settings: settings(Metrics()), now: 0)
-        guard case .respond(let response) = step else { return XCTFail("a draining server must not fetch") }
+        guard case .respond(let response, _) = step else { return XCTFail("a draining server must not fetch") }
         XCTAssertEqual(response.status, 503)
     }
 
     func testAdminAndErrorsAreAnsweredAtOnce() {
         let (_, admin) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/_reshape/live"), rules: rules,
                                                 draining: false, settings: settings(Metrics()), now: 0)
-        guard case .respond(let adminResponse) = admin else { return XCTFail() }
+        guard case .respond(let adminResponse, _) = admin else { return XCTFail() }
         XCTAssertEqual(adminResponse.body.text, #"{"admin":"live"}"#)
         let (lifecycle, missing) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/nowhere"), rules: rules,
                                                           draining: false, settings: settings(Metrics()), now: 0)
-        guard case .respond(let notFound) = missing else { return XCTFail() }
+        guard case .respond(let notFound, _) = missing else { return XCTFail() }
         XCTAssertEqual(notFound.status, 404)
         XCTAssertTrue(lifecycle.answered(notFound, now: 0, wallClockMilliseconds: 0)?.text.contains(#""error":"no-route""#) ?? false)
     }
@@ -79,7 +79,7 @@ final class RequestLifecycleTests: XCTestCase {
         let metrics = Metrics()
         let (_, step) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users"), rules: rules,
                                                draining: false, settings: settings(metrics, canFetch: false), now: 0)
-        guard case .respond(let response) = step else { return XCTFail("a listener without upstreams must not fetch") }
+        guard case .respond(let response, _) = step else { return XCTFail("a listener without upstreams must not fetch") }
         XCTAssertEqual(response.status, 404)
         let (cancelled, _) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users"), rules: rules,
                                                     draining: false, settings: settings(metrics), now: 0)
@@ -95,7 +95,7 @@ final class RequestLifecycleTests: XCTestCase {
         func run(_ headers: [NameValue], _ result: UpstreamResult) -> HTTPResponse {
             var (lifecycle, _) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users", headers: headers), rules: rules,
                                                         draining: false, settings: settings(Metrics()), now: 0)
-            return lifecycle.upstreamFinished(result, seconds: 0)
+            return lifecycle.finishOnlyFetch(result, seconds: 0)
         }
         let ok = UpstreamResult.response(status: 200, contentType: "application/json", body: body)
         let first = run([], ok)
@@ -111,5 +111,16 @@ final class RequestLifecycleTests: XCTestCase {
         XCTAssertEqual(run([NameValue(name: "If-None-Match", value: tag)], changed).status, 200, "a changed answer is sent again")
         XCTAssertEqual(run([NameValue(name: "If-None-Match", value: "*")], .failure(.timeout, message: "slow")).status, 504,
                        "only a 200 becomes 304")
+    }
+}
+
+extension RequestLifecycle {
+    /// The answer once the request's only fetch (id 0) finished with `result`.
+    mutating func finishOnlyFetch(_ result: UpstreamResult, seconds: Double) -> HTTPResponse {
+        guard case .respond(let response, _) = fetchFinished(0, result, seconds: seconds) else {
+            XCTFail("one fetch should decide the answer")
+            return HTTPResponse(status: 0)
+        }
+        return response
     }
 }
