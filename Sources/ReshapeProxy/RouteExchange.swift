@@ -76,14 +76,13 @@ struct RouteExchange: Sendable {
             }
         }
         headers += route.headers.map { NameValue(name: $0.name, value: $0.value(parameters)) }
-        var upstreamSecrets: [String] = []
-        for name in Set(route.fetches.map(\.upstream) + route.stages.map(\.expand.fetch.upstream)) {
-            upstreamSecrets += rules.ruleSet.upstreams[name]?.secrets ?? []
-        }
+        // Forwarded values are secrets too; without any, the route's prebuilt redactor serves.
+        let redactor = secrets.count == route.secrets.count ? (rules.routeRedactors[route.name] ?? rules.allSecrets)
+            : Redactor(secrets: ServingRules.secrets(of: route, in: rules.ruleSet) + secrets)
         var exchange = RouteExchange(route: route, parameters: parameters, rules: rules, rawQuery: request.rawQuery,
                                      extras: OutgoingExtras(headers: headers, timeoutMilliseconds: route.timeoutMilliseconds,
                                                             secrets: secrets),
-                                     requestBody: body, redactor: Redactor(secrets: upstreamSecrets + secrets))
+                                     requestBody: body, redactor: redactor)
         var orders: [FetchOrder] = []
         for (index, fetch) in route.fetches.enumerated() {
             switch exchange.order(fetch, method: route.method, parameters: parameters, query: request.rawQuery, body: body) {

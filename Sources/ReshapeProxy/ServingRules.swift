@@ -9,12 +9,19 @@ public final class ServingRules: Sendable {
     public let redactors: [String: Redactor]
     /// Every secret of every upstream, for log lines that are not about one upstream.
     public let allSecrets: Redactor
+    /// Per route: the secrets of every upstream it fetches from and of its own headers.
+    let routeRedactors: [String: Redactor]
 
     public init(_ ruleSet: RuleSet) {
         self.ruleSet = ruleSet
         router = Router(routes: ruleSet.routes)
         redactors = ruleSet.upstreams.mapValues { Redactor(secrets: $0.secrets) }
         allSecrets = Redactor(secrets: ruleSet.upstreams.values.flatMap(\.secrets))
+        var routeRedactors: [String: Redactor] = [:]
+        for route in ruleSet.routes {
+            routeRedactors[route.name] = Redactor(secrets: ServingRules.secrets(of: route, in: ruleSet))
+        }
+        self.routeRedactors = routeRedactors
     }
 
     public enum Decision: Sendable {
@@ -38,6 +45,15 @@ public final class ServingRules: Sendable {
         case .route(let route, let parameters):
             return .route(route, parameters: parameters)
         }
+    }
+
+    /// The route's own secrets and those of every upstream it (or an `expand`) fetches from.
+    static func secrets(of route: Route, in ruleSet: RuleSet) -> [String] {
+        var names: [String] = []
+        for name in route.fetches.map(\.upstream) + route.stages.map(\.expand.fetch.upstream) where !names.contains(name) {
+            names.append(name)
+        }
+        return route.secrets + names.flatMap { ruleSet.upstreams[$0]?.secrets ?? [] }
     }
 
     public func redactor(for upstream: String) -> Redactor {
