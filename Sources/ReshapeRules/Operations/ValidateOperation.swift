@@ -43,6 +43,8 @@ public struct ValidateOperation: TransformOperation {
     }
 
     public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
+        // `keep` changes nothing and records nothing: checking would be work for no one.
+        if invalid == .keep { return }
         guard case .array(var elements) = value else {
             // The whole value: checked as one.
             if validator.isValid(value) { return }
@@ -121,6 +123,7 @@ extension ValidateOperation {
     /// Checks records where they are on the tape; only invalid ones are built, for their
     /// violations. A single value that fails is left to the tree path, which reports it.
     public func applyOnTape(to value: inout TapeValue, context: inout TransformContext) throws(PipelineError) -> Bool {
+        if invalid == .keep { return true }
         guard value.envelopes.isEmpty, let tape = value.tape else { return false }
         var list: RecordList
         switch value.core {
