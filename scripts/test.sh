@@ -5,8 +5,8 @@
 #   3. the example rules' own examples, the demo upstream, the quick start end to end
 #   4. shipping: hadolint, Kubernetes manifests, runtime libraries of the release binary
 #   5. hardening (docs/hardening.md): every fuzz target for a short bound, the test suite
-#      under AddressSanitizer, the server tests under ThreadSanitizer; each in its own
-#      scratch path (.build-fuzz, .build-asan, .build-tsan)
+#      under AddressSanitizer, the multi-threaded tests under ThreadSanitizer; each in its
+#      own scratch path (.build-fuzz, .build-asan, .build-tsan)
 #   6. swift test, last, so its summary closes the output
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,9 +43,9 @@ scripts/check-runtime-deps.sh
 step "fuzzing: each target for 20 s from its seed corpus"
 scripts/fuzz.sh all 20
 
-step "sanitizers: all tests under ASan, server tests under TSan"
+step "sanitizers: all tests under ASan, the multi-threaded ones under TSan"
 scripts/sanitize.sh address
-scripts/sanitize.sh thread --filter ReshapeServerTests
+scripts/sanitize.sh thread --filter 'ReshapeServerTests|SchemaSetTests|PatternMatcherTests'
 
 step "unit, conformance and integration tests"
 swift test --skip-build --disable-swift-testing
