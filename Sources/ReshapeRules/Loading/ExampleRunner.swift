@@ -1,7 +1,8 @@
 import ReshapeJSON
 
-/// Runs a route's `examples` offline: the fixture's upstream body through the pipeline,
-/// compared with the expected response by meaning and by member order.
+/// Runs a route's `examples` offline, the server's way (`OfflineRun`: the client body
+/// prepared, the fetched bodies through `RouteRun`, follow-ups answered by path), and compares
+/// the result with the expected response by meaning and by member order.
 public enum ExampleRunner {
     public struct Outcome: Sendable {
         public var route: String
@@ -16,30 +17,62 @@ public enum ExampleRunner {
         for route in ruleSet.routes {
             for (index, example) in route.examples.enumerated() {
                 outcomes.append(Outcome(route: route.name, index: index, location: example.location,
-                                        failure: check(example, pipeline: route.pipeline)))
+                                        failure: check(example, route: route)))
             }
         }
         return outcomes
     }
 
-    static func check(_ example: RouteExample, pipeline: Pipeline) -> String? {
-        let body: JSONTape
-        do {
-            body = try JSONTape.parse(example.upstream.serialized())
-        } catch {
-            return "internal error: the example's upstream did not parse back: \(error)"
+    /// Runs one example the server's way: the client body prepared, the fetched bodies
+    /// through `RouteRun`, follow-ups answered by path. Nil when it passes.
+    static func check(_ example: RouteExample, route: Route) -> String? {
+        if let requestBody = example.requestBody {
+            switch Result(catching: { () throws(PipelineError) in try OfflineRun.prepareBody(route, requestBody, parameters: example.parameters) }) {
+            case .failure(let error):
+                if let expected = example.error {
+                    return error.code == expected ? nil : "expected error '\(expected)', got \(error) (from the request body)"
+                }
+                return "the request body was refused: \(error)"
+            case .success(let prepared):
+                if let sends = example.sends, let difference = sendsDifference(sends, prepared.bytes, route.body?.encoding ?? .json) {
+                    return difference
+                }
+            }
         }
-        // The server's way: the body as a tape, values built only where steps change them.
+        let fetched: OfflineRun.Fetched
+        if route.isSingleFetch {
+            let body = OfflineRun.tape(example.upstream)
+            if let problem = differential(route.pipeline, body, example) { return problem }
+            fetched = .single(body)
+        } else {
+            var bodies: [String: JSON] = [:]
+            for member in example.upstream.objectValue?.members ?? [] { bodies[member.key] = member.value }
+            fetched = .fanOut(bodies)
+        }
+        let followUps = example.followUps.mapValues(OfflineRun.tape)
+        let result = Result { () throws(PipelineError) in
+            try OfflineRun.respond(route, fetched: fetched, followUps: followUps, parameters: example.parameters)
+        }
+        return compare(result, example)
+    }
+
+    /// The steps before the first `expand`, on the tape (the server's way) and on the tree:
+    /// a difference is Reshape's bug and must not hide behind a passing example.
+    static func differential(_ pipeline: Pipeline, _ body: JSONTape, _ example: RouteExample) -> String? {
         let staged = Result { () throws(PipelineError) in try pipeline.run(body, parameters: example.parameters) }
         let tree = Result { () throws(PipelineError) in try pipeline.run(example.upstream, parameters: example.parameters) }
         if !sameOutcome(staged, tree) {
-            // A difference is Reshape's bug; it must not hide behind a passing example.
             return "internal error: the pipeline answers differently on the tape and on the tree; please report it"
         }
+        return nil
+    }
+
+    /// The run's result against what the example expects.
+    static func compare(_ result: Result<PipelineOutput, PipelineError>, _ example: RouteExample) -> String? {
         let output: PipelineOutput
-        switch staged {
-        case .success(let result):
-            output = result
+        switch result {
+        case .success(let value):
+            output = value
         case .failure(let error):
             if let expected = example.error {
                 return error.code == expected ? nil : "expected error '\(expected)', got \(error)"
@@ -57,6 +90,22 @@ public enum ExampleRunner {
             return "response differs at \(pointer.isEmpty ? "(root)" : pointer): expected \(want), got \(got)"
         }
         return nil
+    }
+
+    /// `sends` against the encoded upstream body: by meaning and member order for JSON, as
+    /// text for a form.
+    static func sendsDifference(_ expected: JSON, _ bytes: [UInt8], _ encoding: BodyEncoding) -> String? {
+        switch encoding {
+        case .form:
+            let text = String(decoding: bytes, as: UTF8.self)
+            return expected.stringValue == text ? nil : "sends differs: expected \(expected.serializedString()), got \"\(text)\""
+        case .json:
+            guard let sent = try? JSON.parse(bytes) else { return "internal error: the encoded body is not JSON" }
+            guard let pointer = firstDifference(expected, sent, at: "") else { return nil }
+            let got = (sent[JSONPointer(pointer) ?? JSONPointer()]?.serializedString()) ?? "nothing"
+            let want = (expected[JSONPointer(pointer) ?? JSONPointer()]?.serializedString()) ?? "nothing"
+            return "sends differs at \(pointer.isEmpty ? "(root)" : pointer): expected \(want), got \(got)"
+        }
     }
 
     /// The first place where `actual` differs from `expected` in meaning or in member order.
