@@ -84,12 +84,7 @@ public enum ExampleRunner {
             return "expected \(dropped) dropped, got \(output.dropped.count) (\(output.dropped.map { "\($0.pointer): \($0.reason)" }.joined(separator: "; ")))"
         }
         guard let expected = example.response else { return nil }
-        if let pointer = firstDifference(expected, output.value, at: "") {
-            let got = (output.value[JSONPointer(pointer) ?? JSONPointer()]?.serializedString()) ?? "nothing"
-            let want = (expected[JSONPointer(pointer) ?? JSONPointer()]?.serializedString()) ?? "nothing"
-            return "response differs at \(pointer.isEmpty ? "(root)" : pointer): expected \(want), got \(got)"
-        }
-        return nil
+        return difference("response", expected, output.value)
     }
 
     /// `sends` against the encoded upstream body: by meaning and member order for JSON, as
@@ -101,11 +96,24 @@ public enum ExampleRunner {
             return expected.stringValue == text ? nil : "sends differs: expected \(expected.serializedString()), got \"\(text)\""
         case .json:
             guard let sent = try? JSON.parse(bytes) else { return "internal error: the encoded body is not JSON" }
-            guard let pointer = firstDifference(expected, sent, at: "") else { return nil }
-            let got = (sent[JSONPointer(pointer) ?? JSONPointer()]?.serializedString()) ?? "nothing"
-            let want = (expected[JSONPointer(pointer) ?? JSONPointer()]?.serializedString()) ?? "nothing"
-            return "sends differs at \(pointer.isEmpty ? "(root)" : pointer): expected \(want), got \(got)"
+            return difference("sends", expected, sent)
         }
+    }
+
+    /// Where `actual` first differs from `expected`, said for a person; nil when they agree.
+    static func difference(_ what: String, _ expected: JSON, _ actual: JSON) -> String? {
+        guard let pointer = firstDifference(expected, actual, at: "") else { return nil }
+        let path = JSONPointer(pointer) ?? JSONPointer()
+        let got = actual[path]?.serializedString() ?? "nothing"
+        let want = expected[path]?.serializedString() ?? "nothing"
+        if got == want, !path.tokens.isEmpty {
+            // Same value, wrong place: the members of the object holding it are out of order.
+            let parent = JSONPointer(tokens: Array(path.tokens.dropLast()))
+            let order = { (value: JSON) in "[" + (value[parent]?.objectValue?.keys.joined(separator: ", ") ?? "") + "]" }
+            return "\(what) has its members in another order at \(parent.tokens.isEmpty ? "(root)" : parent.description): "
+                + "expected \(order(expected)), got \(order(actual))"
+        }
+        return "\(what) differs at \(pointer.isEmpty ? "(root)" : pointer): expected \(want), got \(got)"
     }
 
     /// The first place where `actual` differs from `expected` in meaning or in member order.
