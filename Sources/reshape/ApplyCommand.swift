@@ -17,9 +17,11 @@ struct ApplyCommand: ParsableCommand {
           curl -s https://my-app.firebaseio.com/users.json > users.json
           reshape apply --rules examples/rules --route users users.json
           reshape apply --rules examples/rules --route user --param id=-Nx1 < user.json
-          reshape apply --rules r --route create-user --request-body new.json created.json
-          reshape apply --rules r --route profile --param id=u1 --upstream user=u1.json --upstream devices=d.json
-          reshape apply --rules r --route posts --follow-up /users/u1.json=u1.json posts.json
+          reshape apply --rules r --route create-user --request-body b.json up.json
+          reshape apply --rules r --route profile --upstream user=u.json \\
+            --upstream devices=d.json --param id=u1
+          reshape apply --rules r --route posts --follow-up /users/u1.json=a.json \\
+            p.json
 
         On a `fetch:` route, each fetch's body is given with --upstream NAME=FILE (an optional \
         fetch left out counts as failed: null); without --upstream, the file argument (or \
