@@ -24,11 +24,15 @@ public struct RuleSet: Sendable {
     /// Hex digest of the rule files' contents, reported by `/metrics` so a fleet's
     /// rule versions can be compared.
     public var digest: String
+    /// Things allowed but suspicious (listing a header that is never forwarded); `reshape
+    /// check` prints them without failing.
+    public var warnings: [RuleDiagnostic]
 
-    public init(upstreams: [String: Upstream], routes: [Route], digest: String) {
+    public init(upstreams: [String: Upstream], routes: [Route], digest: String, warnings: [RuleDiagnostic] = []) {
         self.upstreams = upstreams
         self.routes = routes
         self.digest = digest
+        self.warnings = warnings
     }
 }
 
@@ -181,6 +185,9 @@ public struct RouteExample: Sendable {
     public var upstream: JSON
     /// The client's request body (`request-body`), for routes with `body:`.
     public var requestBody: JSON?
+    /// What the route must send upstream for `requestBody` (`sends`): JSON for `encoding: json`,
+    /// a string for `encoding: form`.
+    public var sends: JSON?
     /// Follow-up (`expand`) bodies by upstream path, e.g. `/users/u1.json`; a path not listed
     /// answers 404.
     public var followUps: [String: JSON]
@@ -195,10 +202,11 @@ public struct RouteExample: Sendable {
     public var location: SourceLocation
 
     public init(upstream: JSON, response: JSON?, parameters: [String: String] = [:], dropped: Int? = nil,
-                error: String? = nil, requestBody: JSON? = nil, followUps: [String: JSON] = [:],
+                error: String? = nil, requestBody: JSON? = nil, sends: JSON? = nil, followUps: [String: JSON] = [:],
                 location: SourceLocation) {
         self.upstream = upstream
         self.requestBody = requestBody
+        self.sends = sends
         self.followUps = followUps
         self.response = response
         self.parameters = parameters

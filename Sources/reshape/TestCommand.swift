@@ -7,7 +7,10 @@ struct TestCommand: ParsableCommand {
         abstract: "Run every route's examples offline and print 'N passed, N failed'.",
         discussion: """
         Each example gives what the upstream sends and what the client must receive (or the \
-        error code expected). No network is used. Exit status: 0 all pass, 1 otherwise.
+        error code expected); on newer shapes also the client's body (`request-body`, and what \
+        must be sent for it: `sends`), a `fetch:` route's bodies by fetch name, and `expand` \
+        follow-up bodies by upstream path (`follow-ups`). Examples run the way the server runs \
+        the route. No network is used. Exit status: 0 all pass, 1 otherwise.
 
           reshape test --rules examples/rules
         """)

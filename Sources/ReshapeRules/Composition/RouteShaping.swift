@@ -40,7 +40,24 @@ public struct HeaderRule: Sendable {
         self.init(name: name, template: StringTemplate(parts: value.isEmpty ? [] : [.literal(value)]))
     }
 
-    public func value(_ parameters: [String: String]) -> String { template.render(parameters) }
+    /// The value with captures filled. A capture is percent-decoded client input, so control
+    /// characters (CR, LF, NUL...) in it are left out: they could end the header early.
+    public func value(_ parameters: [String: String]) -> String {
+        var text = ""
+        for part in template.parts {
+            switch part {
+            case .literal(let literal): text += literal
+            case .parameter(let name):
+                let value = parameters[name] ?? ""
+                if value.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+                    text.unicodeScalars.append(contentsOf: value.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F })
+                } else {
+                    text += value
+                }
+            }
+        }
+        return text
+    }
 }
 
 /// How a client body is sent upstream.

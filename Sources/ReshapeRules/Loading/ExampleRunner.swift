@@ -1,7 +1,8 @@
 import ReshapeJSON
 
-/// Runs a route's `examples` offline: the fixture's upstream body through the pipeline,
-/// compared with the expected response by meaning and by member order.
+/// Runs a route's `examples` offline, the server's way (`OfflineRun`: the client body
+/// prepared, the fetched bodies through `RouteRun`, follow-ups answered by path), and compares
+/// the result with the expected response by meaning and by member order.
 public enum ExampleRunner {
     public struct Outcome: Sendable {
         public var route: String
@@ -16,30 +17,62 @@ public enum ExampleRunner {
         for route in ruleSet.routes {
             for (index, example) in route.examples.enumerated() {
                 outcomes.append(Outcome(route: route.name, index: index, location: example.location,
-                                        failure: check(example, pipeline: route.pipeline)))
+                                        failure: check(example, route: route)))
             }
         }
         return outcomes
     }
 
-    static func check(_ example: RouteExample, pipeline: Pipeline) -> String? {
-        let body: JSONTape
-        do {
-            body = try JSONTape.parse(example.upstream.serialized())
-        } catch {
-            return "internal error: the example's upstream did not parse back: \(error)"
+    /// Runs one example the server's way: the client body prepared, the fetched bodies
+    /// through `RouteRun`, follow-ups answered by path. Nil when it passes.
+    static func check(_ example: RouteExample, route: Route) -> String? {
+        if let requestBody = example.requestBody {
+            switch Result(catching: { () throws(PipelineError) in try OfflineRun.prepareBody(route, requestBody, parameters: example.parameters) }) {
+            case .failure(let error):
+                if let expected = example.error {
+                    return error.code == expected ? nil : "expected error '\(expected)', got \(error) (from the request body)"
+                }
+                return "the request body was refused: \(error)"
+            case .success(let prepared):
+                if let sends = example.sends, let difference = sendsDifference(sends, prepared.bytes, route.body?.encoding ?? .json) {
+                    return difference
+                }
+            }
         }
-        // The server's way: the body as a tape, values built only where steps change them.
+        let fetched: OfflineRun.Fetched
+        if route.isSingleFetch {
+            let body = OfflineRun.tape(example.upstream)
+            if let problem = differential(route.pipeline, body, example) { return problem }
+            fetched = .single(body)
+        } else {
+            var bodies: [String: JSON] = [:]
+            for member in example.upstream.objectValue?.members ?? [] { bodies[member.key] = member.value }
+            fetched = .fanOut(bodies)
+        }
+        let followUps = example.followUps.mapValues(OfflineRun.tape)
+        let result = Result { () throws(PipelineError) in
+            try OfflineRun.respond(route, fetched: fetched, followUps: followUps, parameters: example.parameters)
+        }
+        return compare(result, example)
+    }
+
+    /// The steps before the first `expand`, on the tape (the server's way) and on the tree:
+    /// a difference is Reshape's bug and must not hide behind a passing example.
+    static func differential(_ pipeline: Pipeline, _ body: JSONTape, _ example: RouteExample) -> String? {
         let staged = Result { () throws(PipelineError) in try pipeline.run(body, parameters: example.parameters) }
         let tree = Result { () throws(PipelineError) in try pipeline.run(example.upstream, parameters: example.parameters) }
         if !sameOutcome(staged, tree) {
-            // A difference is Reshape's bug; it must not hide behind a passing example.
             return "internal error: the pipeline answers differently on the tape and on the tree; please report it"
         }
+        return nil
+    }
+
+    /// The run's result against what the example expects.
+    static func compare(_ result: Result<PipelineOutput, PipelineError>, _ example: RouteExample) -> String? {
         let output: PipelineOutput
-        switch staged {
-        case .success(let result):
-            output = result
+        switch result {
+        case .success(let value):
+            output = value
         case .failure(let error):
             if let expected = example.error {
                 return error.code == expected ? nil : "expected error '\(expected)', got \(error)"
@@ -51,12 +84,36 @@ public enum ExampleRunner {
             return "expected \(dropped) dropped, got \(output.dropped.count) (\(output.dropped.map { "\($0.pointer): \($0.reason)" }.joined(separator: "; ")))"
         }
         guard let expected = example.response else { return nil }
-        if let pointer = firstDifference(expected, output.value, at: "") {
-            let got = (output.value[JSONPointer(pointer) ?? JSONPointer()]?.serializedString()) ?? "nothing"
-            let want = (expected[JSONPointer(pointer) ?? JSONPointer()]?.serializedString()) ?? "nothing"
-            return "response differs at \(pointer.isEmpty ? "(root)" : pointer): expected \(want), got \(got)"
+        return difference("response", expected, output.value)
+    }
+
+    /// `sends` against the encoded upstream body: by meaning and member order for JSON, as
+    /// text for a form.
+    static func sendsDifference(_ expected: JSON, _ bytes: [UInt8], _ encoding: BodyEncoding) -> String? {
+        switch encoding {
+        case .form:
+            let text = String(decoding: bytes, as: UTF8.self)
+            return expected.stringValue == text ? nil : "sends differs: expected \(expected.serializedString()), got \"\(text)\""
+        case .json:
+            guard let sent = try? JSON.parse(bytes) else { return "internal error: the encoded body is not JSON" }
+            return difference("sends", expected, sent)
         }
-        return nil
+    }
+
+    /// Where `actual` first differs from `expected`, said for a person; nil when they agree.
+    static func difference(_ what: String, _ expected: JSON, _ actual: JSON) -> String? {
+        guard let pointer = firstDifference(expected, actual, at: "") else { return nil }
+        let path = JSONPointer(pointer) ?? JSONPointer()
+        let got = actual[path]?.serializedString() ?? "nothing"
+        let want = expected[path]?.serializedString() ?? "nothing"
+        if got == want, !path.tokens.isEmpty {
+            // Same value, wrong place: the members of the object holding it are out of order.
+            let parent = JSONPointer(tokens: Array(path.tokens.dropLast()))
+            let order = { (value: JSON) in "[" + (value[parent]?.objectValue?.keys.joined(separator: ", ") ?? "") + "]" }
+            return "\(what) has its members in another order at \(parent.tokens.isEmpty ? "(root)" : parent.description): "
+                + "expected \(order(expected)), got \(order(actual))"
+        }
+        return "\(what) differs at \(pointer.isEmpty ? "(root)" : pointer): expected \(want), got \(got)"
     }
 
     /// The first place where `actual` differs from `expected` in meaning or in member order.

@@ -24,6 +24,8 @@ public enum RuleLoader {
 struct RuleSetBuilder {
     let expander: EnvironmentExpander
     var problems: [RuleDiagnostic] = []
+    /// Allowed but suspicious; reported by `reshape check` without refusing the rules.
+    var warnings: [RuleDiagnostic] = []
 
     init(environment: [String: String]) {
         expander = EnvironmentExpander(environment: environment)
@@ -102,7 +104,8 @@ struct RuleSetBuilder {
 
         if !problems.isEmpty { return .failure(RuleDiagnostics(problems)) }
         let digest = RuleDigest.of(files)
-        return .success(RuleSet(upstreams: upstreams, routes: routes, digest: digest))
+        return .success(RuleSet(upstreams: upstreams, routes: routes, digest: digest,
+                                warnings: RuleDiagnostics(warnings).diagnostics))
     }
 
     // MARK: - Entries
@@ -156,159 +159,7 @@ struct RuleSetBuilder {
         return nil
     }
 
-    // MARK: - Routes
-
-    private static let exampleKeys: Set<String> = ["upstream", "response", "params", "dropped", "error"]
-    private static let routeKeys: Set<String> = ["name", "request", "upstream", "path", "forward-query", "transform", "examples"]
-
-    private mutating func compileRoute(_ entry: Entry, upstreamNames: Set<String>, types: SchemaSet?) -> Route? {
-        let document = entry.document
-        guard case .object(let object) = entry.value else {
-            report(document, entry.pointer, "a route must be a mapping with name, request, upstream, path and transform")
-            return nil
-        }
-        var ok = reportUnknownKeys(in: object, allowed: Self.routeKeys, what: "route key", document, entry.pointer)
-        func required(_ key: String) -> String? {
-            guard let value = object[key] else {
-                report(document, entry.pointer, "route\(entry.name.isEmpty ? "" : " '\(entry.name)'") is missing `\(key)`")
-                return nil
-            }
-            guard let text = value.stringValue, !text.isEmpty else {
-                report(document, entry.pointer + "/" + key, "`\(key)` must be a non-empty string")
-                return nil
-            }
-            return text
-        }
-        let name = required("name")
-        let request = required("request")
-        let upstream = required("upstream")
-        let path = required("path")
-
-        var method = ""
-        var requestTemplate: PathTemplate?
-        if let request {
-            let parts = request.split(separator: " ", omittingEmptySubsequences: true)
-            if parts.count != 2 || !parts[0].allSatisfy({ $0.isASCII && $0.isUppercase }) {
-                report(document, entry.pointer + "/request", "`request` must be 'METHOD /path', like 'GET /users/{id}' (found '\(request)')")
-            } else {
-                method = String(parts[0])
-                do {
-                    requestTemplate = try TemplateParser.requestPath(String(parts[1]))
-                } catch {
-                    report(document, entry.pointer + "/request", error.message)
-                }
-            }
-        }
-        if let upstream, !upstreamNames.contains(upstream) {
-            report(document, entry.pointer + "/upstream",
-                   "unknown upstream '\(upstream)'\(upstreamNames.isEmpty ? "" : " (defined: \(upstreamNames.sorted().joined(separator: ", ")))")")
-            ok = false
-        }
-        var upstreamTemplate: PathTemplate?
-        if let path {
-            do {
-                upstreamTemplate = try TemplateParser.upstreamPath(path)
-            } catch {
-                report(document, entry.pointer + "/path", error.message)
-            }
-        }
-        let captures = Set(requestTemplate?.parameterNames ?? [])
-        if let upstreamTemplate, requestTemplate != nil {
-            for parameter in upstreamTemplate.parameterNames where !captures.contains(parameter) {
-                report(document, entry.pointer + "/path",
-                       "'{\(parameter)}' is not captured by the request template '\(requestTemplate!.description)'")
-                ok = false
-            }
-        }
-        var forwardQuery: [String] = []
-        if let value = object["forward-query"] {
-            if case .array(let names) = value, names.allSatisfy({ $0.stringValue != nil }) {
-                forwardQuery = names.compactMap(\.stringValue)
-            } else {
-                report(document, entry.pointer + "/forward-query", "`forward-query` must be a list of query parameter names")
-                ok = false
-            }
-        }
-        var pipeline = Pipeline(steps: [])
-        if let transform = object["transform"], types != nil || !Self.mentionsTypes(transform) {
-            let context = OperationCompileContext(types: types, parameterNames: captures)
-            do {
-                pipeline = try OperationCatalog.compile(steps: transform, context: context)
-            } catch {
-                // Report every faulty step, not only the first one compile stopped at.
-                let all = OperationCatalog.problems(in: transform, context: context)
-                for problem in all.isEmpty ? [error] : all {
-                    report(document, entry.pointer + "/transform" + problem.pointer, problem.message)
-                }
-                ok = false
-            }
-        } else if object["transform"] == nil {
-            report(document, entry.pointer, "route\(name.map { " '\($0)'" } ?? "") has no `transform` (use `transform: []` to pass JSON through unchanged)")
-            ok = false
-        }
-        let examples = compileExamples(object["examples"], document: document, pointer: entry.pointer + "/examples")
-        guard ok, let name, let upstream, let requestTemplate, let upstreamTemplate, let examples else { return nil }
-        return Route(name: name, method: method, path: requestTemplate, upstream: upstream, upstreamPath: upstreamTemplate,
-                     forwardQuery: forwardQuery, pipeline: pipeline, location: entry.location, examples: examples)
-    }
-
-    /// A transform that uses `validate` cannot be compiled without the types; when the types
-    /// failed, that failure is already reported, so the route's steps are not compiled again.
-    private static func mentionsTypes(_ transform: JSON) -> Bool {
-        transform.serializedString().contains("\"validate\"")
-    }
-
-    private mutating func compileExamples(_ value: JSON?, document: SourceDocument, pointer: String) -> [RouteExample]? {
-        guard let value else { return [] }
-        guard case .array(let items) = value else {
-            report(document, pointer, "`examples` must be a list of {upstream, response} fixtures")
-            return nil
-        }
-        var examples: [RouteExample] = []
-        var ok = true
-        for (index, item) in items.enumerated() {
-            let itemPointer = JSONPointer.appending(index: index, to: pointer)
-            guard case .object(let object) = item, let upstream = object["upstream"] else {
-                report(document, itemPointer, "an example needs `upstream` (what the upstream sends) and `response` or `error`")
-                ok = false
-                continue
-            }
-            if !reportUnknownKeys(in: object, allowed: Self.exampleKeys, what: "example key", document, itemPointer) { ok = false }
-            var parameters: [String: String] = [:]
-            if let params = object["params"] {
-                guard case .object(let pairs) = params else {
-                    report(document, itemPointer + "/params", "`params` must map capture names to values")
-                    ok = false
-                    continue
-                }
-                for pair in pairs.members {
-                    switch pair.value {
-                    case .string(let text): parameters[pair.key] = text
-                    case .number(let number): parameters[pair.key] = number.text
-                    default:
-                        report(document, itemPointer + "/params/" + JSONPointer.escape(pair.key), "a parameter value must be a string")
-                        ok = false
-                    }
-                }
-            }
-            let dropped = object["dropped"].flatMap { value -> Int? in
-                if case .number(let number) = value { return number.intValue }
-                return nil
-            }
-            if object["dropped"] != nil && dropped == nil {
-                report(document, itemPointer + "/dropped", "`dropped` must be a whole number")
-                ok = false
-            }
-            let error = object["error"]?.stringValue
-            if object["response"] == nil && error == nil {
-                report(document, itemPointer, "an example needs `response` or `error`")
-                ok = false
-            }
-            examples.append(RouteExample(upstream: upstream, response: object["response"], parameters: parameters,
-                                         dropped: dropped, error: error, location: document.location(of: itemPointer)))
-        }
-        return ok ? examples : nil
-    }
+    // MARK: - Routes (compiled in RouteCompiler.swift)
 
     private mutating func checkOverlappingRoutes(_ routes: [Route]) {
         var seen: [String: Route] = [:]
@@ -342,6 +193,10 @@ struct RuleSetBuilder {
 
     mutating func report(_ document: SourceDocument, _ pointer: String, _ message: String) {
         problems.append(RuleDiagnostic(location: document.location(of: pointer), message: message))
+    }
+
+    mutating func warn(_ document: SourceDocument, _ pointer: String, _ message: String) {
+        warnings.append(RuleDiagnostic(location: document.location(of: pointer), message: message))
     }
 }
 

@@ -23,6 +23,7 @@ public enum OperationCatalog {
         ("sort", SortOperation.compile),
         ("validate", ValidateOperation.compile),
         ("wrap", WrapOperation.compile),
+        ("merge", MergeOperation.compile),
         ("require", RequireOperation.compile),
     ]
 
@@ -33,6 +34,12 @@ public enum OperationCatalog {
             throw OperationConfigError(
                 message: "a transform step must be an object with exactly one member, the operation name (one of: \(names.joined(separator: ", ")))",
                 pointer: "")
+        }
+        if member.key == "expand" {
+            // Follow-up fetches are cut out of the route's transform by the loader; anywhere
+            // else (each, at, a body's or an expand's transform) they cannot run.
+            throw OperationConfigError(message: "expand is only allowed at the top level of a route's transform",
+                                       pointer: JSONPointer.appending(key: member.key, to: ""))
         }
         guard let compiler = compilers.first(where: { $0.name == member.key }) else {
             var message = "unknown operation '\(member.key)'"

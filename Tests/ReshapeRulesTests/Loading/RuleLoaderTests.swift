@@ -217,6 +217,6 @@ final class RuleLoaderTests: XCTestCase {
                 response: [ { id: a, n: 1 } ]
         """
         let outcomes = ExampleRunner.run(try load([("r.yaml", rules)]).get())
-        XCTAssertEqual(outcomes.map(\.failure), ["response differs at /0/n: expected 2, got 1", "response differs at /0/n: expected 1, got 1", nil])
+        XCTAssertEqual(outcomes.map(\.failure), ["response differs at /0/n: expected 2, got 1", "response has its members in another order at /0: expected [n, id], got [id, n]", nil])
     }
 }

@@ -6,7 +6,7 @@ import XCTest
 final class OperationCatalogTests: XCTestCase {
     func testNamesListEveryOperation() {
         XCTAssertEqual(Set(OperationCatalog.names), ["select", "keyed-to-array", "array-to-keyed", "each", "at", "rename", "drop",
-                                                     "keep", "default", "set", "coerce", "sort", "validate", "wrap", "require"])
+                                                     "keep", "default", "set", "coerce", "sort", "validate", "wrap", "merge", "require"])
     }
 
     func testUnknownOperationSuggestsTheClosestName() throws {

@@ -1,0 +1,58 @@
+import Foundation
+import XCTest
+
+/// The `reshape` binary as a user runs it: arguments, files, stdin, stdout, stderr, exit status.
+enum CLIRunner {
+    static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    private static var binary: URL {
+        for candidate in [Bundle.main.bundleURL.deletingLastPathComponent(), Bundle.main.bundleURL] {
+            let url = candidate.appendingPathComponent("reshape")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return packageRoot.appendingPathComponent(".build/debug/reshape")
+    }
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func reshape(_ arguments: [String], stdin: String? = nil) throws -> Run {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        process.currentDirectoryURL = Self.packageRoot
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                   stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    static func temporaryFile(_ text: String, _ name: String = "input.json") throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)-\(name)")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+}
+
+extension XCTestCase {
+    func reshape(_ arguments: [String], stdin: String? = nil) throws -> CLIRunner.Run {
+        try CLIRunner.reshape(arguments, stdin: stdin)
+    }
+
+    func temporaryFile(_ text: String, _ name: String = "input.json") throws -> String {
+        try CLIRunner.temporaryFile(text, name)
+    }
+}
