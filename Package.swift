@@ -28,13 +28,15 @@ let package = Package(
         .systemLibrary(name: "CHTTPParser", providers: [.apt(["libhttp-parser-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         .target(name: "ReshapeJSON"),
         .target(name: "ReshapeRegex", dependencies: ["CPCRE2"]),
         .target(name: "ReshapeSchema", dependencies: ["ReshapeJSON", "ReshapeRegex"]),
         .target(name: "ReshapeYAML", dependencies: ["CYAML"]),
         .target(name: "ReshapeRules", dependencies: ["ReshapeJSON", "ReshapeSchema", "ReshapeYAML"]),
-        .target(name: "ReshapeProxy", dependencies: ["ReshapeRules", "ReshapeJSON"]),
+        .target(name: "ReshapeDigest", dependencies: ["CCrypto"]),
+        .target(name: "ReshapeProxy", dependencies: ["ReshapeRules", "ReshapeJSON", "ReshapeDigest"]),
         .target(name: "ReshapeServer", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON", "CLibUV", "CCurl", "CHTTPParser"]),
         .executableTarget(name: "reshape", dependencies: [
             "ReshapeServer", "ReshapeProxy", "ReshapeRules", "ReshapeSchema", "ReshapeJSON",

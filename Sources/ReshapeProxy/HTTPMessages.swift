@@ -11,6 +11,9 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// Whether the connection may carry another request after this one.
     public var keepAlive: Bool
+    /// The client connected from a loopback address (127.0.0.0/8, ::1): set by the server, for
+    /// admin endpoints that answer only local clients.
+    public var fromLoopback = false
 
     public init(method: String, target: String, versionMajor: Int = 1, versionMinor: Int = 1,
                 headers: [NameValue] = [], body: [UInt8] = [], keepAlive: Bool = true) {

@@ -76,7 +76,8 @@ public final class Metrics: Sendable {
     public func upstreamConnectionOpened() { state.withLock { $0.upstreamConnectionsOpened += 1 } }
 
     /// Prometheus text exposition (format 0.0.4) of several workers' metrics together.
-    public static func exposition(_ workers: [Metrics], digest: String, reloads: Int, reloadFailures: Int) -> String {
+    public static func exposition(_ workers: [Metrics], digest: String, reloads: Int, reloadFailures: Int,
+                                  cache: ResponseCache.Counters? = nil) -> String {
         var merged = State()
         for worker in workers {
             let snapshot = worker.state.withLock { $0 }
@@ -130,6 +131,21 @@ public final class Metrics: Sendable {
         out += "# HELP reshape_open_connections Client connections open now.\n# TYPE reshape_open_connections gauge\nreshape_open_connections \(merged.connections)\n"
         out += "# HELP reshape_upstream_connections_opened_total Upstream connections opened; far fewer than upstream fetches when keep-alive works.\n# TYPE reshape_upstream_connections_opened_total counter\nreshape_upstream_connections_opened_total \(merged.upstreamConnectionsOpened)\n"
         out += "# HELP reshape_requests_in_flight Requests dispatched and not yet answered.\n# TYPE reshape_requests_in_flight gauge\nreshape_requests_in_flight \(merged.inFlight)\n"
+        if let cache {
+            let counters: [(String, String, Int)] = [
+                ("reshape_cache_hits_total", "Answers served fresh from the cache.", cache.hits),
+                ("reshape_cache_misses_total", "Lookups that fetched (as the one request others wait for).", cache.misses),
+                ("reshape_cache_stale_total", "Stale answers served (stale-while-revalidate and stale-if-error).", cache.stale),
+                ("reshape_cache_coalesced_total", "Requests that waited for another's fetch of the same answer.", cache.coalesced),
+                ("reshape_cache_refreshes_total", "Background refreshes started.", cache.refreshes),
+                ("reshape_cache_evictions_total", "Answers evicted to stay within --cache-bytes.", cache.evictions),
+            ]
+            for (name, help, value) in counters {
+                out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
+            }
+            out += "# HELP reshape_cache_bytes Bytes the cached answers take.\n# TYPE reshape_cache_bytes gauge\nreshape_cache_bytes \(cache.bytes)\n"
+            out += "# HELP reshape_cache_entries Answers in the cache.\n# TYPE reshape_cache_entries gauge\nreshape_cache_entries \(cache.entries)\n"
+        }
         out += "# HELP reshape_rules_info The rule set being served.\n# TYPE reshape_rules_info gauge\nreshape_rules_info{digest=\"\(digest)\"} 1\n"
         out += "# HELP reshape_rule_reloads_total Rule reloads, by result.\n# TYPE reshape_rule_reloads_total counter\n"
         out += "reshape_rule_reloads_total{result=\"ok\"} \(reloads)\nreshape_rule_reloads_total{result=\"refused\"} \(reloadFailures)\n"

@@ -8,15 +8,18 @@ public struct LifecycleSettings: Sendable {
     public var canFetch: Bool
     public var accessLog: Bool
     public var metrics: Metrics
+    /// The process's answer cache; nil: routes with `cache:` are fetched every time.
+    public var cache: ResponseCache?
     /// `/_reshape/<name>`: the server's admin answers (they report process-wide state).
     public var admin: @Sendable (String) -> HTTPResponse
 
-    public init(endpoints: Endpoints, canFetch: Bool, accessLog: Bool, metrics: Metrics,
+    public init(endpoints: Endpoints, canFetch: Bool, accessLog: Bool, metrics: Metrics, cache: ResponseCache? = nil,
                 admin: @escaping @Sendable (String) -> HTTPResponse) {
         self.endpoints = endpoints
         self.canFetch = canFetch
         self.accessLog = accessLog
         self.metrics = metrics
+        self.cache = cache
         self.admin = admin
     }
 }
@@ -36,31 +39,40 @@ public struct RequestLifecycle: Sendable {
         case wait
     }
 
-    private let method: String
-    private let target: String
+    let request: HTTPRequest
     /// The client's `If-None-Match`, when it sent one.
     private let ifNoneMatch: String?
-    private let started: Double
-    private let settings: LifecycleSettings
+    let started: Double
+    let settings: LifecycleSettings
+    let rules: ServingRules
     /// Taken with the rules at dispatch, so answering needs no second look at them.
     private let redactor: Redactor
-    private var exchange: RouteExchange?
-    private var routeName: String?
-    private var dropped: [DroppedElement] = []
-    private var errorCode: String?
+    var exchange: RouteExchange?
+    var routeName: String?
+    var dropped: [DroppedElement] = []
+    var errorCode: String?
+    /// What this request does with the answer cache.
+    var cacheRole = CacheRole.none
+    /// A refresh run for the cache with no client waiting: not a request in the metrics or the log.
+    var isBackground = false
+    /// Set by a stale answer that must start the one background refresh.
+    var pendingRefresh: PendingRefresh?
 
-    private init(_ request: HTTPRequest, rules: ServingRules, settings: LifecycleSettings, now: Double) {
-        method = request.method
-        target = request.target
+    init(_ request: HTTPRequest, rules: ServingRules, settings: LifecycleSettings, now: Double) {
+        self.request = request
         ifNoneMatch = request.header("If-None-Match")
         started = now
         self.settings = settings
+        self.rules = rules
         redactor = rules.allSecrets
     }
 
-    /// Decides what to do with a request. `now` is a monotonic time in seconds.
+    /// Decides what to do with a request. `now` is a monotonic time in seconds. `cacheWaiter`
+    /// is called (on any thread) when this request waits for another's fetch of the same
+    /// cached answer; the server then hands what it delivers to `cacheDelivered`.
     public static func begin(_ request: HTTPRequest, rules: ServingRules, draining: Bool,
-                             settings: LifecycleSettings, now: Double) -> (RequestLifecycle, Step) {
+                             settings: LifecycleSettings, now: Double,
+                             cacheWaiter: ResponseCache.Waiter? = nil) -> (RequestLifecycle, Step) {
         var lifecycle = RequestLifecycle(request, rules: rules, settings: settings, now: now)
         settings.metrics.requestStarted()
         switch rules.decide(request, endpoints: settings.endpoints) {
@@ -69,16 +81,25 @@ public struct RequestLifecycle: Sendable {
             lifecycle.errorCode = errorCode
             return (lifecycle, .respond(response, cancel: []))
         case .admin(let name):
+            if let purge = lifecycle.cachePurge(name) { return (lifecycle, .respond(purge, cancel: [])) }
             return (lifecycle, .respond(settings.admin(name), cancel: []))
         case .route(let route, let parameters):
             if draining { return (lifecycle, .respond(Problem.shuttingDown.response, cancel: [])) }
             // A listener that serves no routes is never handed one; if it were, no route here.
             guard settings.canFetch else { return (lifecycle, .respond(Problem.notFound(path: String(request.path)).response, cancel: [])) }
             lifecycle.routeName = route.name
-            let (exchange, reaction) = RouteExchange.start(request, route: route, parameters: parameters, rules: rules)
-            lifecycle.exchange = exchange
-            return (lifecycle, lifecycle.step(for: reaction))
+            // The step first: it changes the lifecycle, which is returned after it.
+            let step = lifecycle.lookUpCache(route: route, parameters: parameters, now: now, waiter: cacheWaiter)
+                ?? lifecycle.startExchange(route: route, parameters: parameters)
+            return (lifecycle, step)
         }
+    }
+
+    /// Starts the route's fetches (no cached answer to give).
+    mutating func startExchange(route: Route, parameters: [String: String]) -> Step {
+        let (exchange, reaction) = RouteExchange.start(request, route: route, parameters: parameters, rules: rules)
+        self.exchange = exchange
+        return step(for: reaction)
     }
 
     /// The route's `timeout` in milliseconds, when it has one: the server calls `timedOut`
@@ -110,7 +131,7 @@ public struct RequestLifecycle: Sendable {
     /// Fetches still in flight (to cancel when the client goes away).
     public var fetchesInFlight: [Int] { exchange?.inFlightIDs ?? [] }
 
-    private mutating func step(for reaction: RouteExchange.Reaction) -> Step {
+    mutating func step(for reaction: RouteExchange.Reaction) -> Step {
         switch reaction {
         case .wait: return .wait
         case .fetch(let orders): return .fetch(orders)
@@ -120,12 +141,13 @@ public struct RequestLifecycle: Sendable {
             if let route = routeName {
                 for element in rendered.dropped { settings.metrics.recordDropped(route: route, type: element.type) }
             }
-            return .respond(notModified(rendered.response) ?? rendered.response, cancel: cancel)
+            let response = settleCache(rendered)
+            return .respond(notModified(response) ?? response, cancel: cancel)
         }
     }
 
     /// `304 Not Modified`, with the tag and no content, when the client already has this answer.
-    private func notModified(_ response: HTTPResponse) -> HTTPResponse? {
+    func notModified(_ response: HTTPResponse) -> HTTPResponse? {
         guard response.status == 200, let ifNoneMatch,
               let tag = response.headers.first(where: { $0.name == "ETag" })?.value,
               EntityTag.ifNoneMatch(ifNoneMatch, matches: tag) else { return nil }
@@ -135,12 +157,13 @@ public struct RequestLifecycle: Sendable {
     /// Records the answer; returns the access-log line when access logging is on.
     /// `wallClockMilliseconds` is the Unix time the line carries.
     public func answered(_ response: HTTPResponse, now: Double, wallClockMilliseconds: Int) -> [UInt8]? {
+        if isBackground { return nil }
         let seconds = now - started
         settings.metrics.requestFinished()
         settings.metrics.recordRequest(route: routeName ?? "-", status: response.status, seconds: seconds)
         guard settings.accessLog else { return nil }
-        let path = target.firstIndex(of: "?").map { String(target[..<$0]) } ?? target
-        let entry = AccessLogEntry(timeMilliseconds: wallClockMilliseconds, method: method, path: path, route: routeName,
+        let path = String(request.path)
+        let entry = AccessLogEntry(timeMilliseconds: wallClockMilliseconds, method: request.method, path: path, route: routeName,
                                    status: response.status, upstreamStatus: exchange?.upstreamStatus,
                                    durationMilliseconds: seconds * 1000,
                                    upstreamMilliseconds: exchange.map { $0.upstreamSeconds * 1000 },
@@ -151,6 +174,7 @@ public struct RequestLifecycle: Sendable {
 
     /// The client went away before the answer: the request is no longer in flight.
     public func cancelled() {
-        settings.metrics.requestFinished()
+        abandonCache()
+        if !isBackground { settings.metrics.requestFinished() }
     }
 }

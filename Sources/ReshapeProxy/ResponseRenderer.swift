@@ -48,7 +48,7 @@ public enum ResponseRenderer {
         switch result {
         case .failure(let failure, let message):
             return .failure(transportProblem(failure, message, context: context))
-        case .response(let status, let contentType, let body, _):
+        case .response(let status, let contentType, let body, _, _):
             if status == 404 {
                 return .failure(context.problem(404, "upstream-not-found", "Not found upstream", "the upstream answered 404"))
             }

@@ -57,6 +57,8 @@ struct RouteExchange: Sendable {
     /// The single fetch's status (the first fetch's on a `fetch:` route), for the access log.
     private(set) var upstreamStatus: Int?
     private(set) var upstreamSeconds: Double = 0
+    /// What the upstreams' `Cache-Control` allows for the answer built from them.
+    private(set) var cacheControl = CacheControl()
 
     /// Checks the client's body and builds the route's fetches; a problem instead when the
     /// request cannot go upstream.
@@ -150,9 +152,10 @@ struct RouteExchange: Sendable {
     mutating func finished(_ id: Int, _ result: UpstreamResult, seconds: Double) -> Reaction {
         guard let pending = inFlight.removeValue(forKey: id) else { return .wait }
         upstreamSeconds = max(upstreamSeconds, seconds)
+        if case .response(_, _, _, _, let header) = result { cacheControl = cacheControl.combined(with: CacheControl(header: header)) }
         switch pending {
         case .primary(let index):
-            if index == 0, case .response(let status, _, _, _) = result { upstreamStatus = status }
+            if index == 0, case .response(let status, _, _, _, _) = result { upstreamStatus = status }
             switch classify(result, fetch: route.fetches[index]) {
             case .failure(let problem): return fail(problem)
             case .success(let fetched): primaries[index] = fetched
@@ -193,7 +196,7 @@ struct RouteExchange: Sendable {
     /// A primary fetch's result as input, or the problem that answers the request.
     private func classify(_ result: UpstreamResult, fetch: FetchRule) -> Result<Fetched, Problem> {
         let context = context(for: fetch)
-        if case .response(let status, let contentType, let body, let retryAfter) = result {
+        if case .response(let status, let contentType, let body, let retryAfter, _) = result {
             if route.speaksForClient, Self.clientVerdicts.contains(status), !fetch.optional {
                 return .failure(rejected(status, contentType: contentType, body: body, retryAfter: retryAfter, context: context))
             }
@@ -300,7 +303,7 @@ struct RouteExchange: Sendable {
     /// A follow-up's result: a body, missing (404), or the problem that fails the request.
     private func followUpOutcome(_ result: UpstreamResult, value: String) -> Result<RouteRun.FollowUp, Problem> {
         guard let expand else { return .success(.notFound) }
-        if case .response(404, _, _, _) = result { return .success(.notFound) }
+        if case .response(404, _, _, _, _) = result { return .success(.notFound) }
         let context = ResponseRenderer.Context(route: route.name, upstream: expand.fetch.upstream, fetch: expand.member, redactor: redactor)
         switch ResponseRenderer.decode(result, context: context) {
         case .success(let tape): return .success(.body(tape))

@@ -1,7 +1,8 @@
 /// How one upstream fetch ended.
 public enum UpstreamResult: Sendable {
-    /// `retryAfter` is the upstream's `Retry-After`, passed on with a 429 or 503 it answered.
-    case response(status: Int, contentType: String?, body: [UInt8], retryAfter: String? = nil)
+    /// `retryAfter` is the upstream's `Retry-After`, passed on with a 429 it answered;
+    /// `cacheControl` its `Cache-Control`, which may forbid or shorten caching the answer.
+    case response(status: Int, contentType: String?, body: [UInt8], retryAfter: String? = nil, cacheControl: String? = nil)
     case failure(UpstreamFailure, message: String)
 }
 

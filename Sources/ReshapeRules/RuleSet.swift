@@ -132,6 +132,12 @@ public struct Route: Sendable {
     public var timeoutMilliseconds: Int?
     /// Whether an upstream's small JSON error body is shown to the client (`upstream-error`).
     public var exposeUpstreamErrors: Bool
+    /// How long a GET route's answer is reused; nil: never cached.
+    public var cache: CachePolicy?
+    /// Changes when anything the route's answer depends on changes in the rule files (its text,
+    /// the types, its upstreams): a reload keeps cached answers only of routes whose
+    /// fingerprint stayed the same.
+    public var fingerprint = ""
     /// Values from `${VAR}` in the route's headers: never logged or echoed.
     public var secrets: [String]
     public var location: SourceLocation
@@ -149,7 +155,7 @@ public struct Route: Sendable {
     public init(name: String, method: String, path: PathTemplate, fetches: [FetchRule], forwardQuery: [String] = [],
                 forwardHeaders: [String] = [], headers: [HeaderRule] = [], body: BodyRule? = nil,
                 pipeline: Pipeline, stages: [ExpandStage] = [], timeoutMilliseconds: Int? = nil,
-                exposeUpstreamErrors: Bool = false, secrets: [String] = [],
+                exposeUpstreamErrors: Bool = false, cache: CachePolicy? = nil, secrets: [String] = [],
                 location: SourceLocation, examples: [RouteExample] = []) {
         self.name = name
         self.method = method
@@ -163,6 +169,7 @@ public struct Route: Sendable {
         self.stages = stages
         self.timeoutMilliseconds = timeoutMilliseconds
         self.exposeUpstreamErrors = exposeUpstreamErrors
+        self.cache = cache
         self.secrets = secrets
         self.location = location
         self.examples = examples

@@ -226,6 +226,9 @@ final class RouteExchangeTests: XCTestCase {
             return nil
         }
         XCTAssertEqual(Set(pointers), ["/name", "/age"])
+        let (refusedLifecycle, refusedStep) = begin(route, post("{}", contentType: nil))
+        let line = refusedLifecycle.answered(response(refusedStep).0, now: 0, wallClockMilliseconds: 0)?.text ?? ""
+        XCTAssertTrue(line.contains(#""error":"unsupported-media-type""#), "the refusal is in the access log: \(line)")
         let plain = makeRoute("users", "GET", "/users")
         let (refused, _) = response(begin(plain, HTTPRequest(method: "GET", target: "/users", body: Array("{}".utf8))).1)
         XCTAssertEqual(refused.status, 415, "a route without `body:` takes none")

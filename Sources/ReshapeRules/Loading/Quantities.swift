@@ -1,7 +1,7 @@
-/// Durations (`250ms`, `5s`, `1m`) and byte sizes (`512KiB`, `64MiB`, `10MB`, `1024`) as written in rule files.
+/// Durations (`250ms`, `5s`, `1m`, `1h`) and byte sizes (`512KiB`, `64MiB`, `10MB`, `1024`) as written in rule files.
 enum Quantities {
     static func milliseconds(_ text: String) -> Int? {
-        let units: [(String, Int)] = [("ms", 1), ("s", 1000), ("m", 60_000)]
+        let units: [(String, Int)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]
         for (suffix, scale) in units where text.hasSuffix(suffix) {
             guard let value = Int(text.dropLast(suffix.count)), value > 0, value <= Int(Int32.max) / scale else { return nil }
             return value * scale

@@ -18,7 +18,7 @@ struct RouteScope {
 extension RuleSetBuilder {
     static let routeKeys: Set<String> = [
         "name", "request", "upstream", "path", "fetch", "forward-query", "forward-headers", "headers", "body",
-        "transform", "timeout", "expose-upstream-errors", "examples",
+        "transform", "timeout", "expose-upstream-errors", "cache", "examples",
     ]
     static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     static let bodyMethods: Set<String> = ["POST", "PUT", "PATCH"]
@@ -62,6 +62,7 @@ extension RuleSetBuilder {
                 report(document, entry.pointer + "/timeout", "`timeout` must be a duration like 250ms, 5s or 1m")
             }
         }
+        let cache = compileCache(object["cache"], method: method, scope)
         var exposeUpstreamErrors = false
         if let value = object["expose-upstream-errors"] {
             if case .bool(let flag) = value {
@@ -85,7 +86,7 @@ extension RuleSetBuilder {
         guard problems.count == before, let name, let requestTemplate, let fetches, let examples else { return nil }
         return Route(name: name, method: method, path: requestTemplate, fetches: fetches, forwardQuery: forwardQuery,
                      forwardHeaders: forwardHeaders, headers: headers, body: body, pipeline: pipeline, stages: stages,
-                     timeoutMilliseconds: timeout, exposeUpstreamErrors: exposeUpstreamErrors,
+                     timeoutMilliseconds: timeout, exposeUpstreamErrors: exposeUpstreamErrors, cache: cache,
                      secrets: secrets.filter { !$0.isEmpty }, location: entry.location, examples: examples)
     }
 

@@ -95,8 +95,16 @@ struct RuleSetBuilder {
         }
         let types = compileTypes(typeEntries)
         var routes: [Route] = []
+        // A route's answer depends on its own text, the types it may validate against and its
+        // upstreams' definitions: a reload that changes any of them changes its fingerprint.
+        let typesText = typeEntries.map { $0.name + "=" + $0.value.serializedString() }.joined(separator: "\n")
+        var upstreamTexts: [String: String] = [:]
+        for entry in upstreamEntries { upstreamTexts[entry.name] = entry.value.serializedString() }
         for entry in routeEntries {
-            if let route = compileRoute(entry, upstreamNames: Set(upstreamEntries.map(\.name)), types: types) {
+            if var route = compileRoute(entry, upstreamNames: Set(upstreamEntries.map(\.name)), types: types) {
+                let upstreamNames = Set(route.fetches.map(\.upstream) + route.stages.map(\.expand.fetch.upstream)).sorted()
+                route.fingerprint = RuleDigest.of([("route", entry.value.serializedString()), ("types", typesText)]
+                                                  + upstreamNames.map { ($0, upstreamTexts[$0] ?? "") })
                 routes.append(route)
             }
         }

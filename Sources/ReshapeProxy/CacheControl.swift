@@ -1,0 +1,38 @@
+/// What upstream `Cache-Control` headers allow a shared cache to do with an answer built from
+/// them (RFC 9111 §5.2.2): `no-store`, `private` and `no-cache` forbid keeping it (Reshape does
+/// not revalidate), and `s-maxage` or else `max-age` bounds how long it stays fresh.
+public struct CacheControl: Sendable, Equatable {
+    public var mayStore = true
+    /// Seconds; nil when no fetch said.
+    public var maxAge: Int?
+
+    public init(mayStore: Bool = true, maxAge: Int? = nil) {
+        self.mayStore = mayStore
+        self.maxAge = maxAge
+    }
+
+    /// One upstream header's directives.
+    public init(header: String?) {
+        guard let header else { return }
+        var maxAge: Int?
+        var sharedMaxAge: Int?
+        for directive in header.split(separator: ",") {
+            let parts = directive.split(separator: "=", maxSplits: 1)
+            let name = String(parts.first ?? "").filter { $0 != " " && $0 != "\t" }.lowercased()
+            let value = parts.count > 1 ? String(parts[1]).filter { $0 != " " && $0 != "\t" && $0 != "\"" } : ""
+            switch name {
+            case "no-store", "private", "no-cache": mayStore = false
+            case "max-age": maxAge = Int(value).map { max(0, $0) } ?? 0
+            case "s-maxage": sharedMaxAge = Int(value).map { max(0, $0) } ?? 0
+            default: continue
+            }
+        }
+        self.maxAge = sharedMaxAge ?? maxAge
+    }
+
+    /// An answer built from several fetches is as cacheable as the least cacheable of them.
+    public func combined(with other: CacheControl) -> CacheControl {
+        let ages = [maxAge, other.maxAge].compactMap { $0 }
+        return CacheControl(mayStore: mayStore && other.mayStore, maxAge: ages.min())
+    }
+}

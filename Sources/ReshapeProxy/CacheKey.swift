@@ -1,0 +1,58 @@
+import ReshapeDigest
+import ReshapeRules
+
+/// What selects one cached answer: the route, its path captures, the forwarded and
+/// `vary-query` query parameters, and the values of the forwarded client headers. Kept only as
+/// a SHA-256 digest, so credentials that are part of it are never stored in clear, and two
+/// clients with different credentials can never share an answer.
+public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
+    public let route: String
+    /// Hex SHA-256 of every component, length-prefixed so no two key sets encode alike.
+    public let digest: String
+
+    public init(route: String, digest: String) {
+        self.route = route
+        self.digest = digest
+    }
+
+    public var description: String { route + "/" + digest.prefix(16) }
+
+    /// Nil when the request cannot be keyed (a query that is not valid percent-encoding: the
+    /// request is refused anyway).
+    public static func of(route: Route, parameters: [String: String], request: HTTPRequest) -> CacheKey? {
+        var bytes: [UInt8] = []
+        func add(_ text: String) {
+            bytes += Array(String(text.utf8.count).utf8) + [0x3A] + Array(text.utf8)
+        }
+        add(route.name)
+        add(route.fingerprint)
+        for name in parameters.keys.sorted() {
+            add(name)
+            add(parameters[name] ?? "")
+        }
+        let queryNames = Set(route.forwardQuery + (route.cache?.varyQuery ?? []))
+        var pairs: [(String, String)] = []
+        if !queryNames.isEmpty {
+            for pair in request.rawQuery.split(separator: "&", omittingEmptySubsequences: true) {
+                let equals = pair.firstIndex(of: "=")
+                guard let name = PercentEncoding.decode(equals.map { pair[..<$0] } ?? pair, plusIsSpace: true),
+                      let value = PercentEncoding.decode(equals.map { pair[pair.index(after: $0)...] } ?? "", plusIsSpace: true) else {
+                    return nil
+                }
+                if queryNames.contains(name) { pairs.append((name, value)) }
+            }
+        }
+        // By name, keeping the order of repeated names: `a=1&b=2` and `b=2&a=1` are one answer.
+        for (name, value) in pairs.enumerated().sorted(by: { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }).map(\.element) {
+            add("q")
+            add(name)
+            add(value)
+        }
+        for name in route.forwardHeaders where ForwardedHeaderPolicy.mayForward(name) {
+            add("h")
+            add(name.lowercased())
+            for header in request.headers where RequestFraming.equalsIgnoringCase(header.name, name) { add(header.value) }
+        }
+        return CacheKey(route: route.name, digest: SHA256Digest.hex(bytes))
+    }
+}

@@ -1,0 +1,212 @@
+import ReshapeRules
+import Synchronization
+
+/// Normalized answers kept for reuse, shared by every worker of the process, bounded in bytes
+/// (least recently used first out). It also coalesces: while one request fetches a key, the
+/// others for that key wait for its answer instead of fetching it again. Pure bookkeeping;
+/// times are monotonic seconds passed in, and waiters are the server's closures.
+public final class ResponseCache: Sendable {
+    /// One stored answer (always a 200) and its windows.
+    public struct Stored: Sendable {
+        public let body: [UInt8]
+        /// Content-Type, ETag and Reshape-Dropped, as first answered.
+        public let headers: [NameValue]
+        public let dropped: Int
+        public let storedAt: Double
+        public let freshUntil: Double
+        public let staleWhileRevalidateUntil: Double
+        public let staleIfErrorUntil: Double
+        let route: String
+        let fingerprint: String
+
+        var cost: Int { body.count + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count } + ResponseCache.entryOverhead }
+    }
+
+    /// What a waiting request gets when the fetch it waited for ends.
+    public enum Delivery: Sendable {
+        case answer(HTTPResponse)
+        /// The fetching request went away before its answer: look up again (one waiter leads).
+        case retry
+    }
+    public typealias Waiter = @Sendable (Delivery) -> Void
+
+    public enum Lookup: Sendable {
+        /// Fresh: answer it.
+        case fresh(Stored)
+        /// Past its `ttl`, within `stale-while-revalidate`: answer it now; when `refresh`, this
+        /// request must start the one background refresh (and `finish` it).
+        case stale(Stored, refresh: Bool)
+        /// Fetch it; `finish` answers whoever joined meanwhile. `staleIfError` is the last good
+        /// copy to answer instead of an upstream failure.
+        case lead(staleIfError: Stored?)
+        /// Another request is fetching it; the waiter will be called.
+        case joined
+    }
+
+    public struct Counters: Sendable, Equatable {
+        public var hits = 0
+        public var misses = 0
+        public var stale = 0
+        public var coalesced = 0
+        public var refreshes = 0
+        public var evictions = 0
+        public var bytes = 0
+        public var entries = 0
+    }
+
+    /// Bytes counted per entry beyond its body and headers (key, windows, list links).
+    static let entryOverhead = 256
+
+    private struct Slot {
+        var stored: Stored
+        var newer: CacheKey?
+        var older: CacheKey?
+    }
+
+    private struct State {
+        var slots: [CacheKey: Slot] = [:]
+        var newest: CacheKey?
+        var oldest: CacheKey?
+        var waiting: [CacheKey: [Waiter]] = [:]
+        var counters = Counters()
+    }
+
+    public let capacityBytes: Int
+    private let state = Mutex(State())
+
+    public init(capacityBytes: Int) {
+        self.capacityBytes = capacityBytes
+    }
+
+    public var counters: Counters { state.withLock { $0.counters } }
+
+    /// Looks `key` up at `now`, registering `waiter` when another request is fetching it.
+    public func lookup(_ key: CacheKey, now: Double, waiter: @escaping Waiter) -> Lookup {
+        state.withLock { state in
+            if let slot = state.slots[key] {
+                if now < slot.stored.freshUntil {
+                    state.counters.hits += 1
+                    Self.touch(key, &state)
+                    return .fresh(slot.stored)
+                }
+                if now < slot.stored.staleWhileRevalidateUntil {
+                    state.counters.stale += 1
+                    Self.touch(key, &state)
+                    guard state.waiting[key] == nil else { return .stale(slot.stored, refresh: false) }
+                    state.waiting[key] = []
+                    state.counters.refreshes += 1
+                    return .stale(slot.stored, refresh: true)
+                }
+            }
+            if state.waiting[key] != nil {
+                state.waiting[key, default: []].append(waiter)
+                state.counters.coalesced += 1
+                return .joined
+            }
+            state.waiting[key] = []
+            state.counters.misses += 1
+            guard let stored = state.slots[key]?.stored else { return .lead(staleIfError: nil) }
+            if now < stored.staleIfErrorUntil { return .lead(staleIfError: stored) }
+            Self.remove(key, &state)  // past every window: it can never be answered again
+            return .lead(staleIfError: nil)
+        }
+    }
+
+    /// The leading request's fetch ended: stores `answer` when given (a 200 to keep) and returns
+    /// the waiters, for the caller to answer outside the lock.
+    public func finish(_ key: CacheKey, storing answer: Stored?) -> [Waiter] {
+        state.withLock { state in
+            if let answer, answer.cost <= capacityBytes / 4 {
+                Self.remove(key, &state)
+                Self.insert(key, answer, &state)
+                while state.counters.bytes > capacityBytes, let oldest = state.oldest, oldest != key {
+                    Self.remove(oldest, &state)
+                    state.counters.evictions += 1
+                }
+            }
+            return state.waiting.removeValue(forKey: key) ?? []
+        }
+    }
+
+    /// A stale copy answered instead of an upstream failure (`stale-if-error`).
+    public func recordStaleIfError() {
+        state.withLock { $0.counters.stale += 1 }
+    }
+
+    /// The leading request went away without an answer: its waiters look up again.
+    public func abandon(_ key: CacheKey) -> [Waiter] {
+        state.withLock { $0.waiting.removeValue(forKey: key) ?? [] }
+    }
+
+    /// Removes every answer of a route; returns how many.
+    @discardableResult
+    public func purge(route: String) -> Int {
+        state.withLock { state in
+            let keys = state.slots.keys.filter { $0.route == route }
+            for key in keys { Self.remove(key, &state) }
+            return keys.count
+        }
+    }
+
+    /// After a reload: keeps only answers of routes still there with the same fingerprint.
+    public func retain(fingerprints: [String: String]) {
+        state.withLock { state in
+            let stale = state.slots.filter { fingerprints[$0.key.route] != $0.value.stored.fingerprint }.map(\.key)
+            for key in stale { Self.remove(key, &state) }
+        }
+    }
+
+    // MARK: - The recency list
+
+    private static func insert(_ key: CacheKey, _ stored: Stored, _ state: inout State) {
+        state.slots[key] = Slot(stored: stored, newer: nil, older: state.newest)
+        if let newest = state.newest { state.slots[newest]?.newer = key }
+        state.newest = key
+        if state.oldest == nil { state.oldest = key }
+        state.counters.bytes += stored.cost
+        state.counters.entries += 1
+    }
+
+    private static func remove(_ key: CacheKey, _ state: inout State) {
+        guard let slot = state.slots.removeValue(forKey: key) else { return }
+        if let newer = slot.newer { state.slots[newer]?.older = slot.older } else { state.newest = slot.older }
+        if let older = slot.older { state.slots[older]?.newer = slot.newer } else { state.oldest = slot.newer }
+        state.counters.bytes -= slot.stored.cost
+        state.counters.entries -= 1
+    }
+
+    private static func touch(_ key: CacheKey, _ state: inout State) {
+        guard state.newest != key, let stored = state.slots[key]?.stored else { return }
+        remove(key, &state)
+        insert(key, stored, &state)
+    }
+}
+
+extension ResponseCache.Stored {
+    /// A normalized 200 to keep for `policy`, fetched from `now`; an upstream `max-age` shorter
+    /// than the `ttl` wins.
+    public init(response: HTTPResponse, dropped: Int, route: Route, policy: CachePolicy, now: Double, upstreamMaxAge: Int?) {
+        var ttl = Double(policy.ttlMilliseconds) / 1000
+        if let upstreamMaxAge { ttl = min(ttl, Double(upstreamMaxAge)) }
+        body = response.body
+        headers = response.headers.filter { ["Content-Type", "ETag", "Reshape-Dropped"].contains($0.name) }
+        self.dropped = dropped
+        storedAt = now
+        freshUntil = now + ttl
+        staleWhileRevalidateUntil = freshUntil + Double(policy.staleWhileRevalidateMilliseconds) / 1000
+        staleIfErrorUntil = freshUntil + Double(policy.staleIfErrorMilliseconds) / 1000
+        self.route = route.name
+        fingerprint = route.fingerprint
+    }
+
+    /// The stored answer as sent at `now`, with its age, remaining freshness and how it was found.
+    public func response(now: Double, cacheStatus: String) -> HTTPResponse {
+        let age = max(0, Int(now - storedAt))
+        let remaining = max(0, Int(freshUntil - now))
+        return HTTPResponse(status: 200, headers: headers + [
+            NameValue(name: "Cache-Control", value: "max-age=\(remaining)"),
+            NameValue(name: "Age", value: String(age)),
+            NameValue(name: "Reshape-Cache", value: cacheStatus),
+        ], body: body)
+    }
+}
