@@ -21,7 +21,7 @@ protocol ConnectionOwner: AnyObject {
 
 /// One client socket. Bytes go to the parser adapter, its events to the `HTTPConnection`
 /// state machine, and this class executes the actions that come back. Each of its three uv
-/// handles (socket, header timer, idle timer) holds a retain, released in its close callback.
+/// handles (socket, header-then-body timer, idle timer) holds a retain, released in its close callback.
 final class ClientConnection {
     private let tcp = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
     private let headerTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
@@ -110,6 +110,9 @@ final class ClientConnection {
         case .resumeReading: if !handlesClosed && !readingStopped { resumeReading() }
         case .startHeaderTimer: startTimer(headerTimer, owner.shared.configuration.limits.headerTimeoutMilliseconds, .headerTimeout)
         case .stopHeaderTimer: if !handlesClosed { uv_timer_stop(headerTimer) }
+        // The head and then its body: the phases never overlap, so they share one timer.
+        case .startBodyTimer: startTimer(headerTimer, owner.shared.configuration.limits.bodyTimeoutMilliseconds, .bodyTimeout)
+        case .stopBodyTimer: if !handlesClosed { uv_timer_stop(headerTimer) }
         case .startIdleTimer: startTimer(idleTimer, owner.shared.configuration.limits.idleTimeoutMilliseconds, .idleTimeout)
         case .stopIdleTimer: if !handlesClosed { uv_timer_stop(idleTimer) }
         }
@@ -286,6 +289,11 @@ final class ClientConnection {
             callback = { timer in
                 guard let timer, let data = timer.pointee.data else { return }
                 Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().send(.headerTimeout)
+            }
+        case .bodyTimeout:
+            callback = { timer in
+                guard let timer, let data = timer.pointee.data else { return }
+                Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().send(.bodyTimeout)
             }
         default:
             callback = { timer in
