@@ -136,7 +136,11 @@ final class UpstreamClient {
         reshape_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, request.connectTimeoutMilliseconds)
         reshape_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")  // every encoding curl was built with
         reshape_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        reshape_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        // Waiting for a connection being set up, to learn whether it multiplexes, pays over TLS,
+        // where ALPN says so during the handshake. Over cleartext it is HTTP/1.1, and curl only
+        // learns that from the first response: a route's parallel fetches would wait for it
+        // and then queue on one connection instead of each opening its own.
+        if request.url.hasPrefix("https:") { reshape_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1) }
         reshape_easy_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxBodyBytes))
         reshape_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1)
         reshape_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2)
