@@ -145,7 +145,8 @@ final class ClientConnection {
             stopFetches(of: id)
             answer(id, response)
         case .fetch(let orders):
-            for order in orders { start(order, for: id) }
+            // A fetch that fails to start reports at once and may settle the request: start no more.
+            for order in orders where requests[id] != nil { start(order, for: id) }
         }
     }
 
@@ -159,7 +160,12 @@ final class ClientConnection {
             self.perform(id, step)
         }
         // A transfer that could not start has already reported its failure.
-        if let transfer, requests[id] != nil { inFlight[id, default: [:]][fetchID] = transfer }
+        guard let transfer else { return }
+        if requests[id] != nil {
+            inFlight[id, default: [:]][fetchID] = transfer
+        } else {
+            owner.upstream?.cancel(transfer)  // the request was settled meanwhile: nobody waits for it
+        }
     }
 
     /// Cancels a request's fetches still in flight and its route timer, in this loop turn.
