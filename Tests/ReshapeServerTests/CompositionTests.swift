@@ -34,7 +34,7 @@ final class CompositionTests: XCTestCase {
                          then: Pipeline(steps: []))]
         }
         let everyHopByHop = ["Connection", "Keep-Alive", "TE", "Transfer-Encoding", "Upgrade", "Proxy-Authorization",
-                             "Proxy-Connection", "Host", "Content-Length"]
+                             "Proxy-Connection", "Host", "Content-Length", "Content-Type", "Expect"]
         let routes = [
             route("fanout", "GET", "/fanout/{id}", fetches: [fetch("user", "/delay/500/users/{id}.json"),
                                                              fetch("devices", "/delay/500/devices/{id}.json")]),
@@ -55,6 +55,8 @@ final class CompositionTests: XCTestCase {
             route("create", "POST", "/users", fetches: [fetch("", "/users.json")], forwardHeaders: ["Authorization"],
                   body: BodyRule(typeName: "NewUser", validator: newUser, transform: pipelines["strip-admin"]!)),
             route("form", "POST", "/form/{tag}", fetches: [fetch("", "/echo/{tag}")], body: BodyRule(encoding: .form)),
+            route("form-listing", "POST", "/form-listing/{tag}", fetches: [fetch("", "/echo/{tag}")],
+                  forwardHeaders: ["Content-Type", "Expect"], body: BodyRule(encoding: .form)),
             route("verdict", "GET", "/verdict/{status}", fetches: [fetch("", "/fault/status/{status}")], forwardHeaders: ["Authorization"]),
             route("plain-verdict", "GET", "/plain-verdict/{status}", fetches: [fetch("", "/fault/status/{status}")]),
             route("timeout", "GET", "/timeout/{tag}", fetches: [fetch("a", "/fault/hang/{tag}/a"), fetch("b", "/fault/hang/{tag}/b")],
@@ -190,7 +192,7 @@ final class CompositionTests: XCTestCase {
         let response = try RawHTTP.get(port: port, "/headers/\(tag)", headers: [
             "Authorization: Bearer user-token", "X-Request-Id: req-42", "Cookie: session=1", "X-Unlisted: nope",
             "Proxy-Authorization: Basic cHJveHk=", "TE: trailers", "Keep-Alive: timeout=5", "Upgrade: websocket",
-            "Proxy-Connection: keep-alive",
+            "Proxy-Connection: keep-alive", "Content-Type: text/plain", "Expect: 100-continue",
         ])
         XCTAssertEqual(response.status, 200, response.text)
         let entry = try XCTUnwrap(try upstream.entries("/echo/\(tag)").first)
@@ -198,7 +200,8 @@ final class CompositionTests: XCTestCase {
         XCTAssertEqual(entry.header("X-Request-Id"), "req-42")
         XCTAssertEqual(entry.header("X-Client"), "reshape", "the route's own header")
         XCTAssertEqual(entry.header("X-Operator"), Self.operatorToken, "the upstream's header")
-        for name in ["Cookie", "X-Unlisted", "Proxy-Authorization", "TE", "Keep-Alive", "Upgrade", "Proxy-Connection"] {
+        for name in ["Cookie", "X-Unlisted", "Proxy-Authorization", "TE", "Keep-Alive", "Upgrade", "Proxy-Connection",
+                     "Content-Type", "Expect"] {
             XCTAssertFalse(entry.hasHeader(name), "\(name) reached the upstream: \(entry.headers)")
         }
         XCTAssertEqual(entry.header("Host"), "127.0.0.1:\(upstream.port)", "the client's Host is not passed on")
@@ -228,6 +231,17 @@ final class CompositionTests: XCTestCase {
     }
 
     // MARK: - Bodies
+
+    func testAWriteSendsOnlyItsOwnContentTypeEvenWhenTheClientsIsListed() throws {
+        let tag = tag()
+        let response = try RawHTTP.request(port: port, "POST", "/form-listing/\(tag)",
+                                           headers: ["Content-Type: application/json", "Expect: 100-continue"], body: #"{"a": 1}"#)
+        XCTAssertEqual(response.status, 200, response.text)
+        let entry = try XCTUnwrap(try upstream.entries("/echo/\(tag)").first)
+        XCTAssertEqual(entry.headers.filter { $0.0.lowercased() == "content-type" }.map(\.1), ["application/x-www-form-urlencoded"])
+        XCTAssertNil(entry.header("Expect"))
+        XCTAssertEqual(entry.body, "a=1")
+    }
 
     func testAWriteForwardsItsBodyAndKeepsTheUpstreams201() throws {
         _ = try RawHTTP.get(port: upstream.port, "/_log?clear=1")

@@ -134,7 +134,10 @@ extension RawHTTP {
         var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers.map { $0 + "\r\n" }.joined()
         if let body { text += "Content-Length: \(body.utf8.count)\r\n" }
         client.send(text + "Connection: close\r\n\r\n" + (body ?? ""))
-        guard let response = client.readResponse() else { throw HarnessError("no response to \(method) \(target)") }
-        return response
+        // An interim answer (100 Continue) comes before the final one.
+        while let response = client.readResponse(headOnly: false) {
+            if response.status >= 200 { return response }
+        }
+        throw HarnessError("no response to \(method) \(target)")
     }
 }
