@@ -70,7 +70,7 @@ for _ in $(seq 150); do
 done
 $ready || { echo "demo: reshape did not become ready on $base within 30 s" >&2; exit 1; }
 
-# Each line: expected status, then the curl arguments a reader can paste.
+# Each line: expected status, then the curl arguments (split at spaces, so none inside one).
 tries=(
   "200 $base/users"
   "200 $base/users/-NqK3a9Xb2mLp0Rt7Yv1"
@@ -79,17 +79,22 @@ tries=(
   "200 $base/widgets"
   "502 $base/users/-NqK3bA1c4DeF5gH6iJ7"
   "404 $base/no-such-route"
+  "200 $base/profile/-NqK3a9Xb2mLp0Rt7Yv1"
+  "200 $base/posts"
+  "201 -X POST -H Content-Type:application/json -d {\"name\":\"Ada\",\"email\":\"ada@example.com\"} $base/users"
+  "422 -X POST -H Content-Type:application/json -d {\"name\":\"\"} $base/users"
 )
 
 if $smoke; then
   failures=0
   for try in "${tries[@]}"; do
-    expected=${try%% *} url=${try#* }
-    got=$(curl -s -o "$work/body" -w '%{http_code} %{content_type}' "$url" || true)
+    expected=${try%% *}
+    read -ra args <<<"${try#* }"
+    got=$(curl -s -o "$work/body" -w '%{http_code} %{content_type}' "${args[@]}" || true)
     if [ "${got%% *}" = "$expected" ] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/body" 2>/dev/null; then
-      echo "ok   $expected $url"
+      echo "ok   $expected ${args[*]}"
     else
-      echo "FAIL $url: expected $expected with a JSON body, got '$got': $(head -c 300 "$work/body")"
+      echo "FAIL ${args[*]}: expected $expected with a JSON body, got '$got': $(head -c 300 "$work/body")"
       failures=$((failures + 1))
     fi
   done
@@ -110,6 +115,13 @@ Reshape is running on $base in front of the demo upstream on $DEMO_UPSTREAM_URL
   curl -si $base/widgets                               # the /widgets exercise: see Reshape-Dropped: 1
   curl -si $base/users/-NqK3bA1c4DeF5gH6iJ7             # a corrupt user: 502 problem+json, with the reason
   curl -si $base/no-such-route                         # 404 problem+json
+  curl -s $base/profile/-NqK3a9Xb2mLp0Rt7Yv1            # fan-out: user and devices fetched at once, merged
+  curl -s $base/posts | python3 -m json.tool           # each post with its author: one fetch per distinct author
+  curl -si -X POST -H 'Content-Type: application/json' \
+       -d '{"name": "Ada", "email": "ada@example.com", "admin": true}' $base/users
+                                                       # a write: checked, admin dropped, 201 with the new id
+  curl -si -X POST -H 'Content-Type: application/json' -d '{"name": ""}' $base/users
+                                                       # an invalid body: 422 with every violation, upstream not called
 
   The raw upstream, for comparison:   curl -s $DEMO_UPSTREAM_URL/users.json?print=pretty
   Health and metrics:                 curl -s $base/_reshape/ready; curl -s $base/_reshape/metrics

@@ -9,7 +9,8 @@ public struct HTTPConnection: Sendable {
         case urlBytes(Int)
         case headerField(bytes: Int)
         case headerValue(bytes: Int)
-        case headersComplete
+        /// The head is complete; `head` is what it says about the body to come.
+        case headersComplete(RequestHead)
         case bodyBytes(Int)
         case messageComplete(HTTPRequest)
         /// The parser refused the bytes; `reason` is its error name (e.g. `HPE_INVALID_CHUNK_SIZE`).
@@ -17,6 +18,8 @@ public struct HTTPConnection: Sendable {
         case peerClosed
         case responseReady(id: Int, HTTPResponse)
         case headerTimeout
+        /// The body timer ran out (`startBodyTimer`).
+        case bodyTimeout
         case idleTimeout
         case drain
     }
@@ -35,6 +38,10 @@ public struct HTTPConnection: Sendable {
         case resumeReading
         case startHeaderTimer
         case stopHeaderTimer
+        /// From a complete head to the end of its body (`bodyTimeoutMilliseconds`). Never runs
+        /// with the header timer, so both may share one timer.
+        case startBodyTimer
+        case stopBodyTimer
         case startIdleTimer
         case stopIdleTimer
     }
@@ -56,6 +63,11 @@ public struct HTTPConnection: Sendable {
     private var headerBytes = 0
     private var headerCount = 0
     private var bodyBytes = 0
+    /// The body timer runs (a head promised a body that has not all arrived).
+    private var awaitingBody = false
+    /// `100 Continue` is owed to the request being read, once earlier responses are written
+    /// (an interim answer sent before them would be read as theirs).
+    private var continueOwed = false
     /// No more requests are read: the last one asked to close, or an error ended the stream.
     private var readingDone = false
     private var closed = false
@@ -101,9 +113,22 @@ public struct HTTPConnection: Sendable {
         case .headerValue(let count):
             headerBytes += count
             return checkHeaderBytes()
-        case .headersComplete:
+        case .headersComplete(let head):
             inHead = false
-            return [.stopHeaderTimer]
+            var actions: [Action] = [.stopHeaderTimer]
+            // A declared length past the limit is refused now, before the client sends it
+            // (or waits for a `100 Continue` that would only invite it).
+            if let length = head.contentLength, length > limits.maxBodyBytes {
+                return fail(.bodyTooLarge(limit: limits.maxBodyBytes))
+            }
+            guard head.bodyExpected else { return actions }
+            awaitingBody = true
+            actions.append(.startBodyTimer)
+            if head.expectsContinue {
+                continueOwed = true
+                actions += writeContinueIfDue()
+            }
+            return actions
         case .bodyBytes(let count):
             bodyBytes += count
             if bodyBytes > limits.maxBodyBytes { return fail(.bodyTooLarge(limit: limits.maxBodyBytes)) }
@@ -111,6 +136,12 @@ public struct HTTPConnection: Sendable {
         case .messageComplete(let request):
             guard !readingDone else { return [] }
             inMessage = false
+            continueOwed = false
+            var timer: [Action] = []
+            if awaitingBody {
+                awaitingBody = false
+                timer = [.stopBodyTimer]
+            }
             // http_parser accepts any digit pair as a version (and reads a request line without
             // one as 0.9); only the two versions this server speaks are answered.
             guard request.versionMajor == 1, request.versionMinor <= 1 else {
@@ -123,7 +154,7 @@ public struct HTTPConnection: Sendable {
             nextID += 1
             let keepAlive = request.keepAlive && !draining
             slots.append(Slot(id: id, headOnly: request.method == "HEAD", keepAlive: keepAlive))
-            var actions: [Action] = [.dispatch(id: id, request)]
+            var actions: [Action] = timer + [.dispatch(id: id, request)]
             if !keepAlive {
                 readingDone = true
                 actions.append(.stopReading)
@@ -150,6 +181,9 @@ public struct HTTPConnection: Sendable {
             // In a head, or on a connection that has not sent a whole request yet.
             guard inHead || (nextID == 0 && !inMessage) else { return [] }
             return fail(.headerTimeout)
+        case .bodyTimeout:
+            guard awaitingBody, inMessage else { return [] }
+            return fail(.bodyTimeout)
         case .idleTimeout:
             guard slots.isEmpty, !inMessage else { return [] }
             closed = true
@@ -174,11 +208,26 @@ public struct HTTPConnection: Sendable {
         readingDone = true
         inHead = false
         inMessage = false
+        continueOwed = false
+        var timer: [Action] = []
+        if awaitingBody {
+            awaitingBody = false
+            timer = [.stopBodyTimer]
+        }
         let id = nextID
         nextID += 1
         slots.append(Slot(id: id, headOnly: false, keepAlive: false, response: problem.response))
-        return [.stopReading, .stopHeaderTimer] + flush()
+        return [.stopReading, .stopHeaderTimer] + timer + flush()
     }
+
+    /// `HTTP/1.1 100 Continue`, when owed and nothing is waiting to be written before it.
+    private mutating func writeContinueIfDue() -> [Action] {
+        guard continueOwed, slots.isEmpty, !closed else { return [] }
+        continueOwed = false
+        return [.write(head: HTTPConnection.continueHead, body: [])]
+    }
+
+    static let continueHead = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 
     /// Writes every response that is next in order.
     private mutating func flush() -> [Action] {
@@ -199,6 +248,7 @@ public struct HTTPConnection: Sendable {
             paused = false
             actions.append(.resumeReading)
         }
+        if slots.isEmpty { actions += writeContinueIfDue() }
         if slots.isEmpty && !inMessage {
             if draining {
                 closed = true
@@ -209,6 +259,51 @@ public struct HTTPConnection: Sendable {
         }
         return actions
     }
+}
+
+/// What a complete request head says about its body, for `HTTPConnection`.
+public struct RequestHead: Sendable, Equatable {
+    /// The declared `Content-Length`, when there is exactly one valid one.
+    public var contentLength: Int?
+    public var chunked: Bool
+    /// `Expect: 100-continue` on an HTTP/1.1 request (RFC 9110 §10.1.1: never to HTTP/1.0).
+    public var expectsContinue: Bool
+
+    public init(contentLength: Int? = nil, chunked: Bool = false, expectsContinue: Bool = false) {
+        self.contentLength = contentLength
+        self.chunked = chunked
+        self.expectsContinue = expectsContinue
+    }
+
+    /// Read from the header fields as received. Ambiguous framing is refused later, at the
+    /// message's end (`RequestFraming`); here an unclear length only means "no promise".
+    public init(headers: [NameValue], versionMajor: Int, versionMinor: Int) {
+        var lengths: [String] = []
+        var chunked = false
+        var expects = false
+        for header in headers {
+            if RequestFraming.equalsIgnoringCase(header.name, "content-length") {
+                lengths.append(header.value)
+            } else if RequestFraming.equalsIgnoringCase(header.name, "transfer-encoding") {
+                chunked = true
+            } else if RequestFraming.equalsIgnoringCase(header.name, "expect") {
+                let value = header.value.filter { $0 != " " && $0 != "\t" }
+                expects = expects || RequestFraming.equalsIgnoringCase(value, "100-continue")
+            }
+        }
+        let length = lengths.count == 1 ? Int(lengths[0].filter { $0 != " " && $0 != "\t" }) : nil
+        self.init(contentLength: length.flatMap { $0 >= 0 ? $0 : nil }, chunked: chunked,
+                  expectsContinue: expects && versionMajor == 1 && versionMinor >= 1)
+    }
+
+    /// Whether a body follows the head.
+    public var bodyExpected: Bool { chunked || (contentLength ?? 0) > 0 }
+}
+
+extension Problem {
+    /// A body promised by its head that did not all arrive within `bodyTimeoutMilliseconds`.
+    public static let bodyTimeout = Problem(status: 408, code: "request-timeout", title: "Request timeout",
+                                            detail: "the request body did not arrive in time")
 }
 
 extension HTTPRequest: Equatable {

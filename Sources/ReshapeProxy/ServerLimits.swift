@@ -9,6 +9,9 @@ public struct ServerLimits: Sendable {
     public var maxBodyBytes = 1024 * 1024
     /// A request head must arrive within this (408, then close): slow-loris clients are cut off.
     public var headerTimeoutMilliseconds = 10_000
+    /// A body must arrive within this from the end of its head (408, then close): a client
+    /// cannot hold a connection and a buffer by trickling a body either.
+    public var bodyTimeoutMilliseconds = 30_000
     /// An idle keep-alive connection is closed after this.
     public var idleTimeoutMilliseconds = 60_000
     /// Open client connections per worker; past it a new connection gets 503 and is closed.

@@ -21,7 +21,7 @@ protocol ConnectionOwner: AnyObject {
 
 /// One client socket. Bytes go to the parser adapter, its events to the `HTTPConnection`
 /// state machine, and this class executes the actions that come back. Each of its three uv
-/// handles (socket, header timer, idle timer) holds a retain, released in its close callback.
+/// handles (socket, header-then-body timer, idle timer) holds a retain, released in its close callback.
 final class ClientConnection {
     private let tcp = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
     private let headerTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
@@ -110,6 +110,9 @@ final class ClientConnection {
         case .resumeReading: if !handlesClosed && !readingStopped { resumeReading() }
         case .startHeaderTimer: startTimer(headerTimer, owner.shared.configuration.limits.headerTimeoutMilliseconds, .headerTimeout)
         case .stopHeaderTimer: if !handlesClosed { uv_timer_stop(headerTimer) }
+        // The head and then its body: the phases never overlap, so they share one timer.
+        case .startBodyTimer: startTimer(headerTimer, owner.shared.configuration.limits.bodyTimeoutMilliseconds, .bodyTimeout)
+        case .stopBodyTimer: if !handlesClosed { uv_timer_stop(headerTimer) }
         case .startIdleTimer: startTimer(idleTimer, owner.shared.configuration.limits.idleTimeoutMilliseconds, .idleTimeout)
         case .stopIdleTimer: if !handlesClosed { uv_timer_stop(idleTimer) }
         }
@@ -142,7 +145,8 @@ final class ClientConnection {
             stopFetches(of: id)
             answer(id, response)
         case .fetch(let orders):
-            for order in orders { start(order, for: id) }
+            // A fetch that fails to start reports at once and may settle the request: start no more.
+            for order in orders where requests[id] != nil { start(order, for: id) }
         }
     }
 
@@ -156,7 +160,12 @@ final class ClientConnection {
             self.perform(id, step)
         }
         // A transfer that could not start has already reported its failure.
-        if let transfer, requests[id] != nil { inFlight[id, default: [:]][fetchID] = transfer }
+        guard let transfer else { return }
+        if requests[id] != nil {
+            inFlight[id, default: [:]][fetchID] = transfer
+        } else {
+            owner.upstream?.cancel(transfer)  // the request was settled meanwhile: nobody waits for it
+        }
     }
 
     /// Cancels a request's fetches still in flight and its route timer, in this loop turn.
@@ -286,6 +295,11 @@ final class ClientConnection {
             callback = { timer in
                 guard let timer, let data = timer.pointee.data else { return }
                 Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().send(.headerTimeout)
+            }
+        case .bodyTimeout:
+            callback = { timer in
+                guard let timer, let data = timer.pointee.data else { return }
+                Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().send(.bodyTimeout)
             }
         default:
             callback = { timer in

@@ -95,7 +95,9 @@ final class HTTPParserAdapter {
     private func headersComplete() -> Int32 {
         if inValue || !field.isEmpty { completeHeader() }
         inValue = false
-        return deliver(.headersComplete) ? 0 : 1
+        let head = RequestHead(headers: headers, versionMajor: Int(parser.pointee.http_major),
+                               versionMinor: Int(parser.pointee.http_minor))
+        return deliver(.headersComplete(head)) ? 0 : 1
     }
 
     private func bodyBytes(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {

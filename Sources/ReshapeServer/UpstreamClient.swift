@@ -36,9 +36,10 @@ final class UpstreamTransfer {
     }
 }
 
-/// An upstream's request headers as the curl list every transfer to it sends. Built once per
-/// upstream and header set, not per request; transfers keep the list they started with alive,
-/// so a reload that changes the headers never frees a list curl is still reading.
+/// A request's headers as the curl list its transfer sends. Lists that recur (an upstream's
+/// own headers, a route's fixed ones) are built once and shared, not per request; transfers
+/// keep the list they started with alive, so a reload that changes the headers never frees a
+/// list curl is still reading.
 final class HeaderList {
     let headers: [NameValue]
     let list: UnsafeMutablePointer<curl_slist>?
@@ -47,6 +48,9 @@ final class HeaderList {
         self.headers = headers
         var list: UnsafeMutablePointer<curl_slist>?
         for header in headers { list = curl_slist_append(list, "\(header.name): \(header.value)") }
+        // curl would add `Expect: 100-continue` to a large body and wait for the upstream's
+        // interim answer (up to a second) before sending it; an empty value stops that.
+        list = curl_slist_append(list, "Expect:")
         self.list = list
     }
 
@@ -86,7 +90,13 @@ final class UpstreamClient {
     /// setup that a reset avoids. Connections live in the multi handle's cache either way.
     private var idleHandles: [UnsafeMutableRawPointer] = []
     private static let maxIdleHandles = 256
-    private var headerLists: [String: HeaderList] = [:]
+    /// Recurring header lists, a few per upstream (see `headerList(for:)`).
+    private var headerLists: [String: [HeaderList]] = [:]
+    /// Hashes of header sets recently built for one request only, per upstream: a set seen
+    /// again is cached. Only hashes, so no forwarded credential is kept for the purpose.
+    private var recentMisses: [String: [Int]] = [:]
+    private static let cachedListsPerUpstream = 4
+    private static let rememberedMisses = 16
     private var watches: [curl_socket_t: SocketWatch] = [:]
     /// Sockets curl opened through `socketOpening` and has not closed yet.
     private var connectionSockets: Set<curl_socket_t> = []
@@ -126,7 +136,11 @@ final class UpstreamClient {
         reshape_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, request.connectTimeoutMilliseconds)
         reshape_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")  // every encoding curl was built with
         reshape_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        reshape_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        // Waiting for a connection being set up, to learn whether it multiplexes, pays over TLS,
+        // where ALPN says so during the handshake. Over cleartext it is HTTP/1.1, and curl only
+        // learns that from the first response: a route's parallel fetches would wait for it
+        // and then queue on one connection instead of each opening its own.
+        if request.url.hasPrefix("https:") { reshape_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1) }
         reshape_easy_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxBodyBytes))
         reshape_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1)
         reshape_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2)
@@ -140,16 +154,59 @@ final class UpstreamClient {
         reshape_easy_setopt_pointer(easy, CURLOPT_CLOSESOCKETDATA, me)
         reshape_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, retained)
         if request.method != "GET" { reshape_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method) }
+        if let body = request.body {
+            setBody(body, on: easy)
+        } else if ["POST", "PUT", "PATCH"].contains(request.method) {
+            setBody([], on: easy)  // `Content-Length: 0`: some servers refuse a write without a length (411)
+        }
         reshape_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, transfer.headerList.list)
         transfers.insert(ObjectIdentifier(transfer))
         curl_multi_add_handle(multi, easy)
         return transfer
     }
 
+    /// Sends `body` with its length. curl copies it (and frees the copy when the handle is
+    /// reset or cleaned up), so nothing here must outlive this call; `Content-Type` is among
+    /// the request's headers, which replaces the form type curl would send by default.
+    private func setBody(_ body: [UInt8], on easy: UnsafeMutableRawPointer) {
+        reshape_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+        body.withUnsafeBytes { bytes in
+            // An empty array may have no storage: curl still needs a valid pointer.
+            var empty: UInt8 = 0
+            if let base = bytes.baseAddress, !bytes.isEmpty {
+                reshape_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: base))
+            } else {
+                reshape_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, &empty)
+            }
+        }
+    }
+
+    /// The curl list for a request's headers. A set that recurs (the upstream's headers plus a
+    /// route's fixed ones) is cached; one carrying forwarded client headers usually differs per
+    /// request and is built for that request alone. Lists are only ever reused for an exactly
+    /// equal header set, so one client's headers are never sent on another's request.
     private func headerList(for request: UpstreamRequest) -> HeaderList {
-        if let list = headerLists[request.upstreamName], list.headers == request.headers { return list }
+        let name = request.upstreamName
+        if let list = headerLists[name]?.first(where: { $0.headers == request.headers }) { return list }
         let list = HeaderList(request.headers)
-        headerLists[request.upstreamName] = list
+        var hasher = Hasher()
+        for header in request.headers {
+            hasher.combine(header.name)
+            hasher.combine(header.value)
+        }
+        let hash = hasher.finalize()
+        var misses = recentMisses[name, default: []]
+        if let index = misses.firstIndex(of: hash) {
+            misses.remove(at: index)
+            var lists = headerLists[name, default: []]
+            if lists.count >= UpstreamClient.cachedListsPerUpstream { lists.removeFirst() }
+            lists.append(list)
+            headerLists[name] = lists
+        } else {
+            if misses.count >= UpstreamClient.rememberedMisses { misses.removeFirst() }
+            misses.append(hash)
+        }
+        recentMisses[name] = misses
         return list
     }
 
@@ -165,6 +222,7 @@ final class UpstreamClient {
         for easy in idleHandles { curl_easy_cleanup(easy) }
         idleHandles.removeAll()
         headerLists.removeAll()
+        recentMisses.removeAll()
         uv_timer_stop(timer)
         uv_close(reshape_timer_handle(timer)) { handle in
             handle?.deallocate()
@@ -310,7 +368,8 @@ final class UpstreamClient {
             var contentType: UnsafeMutableRawPointer?
             reshape_easy_getinfo_pointer(transfer.easy, CURLINFO_CONTENT_TYPE, &contentType)
             let type = contentType.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
-            return .response(status: status, contentType: type, body: transfer.body)
+            return .response(status: status, contentType: type, body: transfer.body,
+                             retryAfter: status >= 400 ? UpstreamClient.retryAfter(of: transfer.easy) : nil)
         }
         let detail = String(cString: transfer.errorBuffer)
         let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
@@ -327,6 +386,23 @@ final class UpstreamClient {
             return .failure(.transfer, message: message)
         default: return .failure(.other, message: message)
         }
+    }
+
+    /// The upstream's `Retry-After` (the last one, if it sent several), read from the headers
+    /// curl keeps for the finished transfer.
+    private static func retryAfter(of easy: UnsafeMutableRawPointer) -> String? {
+        var header: UnsafeMutablePointer<curl_header>?
+        guard curl_easy_header(easy, "Retry-After", 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
+              let first = header else { return nil }
+        let amount = first.pointee.amount
+        if amount > 1 {
+            var last: UnsafeMutablePointer<curl_header>?
+            if curl_easy_header(easy, "Retry-After", amount - 1, UInt32(CURLH_HEADER), -1, &last) == CURLHE_OK,
+               let value = last?.pointee.value {
+                return String(cString: value)
+            }
+        }
+        return first.pointee.value.map { String(cString: $0) }
     }
 
     fileprivate static func append(_ data: UnsafeRawBufferPointer, to transfer: UpstreamTransfer) -> Bool {

@@ -41,6 +41,16 @@ final class Worker: ConnectionOwner {
             Unmanaged<Worker>.fromOpaque(data).takeUnretainedValue().beginDrain()
         }
         commands.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        // Listening here, before `start`, rather than on the loop's thread: the server says
+        // "listening" once every worker is built, and a client that connects at once must not
+        // be refused because a worker thread has not been scheduled yet.
+        let status = uv_listen(reshape_tcp_stream(listener), 1024) { server, status in
+            guard status == 0, let server, let data = server.pointee.data else { return }
+            Unmanaged<Worker>.fromOpaque(data).takeUnretainedValue().acceptConnection(server)
+        }
+        if status != 0 {
+            Log.event("cannot listen", ["worker": .number(JSONNumber(index)), "error": .string(String(cString: uv_strerror(status)))])
+        }
     }
 
     /// Runs the loop on a new thread until the worker has drained.
@@ -61,13 +71,6 @@ final class Worker: ConnectionOwner {
 
     private func run() {
         owningThread = pthread_self()
-        let status = uv_listen(reshape_tcp_stream(listener), 1024) { server, status in
-            guard status == 0, let server, let data = server.pointee.data else { return }
-            Unmanaged<Worker>.fromOpaque(data).takeUnretainedValue().acceptConnection(server)
-        }
-        if status != 0 {
-            Log.event("cannot listen", ["worker": .number(JSONNumber(index)), "error": .string(String(cString: uv_strerror(status)))])
-        }
         uv_run(loop, UV_RUN_DEFAULT)
         uv_loop_close(loop)
     }

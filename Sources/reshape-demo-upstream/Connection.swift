@@ -41,12 +41,13 @@ struct Connection {
     /// Acts on one request; false when the connection must end.
     private func serve(_ request: DemoRequest, reader: SocketReader) -> Bool {
         let isLogRead = request.path == "/_log"
-        let id = isLogRead ? nil : log.begin(target: request.target)
+        let id = isLogRead ? nil : log.begin(request)
         let keepAlive = request.keepAlive
         let headOnly = request.method == "HEAD"
 
         switch router.reply(to: request) {
         case .respond(let response):
+            if let id { log.markAnswering(id) }
             guard send(response, keepAlive: keepAlive, head: headOnly) else {
                 if let id { log.markClientAborted(id) }
                 return false
@@ -60,6 +61,7 @@ struct Connection {
                 if let id { log.markClientAborted(id) }
                 return false
             }
+            if let id { log.markAnswering(id) }
             guard send(response, keepAlive: keepAlive, head: headOnly) else {
                 if let id { log.markClientAborted(id) }
                 return false

@@ -66,12 +66,26 @@ enum DemoData {
         ("-NqM1aB2cD3eF4gH5iJ4", .object([("color", .string("black")), ("price", .number("1.99")), ("stock", .int(5))])),
     ])
 
+    /// A user id no record has: a post by them has no author to fetch (`null`).
+    static let deletedUserId = "-NqK3zZ9yX8wV7uT6sR5"
+
+    /// `/posts`: posts keyed by push id, each naming its author by user id, for follow-up
+    /// fetches: Ada wrote two (her record is fetched once), one author no longer exists.
+    static let posts: DemoValue = .object([
+        ("-NqP0aA1bB2cC3dD4eE1", .object([("title", .string("Notes on the Analytical Engine")), ("authorId", .string(adaId)), ("likes", .int(12))])),
+        ("-NqP0aA1bB2cC3dD4eE2", .object([("title", .string("Compilers for everyone")), ("authorId", .string(graceId)), ("likes", .int(30))])),
+        ("-NqP0aA1bB2cC3dD4eE3", .object([("title", .string("On computable numbers")), ("authorId", .string(alanId)), ("likes", .int(7))])),
+        ("-NqP0aA1bB2cC3dD4eE4", .object([("title", .string("The engine, continued")), ("authorId", .string(adaId)), ("likes", .int(4))])),
+        ("-NqP0aA1bB2cC3dD4eE5", .object([("title", .string("A post whose author left")), ("authorId", .string(deletedUserId)), ("likes", .int(0))])),
+    ])
+
     /// The whole database, so any Firebase path (`/users/<id>.json`, `/devices/<uid>.json`) resolves.
     static let root: DemoValue = .object([
         ("users", users),
         ("devices", devices),
         ("scores", scores),
         ("widgets", widgets),
+        ("posts", posts),
     ])
 
     /// The value at a Firebase path such as `users/-NqK.../address`; nil when missing.

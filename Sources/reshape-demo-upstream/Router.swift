@@ -3,6 +3,7 @@
 
 struct Router: Sendable {
     let log: RequestLog
+    let pushIds = PushIds()
 
     /// Body of `/fault/invalid-json`: the syntax error is at line 3, column 5 (a `]` where a
     /// member name must be). The same position is sent in the headers below so tests need not
@@ -25,11 +26,24 @@ struct Router: Sendable {
         if segments.first == "fault" {
             return fault(Array(segments.dropFirst()), request)
         }
-        guard request.method == "GET" || request.method == "HEAD" else {
-            return .respond(.firebaseError(405, "The demo upstream serves GET only."))
+        // `/delay/MS/<any path>`: the answer to `<any path>`, after MS milliseconds (unless the
+        // client leaves first), so fetch rules can ask for slowness in their path.
+        if segments.first == "delay", segments.count > 2, let ms = Int(segments[1]), (0...600_000).contains(ms) {
+            var inner = request
+            let prefix = "/delay/\(segments[1])"
+            inner.target = String(request.target.dropFirst(prefix.count))
+            switch reply(to: inner) {
+            case .respond(let response): return .delayed(milliseconds: ms, response)
+            case let other: return other
+            }
         }
         guard path.hasSuffix(".json") else {
             return .respond(.firebaseError(404, "Paths end in .json, as in Firebase: try /users.json"))
+        }
+        switch request.method {
+        case "GET", "HEAD": break
+        case "POST", "PUT", "PATCH", "DELETE": return write(request)
+        default: return .respond(.firebaseError(405, "The demo upstream serves GET, HEAD, POST, PUT, PATCH and DELETE."))
         }
         // Firebase answers a missing path with 200 and `null`.
         let dataPath = String(path.dropLast(".json".count)).split(separator: "/").map { percentDecodedPath(String($0)) }
@@ -61,7 +75,10 @@ struct Router: Sendable {
                   status != 204, status != 304 else {
                 return .respond(.firebaseError(400, "Use /fault/status/NNN with NNN in 200...599 (not 204/304)."))
             }
-            return .respond(.firebaseError(status, "Demo fault: status \(status)."))
+            var response = DemoResponse.firebaseError(status, "Demo fault: status \(status).")
+            // As a rate limiter or an overloaded server says when to come back.
+            if status == 429 || status == 503 { response.headers.append(("Retry-After", "7")) }
+            return .respond(response)
         case "html":
             let page = "<!DOCTYPE html>\n<html><head><title>Maintenance</title></head>\n<body><h1>Down for maintenance</h1></body></html>\n"
             return .respond(DemoResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: Array(page.utf8)))
@@ -82,6 +99,21 @@ struct Router: Sendable {
         default:
             return .respond(.firebaseError(404, "Unknown fault. Known: hang, slow?ms=N, reset, stall, close, status/NNN, html, invalid-json, big?bytes=N, gzip."))
         }
+    }
+
+    /// A write, answered as Firebase does but not stored (the canned data stays the same on
+    /// every run): POST creates a child and answers 201 with its new push id as `name`; PUT and
+    /// PATCH answer the data written; DELETE answers `null`. A body that is not JSON is a 400.
+    private func write(_ request: DemoRequest) -> DemoReply {
+        if request.method == "DELETE" { return .respond(.json(.null)) }
+        let first = request.body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        guard let first, Array("{[\"-0123456789tfn".utf8).contains(first) else {
+            return .respond(.firebaseError(400, "Invalid data; couldn't parse JSON object, array, or value."))
+        }
+        if request.method == "POST" {
+            return .respond(.json(.object([("name", .string(pushIds.next()))]), status: 201))
+        }
+        return .respond(DemoResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")], body: request.body))
     }
 
     /// A valid keyed JSON object of at least `bytes` bytes (a few dozen more at most).
@@ -153,5 +185,21 @@ struct Router: Sendable {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// Firebase-style push ids for created records: 20 characters, "-N" first, sorting in
+/// creation order. Deterministic: a counter, not a clock.
+final class PushIds: @unchecked Sendable {
+    private let lock = Lock()
+    private var count = 0
+
+    func next() -> String {
+        let number = lock.withLock {
+            count += 1
+            return count
+        }
+        let digits = String(number)
+        return "-NrW0demo" + String(repeating: "0", count: max(0, 11 - digits.count)) + digits
     }
 }

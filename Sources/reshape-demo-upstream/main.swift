@@ -10,12 +10,18 @@ let usage = """
     Serves Firebase-shaped demo data over HTTP/1.1 (default 127.0.0.1:8081; port 0 picks a
     free port). Prints "listening on HOST:PORT" once ready.
 
-      GET /users.json  /users/{id}.json  /devices.json  /scores.json  /widgets.json
+      GET /users.json  /users/{id}.json  /devices.json  /devices/{uid}.json  /posts.json
+          /scores.json  /widgets.json
           (any Firebase path; ?print=pretty, ?shallow=true; a missing path is 200 null)
+      POST /users.json (any path)  201 {"name": "<push id>"}; PUT/PATCH answer the data,
+          DELETE null (writes are answered, not stored)
+      /delay/MS/<any path>  that path's answer after MS milliseconds
       /fault/hang  /fault/slow?ms=N  /fault/reset  /fault/stall  /fault/close
-      /fault/status/NNN  /fault/html
+      /fault/status/NNN (429 and 503 with Retry-After: 7)  /fault/html
       /fault/invalid-json (error at line 3, column 5)  /fault/big?bytes=N  /fault/gzip
-      /echo[/...]  the request as received     /_log[?clear=1]  the last requests
+      /echo[/...]  the request as received
+      /_log[?clear=1]  the last requests: method, target, headers, body, timings, whether
+          the client left before the answer
 
     """
 

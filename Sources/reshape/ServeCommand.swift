@@ -49,6 +49,9 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("header-timeout"), help: ArgumentHelp("Milliseconds a client may take to send its request head, 408 past it (default 10000) [RESHAPE_HEADER_TIMEOUT].", valueName: "ms"))
     var headerTimeout: Int?
 
+    @Option(name: .customLong("body-timeout"), help: ArgumentHelp("Milliseconds a client may take to send a request body once its head is in, 408 past it (default 30000) [RESHAPE_BODY_TIMEOUT].", valueName: "ms"))
+    var bodyTimeout: Int?
+
     @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Milliseconds an idle keep-alive connection stays open (default 60000) [RESHAPE_IDLE_TIMEOUT].", valueName: "ms"))
     var idleTimeout: Int?
 
@@ -96,6 +99,7 @@ struct ServeCommand: ParsableCommand {
         limits.maxURLBytes = try setting(maxURLBytes, "RESHAPE_MAX_URL_BYTES", default: limits.maxURLBytes)
         limits.maxBodyBytes = try setting(maxBodyBytes, "RESHAPE_MAX_BODY_BYTES", default: limits.maxBodyBytes)
         limits.headerTimeoutMilliseconds = try setting(headerTimeout, "RESHAPE_HEADER_TIMEOUT", default: limits.headerTimeoutMilliseconds)
+        limits.bodyTimeoutMilliseconds = try setting(bodyTimeout, "RESHAPE_BODY_TIMEOUT", default: limits.bodyTimeoutMilliseconds)
         limits.idleTimeoutMilliseconds = try setting(idleTimeout, "RESHAPE_IDLE_TIMEOUT", default: limits.idleTimeoutMilliseconds)
         let configuration = ServerConfiguration(
             rulesPath: rulesPath, listenHost: host, listenPort: port, adminListen: admin,

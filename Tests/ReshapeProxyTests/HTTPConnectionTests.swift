@@ -18,7 +18,8 @@ final class HTTPConnectionTests: XCTestCase {
             actions += connection.handle(.headerField(bytes: header.name.utf8.count))
             actions += connection.handle(.headerValue(bytes: header.value.utf8.count))
         }
-        actions += connection.handle(.headersComplete)
+        actions += connection.handle(.headersComplete(RequestHead(headers: request.headers, versionMajor: request.versionMajor,
+                                                                  versionMinor: request.versionMinor)))
         if bodyBytes > 0 { actions += connection.handle(.bodyBytes(bodyBytes)) }
         actions += connection.handle(.messageComplete(request))
         return actions
@@ -135,7 +136,7 @@ final class HTTPConnectionTests: XCTestCase {
 
     func testABodyPastOneMiBIs413EvenWhenChunked() {
         _ = connection.handle(.messageBegan)
-        _ = connection.handle(.headersComplete)
+        _ = connection.handle(.headersComplete(RequestHead()))
         XCTAssertEqual(connection.handle(.bodyBytes(1024 * 1024)), [])
         assertRefused(connection.handle(.bodyBytes(1)), status: "413", code: "body-too-large")
         XCTAssertEqual(connection.handle(.messageComplete(HTTPRequest(method: "POST", target: "/a"))), [],
@@ -157,7 +158,7 @@ final class HTTPConnectionTests: XCTestCase {
 
     func testHeaderTimerStartsWithEachRequestAndStopsWhenTheHeadIsComplete() {
         XCTAssertEqual(connection.handle(.messageBegan), [.stopIdleTimer, .startHeaderTimer])
-        XCTAssertEqual(connection.handle(.headersComplete), [.stopHeaderTimer])
+        XCTAssertEqual(connection.handle(.headersComplete(RequestHead())), [.stopHeaderTimer])
     }
 
     func testAnIdleKeepAliveConnectionIsClosedSilently() {
@@ -172,7 +173,7 @@ final class HTTPConnectionTests: XCTestCase {
         XCTAssertEqual(connection.handle(.idleTimeout), [])
         _ = connection.handle(.responseReady(id: 0, ok("1")))
         _ = connection.handle(.messageBegan)
-        _ = connection.handle(.headersComplete)
+        _ = connection.handle(.headersComplete(RequestHead()))
         XCTAssertEqual(connection.handle(.idleTimeout), [], "a body is still arriving")
         XCTAssertFalse(connection.isClosed)
     }
@@ -275,5 +276,92 @@ final class HTTPConnectionTests: XCTestCase {
         XCTAssertTrue(text.hasPrefix("HTTP/1.1 503 Service Unavailable\r\n"))
         XCTAssertTrue(text.contains("Connection: close\r\n"))
         XCTAssertTrue(text.contains("\"code\":\"overloaded\""))
+    }
+
+    // MARK: - Request bodies: 100-continue and the body timeout
+
+    private func post(_ target: String, length: Int, expect: Bool = true, minor: Int = 1) -> HTTPRequest {
+        var headers = [NameValue(name: "Content-Length", value: String(length))]
+        if expect { headers.append(NameValue(name: "Expect", value: "100-Continue")) }
+        return HTTPRequest(method: "POST", target: target, versionMajor: 1, versionMinor: minor, headers: headers,
+                           body: Array(repeating: 0x61, count: length), keepAlive: true)
+    }
+
+    /// A request's head only, as the parser delivers it before the body.
+    private func head(of request: HTTPRequest) -> [HTTPConnection.Action] {
+        var actions = connection.handle(.messageBegan)
+        actions += connection.handle(.urlBytes(request.target.utf8.count))
+        actions += connection.handle(.headersComplete(RequestHead(headers: request.headers, versionMajor: request.versionMajor,
+                                                                  versionMinor: request.versionMinor)))
+        return actions
+    }
+
+    func testExpectContinueIsAnsweredOnceTheHeadIsCompleteAndTheBodyTimerRuns() {
+        let request = post("/users", length: 5)
+        let actions = head(of: request)
+        XCTAssertEqual(actions, [.stopIdleTimer, .startHeaderTimer, .stopHeaderTimer, .startBodyTimer,
+                                 .write(head: Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), body: [])])
+        XCTAssertEqual(connection.handle(.bodyBytes(5)), [])
+        let done = connection.handle(.messageComplete(request))
+        XCTAssertEqual(done, [.stopBodyTimer, .dispatch(id: 0, request)])
+        XCTAssertEqual(writes(connection.handle(.responseReady(id: 0, ok("{}")))).count, 1, "no second 100 Continue")
+    }
+
+    func testNoContinueWithoutABodyOrToHTTP10() {
+        XCTAssertEqual(writes(head(of: post("/a", length: 0))), [], "no body: nothing to invite")
+        setUp()
+        var old = post("/a", length: 3, minor: 0)
+        old.keepAlive = false
+        XCTAssertEqual(writes(head(of: old)), [], "never an interim answer to HTTP/1.0")
+        setUp()
+        XCTAssertEqual(writes(head(of: post("/a", length: 3, expect: false))), [])
+        setUp()
+        XCTAssertFalse(head(of: get("/a")).contains(.startBodyTimer), "a GET without a body starts no body timer")
+    }
+
+    func testContinueWaitsForEarlierPipelinedResponses() {
+        XCTAssertEqual(dispatchedIDs(send(get("/first"))), [0])
+        let request = post("/users", length: 2)
+        XCTAssertEqual(writes(head(of: request)), [], "a 100 now would be read as /first's")
+        let written = writes(connection.handle(.responseReady(id: 0, ok("1"))))
+        XCTAssertEqual(written.count, 2)
+        XCTAssertTrue(written[0].hasPrefix("HTTP/1.1 200 OK\r\n"))
+        XCTAssertEqual(written[1], "HTTP/1.1 100 Continue\r\n\r\n")
+    }
+
+    func testADeclaredBodyPastTheLimitIs413BeforeItIsSent() {
+        assertRefused(head(of: post("/users", length: 1024 * 1024 + 1)), status: "413", code: "body-too-large")
+    }
+
+    func testABodyThatArrivesTooSlowlyIs408AndCloses() {
+        let request = post("/users", length: 10, expect: false)
+        XCTAssertTrue(head(of: request).contains(.startBodyTimer))
+        XCTAssertEqual(connection.handle(.bodyBytes(3)), [])
+        XCTAssertEqual(connection.handle(.headerTimeout), [], "the head is done: only the body timer counts now")
+        let actions = connection.handle(.bodyTimeout)
+        assertRefused(actions, status: "408", code: "request-timeout")
+        XCTAssertTrue(writes(actions)[0].contains("request body did not arrive in time"))
+        XCTAssertTrue(actions.contains(.stopBodyTimer))
+    }
+
+    func testABodyTimeoutAfterTheBodyArrivedIsIgnored() {
+        let request = post("/users", length: 2, expect: false)
+        _ = head(of: request)
+        _ = connection.handle(.bodyBytes(2))
+        _ = connection.handle(.messageComplete(request))
+        XCTAssertEqual(connection.handle(.bodyTimeout), [])
+        XCTAssertFalse(connection.isClosed)
+    }
+
+    func testRequestHeadReadsTheFraming() {
+        let head = RequestHead(headers: [NameValue(name: "transfer-encoding", value: "chunked"),
+                                         NameValue(name: "EXPECT", value: " 100-continue ")], versionMajor: 1, versionMinor: 1)
+        XCTAssertEqual(head, RequestHead(contentLength: nil, chunked: true, expectsContinue: true))
+        XCTAssertTrue(head.bodyExpected)
+        let twoLengths = RequestHead(headers: [NameValue(name: "Content-Length", value: "3"), NameValue(name: "Content-Length", value: "4")],
+                                     versionMajor: 1, versionMinor: 1)
+        XCTAssertNil(twoLengths.contentLength, "ambiguous: refused at the message's end, promises nothing here")
+        XCTAssertFalse(RequestHead(headers: [NameValue(name: "Expect", value: "something-else"),
+                                            NameValue(name: "Content-Length", value: "3")], versionMajor: 1, versionMinor: 1).expectsContinue)
     }
 }

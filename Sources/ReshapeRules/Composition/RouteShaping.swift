@@ -146,7 +146,7 @@ public struct ExpandStage: Sendable {
 public enum ForwardedHeaderPolicy {
     public static let neverForwarded: Set<String> = [
         "connection", "keep-alive", "te", "transfer-encoding", "upgrade", "trailer",
-        "proxy-authorization", "proxy-authenticate", "proxy-connection", "host", "content-length",
+        "proxy-authorization", "proxy-authenticate", "proxy-connection", "host", "content-length", "content-type", "expect",
     ]
 
     /// Whether a client header named `name` (any case) may be passed on.
