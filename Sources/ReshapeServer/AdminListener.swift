@@ -21,7 +21,7 @@ final class AdminListener: ConnectionOwner {
         self.shared = shared
         metrics = shared.metrics[shared.configuration.workers]
         lifecycleSettings = LifecycleSettings(endpoints: .admin, canFetch: false, accessLog: shared.configuration.accessLog,
-                                              metrics: metrics, admin: { [unowned shared] in shared.adminResponse($0) })
+                                              metrics: metrics, cache: shared.cache, admin: { [unowned shared] in shared.adminResponse($0) })
         uv_tcp_init(loop, listener)
         uv_tcp_open(listener, fd)
         listener.pointee.data = Unmanaged.passUnretained(self).toOpaque()
@@ -55,6 +55,12 @@ final class AdminListener: ConnectionOwner {
     func forget(_ connection: ClientConnection) -> Bool {
         connections.removeValue(forKey: ObjectIdentifier(connection)) != nil
     }
+
+    /// Admin connections never wait for a cached answer.
+    var mailbox: LoopMailbox? { nil }
+
+    /// Admin connections never serve a route, so never a stale answer to refresh.
+    func runInBackground(_ lifecycle: RequestLifecycle, _ step: RequestLifecycle.Step) {}
 
     func fillReadBuffer(_ buffer: UnsafeMutablePointer<uv_buf_t>?) {
         buffer?.pointee = uv_buf_init(readBuffer.assumingMemoryBound(to: CChar.self), 64 * 1024)

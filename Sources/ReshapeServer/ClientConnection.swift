@@ -17,6 +17,17 @@ protocol ConnectionOwner: AnyObject {
     func fillReadBuffer(_ buffer: UnsafeMutablePointer<uv_buf_t>?)
     /// Called by a connection as it closes; true the first time.
     func forget(_ connection: ClientConnection) -> Bool
+    /// Hands work to this loop's thread from any thread; nil where nothing is ever handed over.
+    var mailbox: LoopMailbox? { get }
+    /// Runs a lifecycle nobody waits for (a cache refresh) until it is answered.
+    func runInBackground(_ lifecycle: RequestLifecycle, _ step: RequestLifecycle.Step)
+}
+
+/// A loop-confined object handed across threads inside a `@Sendable` closure: the closure only
+/// reads `value` once it runs on the object's own loop (via `ConnectionOwner.post`).
+final class LoopBound<Value: AnyObject>: @unchecked Sendable {
+    weak var value: Value?
+    init(_ value: Value) { self.value = value }
 }
 
 /// One client socket. Bytes go to the parser adapter, its events to the `HTTPConnection`
@@ -31,11 +42,10 @@ final class ClientConnection {
     private var parser: HTTPParserAdapter!
     private var pendingEvents: [HTTPConnection.Event] = []
     private var processing = false
-    /// Fetches in flight, by request and by the lifecycle's fetch id.
-    private var inFlight: [Int: [Int: UpstreamTransfer]] = [:]
-    /// The route `timeout` of requests that have one, until they are answered.
-    private var routeTimers: [Int: RouteTimer] = [:]
-    private var requests: [Int: RequestLifecycle] = [:]
+    /// The lifecycles of this connection's requests and their fetches.
+    private var driver: RequestDriver!
+    /// The peer is on a loopback address (admin endpoints without their own port answer only it).
+    private var peerIsLoopback = false
     private var pendingWrites = 0
     private var closeRequested = false
     private var handlesClosed = false
@@ -44,6 +54,9 @@ final class ClientConnection {
     init(owner: any ConnectionOwner) {
         self.owner = owner
         state = HTTPConnection(limits: owner.shared.configuration.limits)
+        driver = RequestDriver(owner: owner) { [unowned self] id, lifecycle, response in
+            self.answer(id, lifecycle, response)
+        }
         parser = HTTPParserAdapter { [unowned self] event in
             self.send(event)
             return !self.state.isClosed && !self.readingStopped
@@ -63,6 +76,7 @@ final class ClientConnection {
             return false
         }
         uv_tcp_nodelay(tcp, 1)
+        peerIsLoopback = PeerAddress.isLoopback(tcp)
         owner.metrics.connectionOpened()
         startTimer(headerTimer, owner.shared.configuration.limits.headerTimeoutMilliseconds, .headerTimeout)
         resumeReading()
@@ -101,8 +115,7 @@ final class ClientConnection {
         case .write(let head, let body): write(head, body)
         case .close: requestClose()
         case .cancel(let id):
-            stopFetches(of: id)
-            requests.removeValue(forKey: id)?.cancelled()
+            driver.cancel(id)
         case .stopReading:
             readingStopped = true
             if !handlesClosed { uv_read_stop(reshape_tcp_stream(tcp)) }
@@ -119,65 +132,29 @@ final class ClientConnection {
     }
 
     /// Runs a request's lifecycle: what to fetch and what to answer is `RequestLifecycle`'s to
-    /// decide; this starts and cancels the fetches it names and writes what it answers.
+    /// decide; the driver starts and cancels the fetches it names, and this writes the answer.
     private func dispatch(_ id: Int, _ request: HTTPRequest) {
-        let (lifecycle, step) = RequestLifecycle.begin(request, rules: owner.shared.rules,
+        var request = request
+        request.fromLoopback = peerIsLoopback
+        // Another request's fetch of the same cached answer may end on any worker's thread: what
+        // it delivers comes back to this loop, to this connection if it is still there.
+        let reference = LoopBound(self)
+        let mailbox = owner.mailbox
+        let waiter: ResponseCache.Waiter = { delivery in
+            mailbox?.post { reference.value?.driver.cacheDelivered(id, delivery) }
+        }
+        var (lifecycle, step) = RequestLifecycle.begin(request, rules: owner.shared.rules,
                                                        draining: owner.shared.draining.load(ordering: .relaxed),
-                                                       settings: owner.lifecycleSettings, now: Clock.monotonicSeconds())
-        requests[id] = lifecycle
-        if case .fetch = step, let milliseconds = lifecycle.timeoutMilliseconds {
-            routeTimers[id] = RouteTimer(loop: owner.loop, milliseconds: milliseconds) { [weak self] in
-                guard let self, var lifecycle = self.requests[id] else { return }
-                let step = lifecycle.timedOut()
-                self.requests[id] = lifecycle
-                self.perform(id, step)
-            }
-        }
-        perform(id, step)
+                                                       settings: owner.lifecycleSettings, now: Clock.monotonicSeconds(),
+                                                       cacheWaiter: waiter)
+        // A stale answer goes out at once; the refresh it asked for runs on without a client.
+        let refresh = lifecycle.takeBackgroundRefresh(now: Clock.monotonicSeconds())
+        driver.run(id, lifecycle, step)
+        if let refresh { owner.runInBackground(refresh.0, refresh.1) }
     }
 
-    private func perform(_ id: Int, _ step: RequestLifecycle.Step) {
-        switch step {
-        case .wait:
-            return
-        case .respond(let response, _):
-            // Whatever the lifecycle still had in flight for this request is stopped now.
-            stopFetches(of: id)
-            answer(id, response)
-        case .fetch(let orders):
-            // A fetch that fails to start reports at once and may settle the request: start no more.
-            for order in orders where requests[id] != nil { start(order, for: id) }
-        }
-    }
-
-    private func start(_ order: FetchOrder, for id: Int) {
-        let fetchID = order.id
-        let transfer = owner.upstream?.start(order.request) { [weak self] result, seconds in
-            guard let self, var lifecycle = self.requests[id] else { return }
-            self.inFlight[id]?[fetchID] = nil
-            let step = lifecycle.fetchFinished(fetchID, result, seconds: seconds)
-            self.requests[id] = lifecycle
-            self.perform(id, step)
-        }
-        // A transfer that could not start has already reported its failure.
-        guard let transfer else { return }
-        if requests[id] != nil {
-            inFlight[id, default: [:]][fetchID] = transfer
-        } else {
-            owner.upstream?.cancel(transfer)  // the request was settled meanwhile: nobody waits for it
-        }
-    }
-
-    /// Cancels a request's fetches still in flight and its route timer, in this loop turn.
-    private func stopFetches(of id: Int) {
-        routeTimers.removeValue(forKey: id)?.stop()
-        guard let transfers = inFlight.removeValue(forKey: id) else { return }
-        for (_, transfer) in transfers { owner.upstream?.cancel(transfer) }
-    }
-
-    private func answer(_ id: Int, _ response: HTTPResponse) {
-        if let lifecycle = requests.removeValue(forKey: id),
-           let line = lifecycle.answered(response, now: Clock.monotonicSeconds(), wallClockMilliseconds: Clock.unixMilliseconds()) {
+    private func answer(_ id: Int, _ lifecycle: RequestLifecycle, _ response: HTTPResponse) {
+        if let line = lifecycle.answered(response, now: Clock.monotonicSeconds(), wallClockMilliseconds: Clock.unixMilliseconds()) {
             Log.access(line)
         }
         send(.responseReady(id: id, response))
@@ -254,7 +231,7 @@ final class ClientConnection {
     /// Closes once queued writes are on the wire (uv_close would cancel them).
     func requestClose() {
         closeRequested = true
-        for id in Array(inFlight.keys) + Array(routeTimers.keys) { stopFetches(of: id) }
+        driver.cancelAll()
         if pendingWrites == 0 { closeHandles() }
     }
 

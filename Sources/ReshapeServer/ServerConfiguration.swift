@@ -12,10 +12,13 @@ public struct ServerConfiguration: Sendable {
     /// How long in-flight requests may take to finish after SIGTERM.
     public var drainTimeoutMilliseconds: Int
     public var accessLog: Bool
+    /// The answer cache's bound (`--cache-bytes`); 0 turns caching off.
+    public var cacheBytes: Int
 
     public init(rulesPath: String, listenHost: String = "127.0.0.1", listenPort: Int = 8080,
                 adminListen: (host: String, port: Int)? = nil, workers: Int = 1,
-                limits: ServerLimits = ServerLimits(), drainTimeoutMilliseconds: Int = 10_000, accessLog: Bool = true) {
+                limits: ServerLimits = ServerLimits(), drainTimeoutMilliseconds: Int = 10_000, accessLog: Bool = true,
+                cacheBytes: Int = 64 << 20) {
         self.rulesPath = rulesPath
         self.listenHost = listenHost
         self.listenPort = listenPort
@@ -24,5 +27,6 @@ public struct ServerConfiguration: Sendable {
         self.limits = limits
         self.drainTimeoutMilliseconds = drainTimeoutMilliseconds
         self.accessLog = accessLog
+        self.cacheBytes = cacheBytes
     }
 }

@@ -12,12 +12,15 @@ final class SharedState: Sendable {
     private let current: Mutex<ServingRules>
     private let counters = Mutex((reloads: 0, refused: 0))
     let draining = Atomic<Bool>(false)
+    /// Normalized answers of routes with `cache:`, shared by every worker; nil with `--cache-bytes 0`.
+    let cache: ResponseCache?
 
     init(configuration: ServerConfiguration, rules: ServingRules) {
         self.configuration = configuration
         let loops = configuration.workers + (configuration.adminListen == nil ? 0 : 1)
         metrics = (0..<loops).map { _ in Metrics() }
         current = Mutex(rules)
+        cache = configuration.cacheBytes > 0 ? ResponseCache(capacityBytes: configuration.cacheBytes) : nil
     }
 
     var rules: ServingRules { current.withLock { $0 } }
@@ -25,6 +28,10 @@ final class SharedState: Sendable {
     func replaceRules(_ rules: ServingRules) {
         current.withLock { $0 = rules }
         counters.withLock { $0.reloads += 1 }
+        // Answers of routes that changed (or went) would no longer be what the rules say.
+        var fingerprints: [String: String] = [:]
+        for route in rules.ruleSet.routes { fingerprints[route.name] = route.fingerprint }
+        cache?.retain(fingerprints: fingerprints)
     }
 
     func reloadRefused() { counters.withLock { $0.refused += 1 } }
@@ -37,6 +44,7 @@ final class SharedState: Sendable {
 
     func metricsText() -> String {
         let counts = counters.withLock { $0 }
-        return Metrics.exposition(metrics, digest: rules.ruleSet.digest, reloads: counts.reloads, reloadFailures: counts.refused)
+        return Metrics.exposition(metrics, digest: rules.ruleSet.digest, reloads: counts.reloads, reloadFailures: counts.refused,
+                                  cache: cache?.counters)
     }
 }

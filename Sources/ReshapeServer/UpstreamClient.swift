@@ -368,8 +368,10 @@ final class UpstreamClient {
             var contentType: UnsafeMutableRawPointer?
             reshape_easy_getinfo_pointer(transfer.easy, CURLINFO_CONTENT_TYPE, &contentType)
             let type = contentType.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
+            let success = (200..<300).contains(status)
             return .response(status: status, contentType: type, body: transfer.body,
-                             retryAfter: status >= 400 ? UpstreamClient.retryAfter(of: transfer.easy) : nil)
+                             retryAfter: status >= 400 ? UpstreamClient.retryAfter(of: transfer.easy) : nil,
+                             cacheControl: success ? UpstreamClient.cacheControl(of: transfer.easy) : nil)
         }
         let detail = String(cString: transfer.errorBuffer)
         let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
@@ -403,6 +405,22 @@ final class UpstreamClient {
             }
         }
         return first.pointee.value.map { String(cString: $0) }
+    }
+
+    /// Every `Cache-Control` header of the answer, joined as one list (RFC 9110 §5.3).
+    private static func cacheControl(of easy: UnsafeMutableRawPointer) -> String? {
+        var header: UnsafeMutablePointer<curl_header>?
+        guard curl_easy_header(easy, "Cache-Control", 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
+              let first = header else { return nil }
+        var values: [String] = []
+        for index in 0..<first.pointee.amount {
+            var each: UnsafeMutablePointer<curl_header>?
+            if curl_easy_header(easy, "Cache-Control", index, UInt32(CURLH_HEADER), -1, &each) == CURLHE_OK,
+               let value = each?.pointee.value {
+                values.append(String(cString: value))
+            }
+        }
+        return values.joined(separator: ", ")
     }
 
     fileprivate static func append(_ data: UnsafeRawBufferPointer, to transfer: UpstreamTransfer) -> Bool {

@@ -16,6 +16,11 @@ final class Worker: ConnectionOwner {
     private let listener = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
     let commands = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
+    /// Work other threads hand this loop (cached answers another worker fetched).
+    private(set) var mailbox: LoopMailbox?
+    /// Cache refreshes: requests without a client.
+    private var background: RequestDriver!
+    private var nextBackgroundID = 0
     private let readBuffer = UnsafeMutableRawPointer.allocate(byteCount: 64 * 1024, alignment: 16)
     private var draining = false
     private var stopped = false
@@ -30,9 +35,11 @@ final class Worker: ConnectionOwner {
         // Everything on one port, unless the admin endpoints have their own (`AdminListener`).
         lifecycleSettings = LifecycleSettings(endpoints: shared.configuration.adminListen == nil ? .all : .routes, canFetch: true,
                                               accessLog: shared.configuration.accessLog, metrics: metrics,
-                                              admin: { [unowned shared] in shared.adminResponse($0) })
+                                              cache: shared.cache, admin: { [unowned shared] in shared.adminResponse($0) })
         uv_loop_init(loop)
         upstream = UpstreamClient(loop: loop, metrics: metrics)
+        mailbox = LoopMailbox(loop: loop)
+        background = RequestDriver(owner: self) { _, _, _ in }
         uv_tcp_init(loop, listener)
         uv_tcp_open(listener, fd)
         listener.pointee.data = Unmanaged.passUnretained(self).toOpaque()
@@ -94,6 +101,12 @@ final class Worker: ConnectionOwner {
         return known
     }
 
+    func runInBackground(_ lifecycle: RequestLifecycle, _ step: RequestLifecycle.Step) {
+        guard !draining else { return lifecycle.cancelled() }
+        nextBackgroundID += 1
+        background.run(nextBackgroundID, lifecycle, step)
+    }
+
     /// libuv asks for a buffer before each read; the bytes are parsed before the next read,
     /// so one buffer per loop serves every connection.
     func fillReadBuffer(_ buffer: UnsafeMutablePointer<uv_buf_t>?) {
@@ -113,6 +126,9 @@ final class Worker: ConnectionOwner {
     private func finishDrainIfIdle() {
         guard connections.isEmpty, !stopped else { return }
         stopped = true
+        // Refreshes are nobody's request: they do not hold up the drain.
+        background.cancelAll()
+        mailbox?.close()
         upstream?.close()
         uv_close(reshape_async_handle(commands), nil)
     }

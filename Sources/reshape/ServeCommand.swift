@@ -58,6 +58,9 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("drain-timeout"), help: ArgumentHelp("Milliseconds in-flight requests get after SIGTERM (default 10000) [RESHAPE_DRAIN_TIMEOUT].", valueName: "ms"))
     var drainTimeout: Int?
 
+    @Option(name: .customLong("cache-bytes"), help: ArgumentHelp("Memory bound of the answer cache for routes with `cache:`, like 64MiB; 0 turns caching off (default 64MiB) [RESHAPE_CACHE_BYTES].", valueName: "size"))
+    var cacheBytes: String?
+
     @Flag(name: .customLong("no-access-log"), help: "Do not write access-log lines [RESHAPE_ACCESS_LOG=off].")
     var noAccessLog = false
 
@@ -101,12 +104,18 @@ struct ServeCommand: ParsableCommand {
         limits.headerTimeoutMilliseconds = try setting(headerTimeout, "RESHAPE_HEADER_TIMEOUT", default: limits.headerTimeoutMilliseconds)
         limits.bodyTimeoutMilliseconds = try setting(bodyTimeout, "RESHAPE_BODY_TIMEOUT", default: limits.bodyTimeoutMilliseconds)
         limits.idleTimeoutMilliseconds = try setting(idleTimeout, "RESHAPE_IDLE_TIMEOUT", default: limits.idleTimeoutMilliseconds)
+        let cacheText = cacheBytes ?? environment["RESHAPE_CACHE_BYTES"] ?? "64MiB"
+        guard let cacheSize = cacheText == "0" ? 0 : Quantities.bytes(cacheText) else {
+            Terminal.error("reshape: --cache-bytes takes a size like 64MiB, 512KiB or 1048576, or 0 for no cache (got '\(cacheText)')")
+            throw ExitCode(2)
+        }
         let configuration = ServerConfiguration(
             rulesPath: rulesPath, listenHost: host, listenPort: port, adminListen: admin,
             workers: try setting(workers, "RESHAPE_WORKERS", default: max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))),
             limits: limits,
             drainTimeoutMilliseconds: try setting(drainTimeout, "RESHAPE_DRAIN_TIMEOUT", default: 10_000),
-            accessLog: !noAccessLog && environment["RESHAPE_ACCESS_LOG"] != "off")
+            accessLog: !noAccessLog && environment["RESHAPE_ACCESS_LOG"] != "off",
+            cacheBytes: cacheSize)
         let status = Server(configuration: configuration, environment: environment).run()
         if status != 0 { throw ExitCode(status) }
     }
