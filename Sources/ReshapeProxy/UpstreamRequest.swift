@@ -74,8 +74,14 @@ public enum UpstreamRequestBuilder {
         if !query.isEmpty { url += "?" + query.joined(separator: "&") }
         var timeout = upstream.timeoutMilliseconds
         if let bound = extras.timeoutMilliseconds { timeout = min(timeout, bound) }
+        // A header the route sets or forwards replaces the upstream's of that name, even when the
+        // client did not send it: a route that forwards Authorization never falls back to the
+        // operator's credentials.
+        var replaced = Set(extras.headers.map { $0.name.lowercased() })
+        for name in route.forwardHeaders { replaced.insert(name.lowercased()) }
+        let kept = upstream.headers.filter { !replaced.contains($0.name.lowercased()) }
         return UpstreamRequest(method: method == "HEAD" ? "GET" : method, url: url,
-                               headers: acceptHeader(unless: upstream.headers + extras.headers) + upstream.headers + extras.headers,
+                               headers: acceptHeader(unless: kept + extras.headers) + kept + extras.headers,
                                body: extras.body,
                                timeoutMilliseconds: timeout,
                                connectTimeoutMilliseconds: min(upstream.connectTimeoutMilliseconds, timeout),

@@ -47,7 +47,10 @@ final class HeaderList {
     init(_ headers: [NameValue]) {
         self.headers = headers
         var list: UnsafeMutablePointer<curl_slist>?
-        for header in headers { list = curl_slist_append(list, "\(header.name): \(header.value)") }
+        // curl reads `Name:` with nothing after it as "remove this header"; `Name;` sends it empty.
+        for header in headers {
+            list = curl_slist_append(list, header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)")
+        }
         // curl would add `Expect: 100-continue` to a large body and wait for the upstream's
         // interim answer (up to a second) before sending it; an empty value stops that.
         list = curl_slist_append(list, "Expect:")

@@ -253,6 +253,23 @@ final class RouteExchangeTests: XCTestCase {
         XCTAssertFalse(log?.text.contains("user-token") ?? true)
     }
 
+    func testAForwardedHeaderReplacesTheUpstreamsEvenWhenTheClientSendsNone() throws {
+        let route = Route(name: "mine", method: "GET", path: clientTemplate("/mine"),
+                          fetches: [FetchRule(name: "", upstream: "operator", path: upstreamTemplate("/mine.json"))],
+                          forwardHeaders: ["Authorization"], pipeline: Pipeline(steps: []), location: location)
+        let rules = ServingRules(RuleSet(upstreams: ["operator": makeUpstream("operator", headers: [NameValue(name: "Authorization", value: "Bearer operator")],
+                                                                              secrets: ["Bearer operator"])],
+                                         routes: [route], digest: "d"))
+        func sent(_ headers: [NameValue]) throws -> [String] {
+            let step = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/mine", headers: headers), rules: rules, draining: false,
+                                              settings: LifecycleSettings(endpoints: .all, canFetch: true, accessLog: false, metrics: Metrics(),
+                                                                          admin: { _ in HTTPResponse(status: 404) }), now: 0).1
+            return try XCTUnwrap(orders(step).first).request.headers.filter { $0.name.lowercased() == "authorization" }.map(\.value)
+        }
+        XCTAssertEqual(try sent([NameValue(name: "Authorization", value: "Bearer user")]), ["Bearer user"])
+        XCTAssertEqual(try sent([]), [], "no fallback to the operator's credentials on a route that forwards the client's")
+    }
+
     func testFormEncodingAndAnEmptyWriteAnswer() throws {
         var (lifecycle, step) = begin(try createUser(encoding: .form), post(#"{"name":"Ada Lovelace","age":36}"#))
         let request = try XCTUnwrap(orders(step).first?.request)
