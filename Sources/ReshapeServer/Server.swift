@@ -56,6 +56,7 @@ public final class Server {
             FileOutput.stderr("reshape: refusing to start: \(diagnostics.diagnostics.count) problem(s) in \(configuration.rulesPath)")
             return 1
         }
+        logWarnings(ruleSet)
         shared = SharedState(configuration: configuration, rules: ServingRules(ruleSet))
         let opened: (sockets: [Int32], port: Int)
         do {
@@ -123,11 +124,18 @@ public final class Server {
         uv_signal_start(interrupt, drain, SIGINT)
     }
 
+    /// What `reshape check` warns about, logged once per load: allowed, but probably a mistake.
+    private func logWarnings(_ ruleSet: RuleSet) {
+        guard !ruleSet.warnings.isEmpty else { return }
+        Log.event("rules loaded with warnings", ["warnings": .array(ruleSet.warnings.map { .string($0.description) })])
+    }
+
     private func reload() {
         switch RuleLoader.load(path: configuration.rulesPath, environment: environment) {
         case .success(let ruleSet):
             shared.replaceRules(ServingRules(ruleSet))
             Log.event("rules reloaded", ["rules": .string(ruleSet.digest), "routes": .number(JSONNumber(ruleSet.routes.count))])
+            logWarnings(ruleSet)
         case .failure(let diagnostics):
             shared.reloadRefused()
             Log.event("rules reload refused; keeping the rules in service",
