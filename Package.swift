@@ -29,6 +29,7 @@ let package = Package(
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
 
         .target(name: "ReshapeJSON"),
         .target(name: "ReshapeRegex", dependencies: ["CPCRE2"]),
@@ -37,7 +38,7 @@ let package = Package(
         .target(name: "ReshapeRules", dependencies: ["ReshapeJSON", "ReshapeSchema", "ReshapeYAML"]),
         .target(name: "ReshapeDigest", dependencies: ["CCrypto"]),
         .target(name: "ReshapeProxy", dependencies: ["ReshapeRules", "ReshapeJSON", "ReshapeDigest"]),
-        .target(name: "ReshapeServer", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON", "CLibUV", "CCurl", "CHTTPParser"]),
+        .target(name: "ReshapeServer", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON", "CLibUV", "CCurl", "CHTTPParser", "CHiredis"]),
         .executableTarget(name: "reshape", dependencies: [
             "ReshapeServer", "ReshapeProxy", "ReshapeRules", "ReshapeSchema", "ReshapeJSON",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -30,6 +30,7 @@ public final class Metrics: Sendable {
         var upstreamErrors: [String: Int] = [:]     // upstream|kind
         var dropped: [String: Int] = [:]            // route|type
         var fetches: [String: Int] = [:]            // route|upstream
+        var sharedCache: [String: Int] = [:]        // outcome
         var connections = 0
         var inFlight = 0
         var upstreamConnectionsOpened = 0
@@ -56,6 +57,17 @@ public final class Metrics: Sendable {
     /// One fetch a route made (its own or an `expand` follow-up), finished or failed.
     public func recordFetch(route: String, upstream: String) {
         state.withLock { $0.fetches["\(route)|\(upstream)", default: 0] += 1 }
+    }
+
+    /// How one lookup in the shared cache (Redis) went.
+    public enum SharedCacheOutcome: String, Sendable {
+        case hit, miss, timeout, error
+        /// Not asked: no connection at the time.
+        case unavailable
+    }
+
+    public func recordSharedCache(_ outcome: SharedCacheOutcome) {
+        state.withLock { $0.sharedCache[outcome.rawValue, default: 0] += 1 }
     }
 
     public func recordDropped(route: String, type: String, count: Int = 1) {
@@ -85,6 +97,7 @@ public final class Metrics: Sendable {
             merged.upstreamErrors.merge(snapshot.upstreamErrors, uniquingKeysWith: +)
             merged.dropped.merge(snapshot.dropped, uniquingKeysWith: +)
             merged.fetches.merge(snapshot.fetches, uniquingKeysWith: +)
+            merged.sharedCache.merge(snapshot.sharedCache, uniquingKeysWith: +)
             merged.connections += snapshot.connections
             merged.inFlight += snapshot.inFlight
             merged.upstreamConnectionsOpened += snapshot.upstreamConnectionsOpened
@@ -142,6 +155,10 @@ public final class Metrics: Sendable {
             ]
             for (name, help, value) in counters {
                 out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
+            }
+            out += "# HELP reshape_cache_shared_total Shared-cache (Redis) lookups and connection errors, by outcome.\n# TYPE reshape_cache_shared_total counter\n"
+            for (outcome, count) in merged.sharedCache.sorted(by: { $0.key < $1.key }) {
+                out += "reshape_cache_shared_total{outcome=\"\(outcome)\"} \(count)\n"
             }
             out += "# HELP reshape_cache_bytes Bytes the cached answers take.\n# TYPE reshape_cache_bytes gauge\nreshape_cache_bytes \(cache.bytes)\n"
             out += "# HELP reshape_cache_entries Answers in the cache.\n# TYPE reshape_cache_entries gauge\nreshape_cache_entries \(cache.entries)\n"

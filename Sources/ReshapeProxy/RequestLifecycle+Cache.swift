@@ -37,7 +37,10 @@ extension RequestLifecycle {
             return .respond(notModified(response) ?? response, cancel: [])
         case .lead(let staleIfError):
             cacheRole = .leader(key, policy, staleIfError: staleIfError)
-            return nil
+            guard settings.sharedStore != nil else { return nil }
+            // Another replica may have it: ask the shared cache before the upstream.
+            sharedLookup = (route, parameters)
+            return .lookUpShared(SharedCacheEntry.key(key))
         case .joined:
             cacheRole = .waiter(key, route, parameters: parameters, waiter)
             return .wait
@@ -59,6 +62,23 @@ extension RequestLifecycle {
         background.cacheRole = .leader(refresh.key, refresh.policy, staleIfError: refresh.stale)
         let step = background.startExchange(route: refresh.route, parameters: refresh.parameters)
         return (background, step)
+    }
+
+    /// The shared cache answered (`bytes`; nil: a miss, an error, or too late). A fresh entry
+    /// is answered and kept here too; anything else is fetched.
+    public mutating func sharedLookupFinished(_ bytes: [UInt8]?, now: Double, unixMilliseconds: Int) -> Step {
+        guard let (route, parameters) = sharedLookup else { return .wait }
+        sharedLookup = nil
+        if let bytes, case .leader(let key, _, _) = cacheRole, let cache = settings.cache,
+           let stored = SharedCacheEntry.decode(bytes, route: route, now: now, unixMilliseconds: unixMilliseconds),
+           now < stored.freshUntil {
+            cacheRole = .none
+            var shared = stored.response(now: now, cacheStatus: "coalesced")
+            for waiter in cache.finish(key, storing: stored) { waiter(.answer(shared)) }
+            shared = stored.response(now: now, cacheStatus: "hit")
+            return .respond(notModified(shared) ?? shared, cancel: [])
+        }
+        return startExchange(route: route, parameters: parameters)
     }
 
     /// Another request's fetch of this request's key ended.
@@ -88,6 +108,7 @@ extension RequestLifecycle {
                                             now: started, upstreamMaxAge: exchange.cacheControl.maxAge)
             stored = kept
             answer = kept.response(now: started, cacheStatus: "miss")
+            settings.sharedStore?(SharedCacheEntry.key(key), kept)
         } else if answer.status >= 500, let stale = staleIfError, started < stale.staleIfErrorUntil {
             answer = stale.response(now: started, cacheStatus: "stale")
             cache.recordStaleIfError()

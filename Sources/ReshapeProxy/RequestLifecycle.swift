@@ -10,6 +10,9 @@ public struct LifecycleSettings: Sendable {
     public var metrics: Metrics
     /// The process's answer cache; nil: routes with `cache:` are fetched every time.
     public var cache: ResponseCache?
+    /// Stores an answer in the cache replicas share (its key, the answer); nil without one. When
+    /// set, a local miss asks the shared cache (`Step.lookUpShared`) before fetching.
+    public var sharedStore: (@Sendable (String, ResponseCache.Stored) -> Void)?
     /// `/_reshape/<name>`: the server's admin answers (they report process-wide state).
     public var admin: @Sendable (String) -> HTTPResponse
 
@@ -37,6 +40,8 @@ public struct RequestLifecycle: Sendable {
         case fetch([FetchOrder])
         /// Nothing to do until another fetch finishes.
         case wait
+        /// Ask the shared cache (Redis) for this key and call `sharedLookupFinished`.
+        case lookUpShared(String)
     }
 
     let request: HTTPRequest
@@ -57,6 +62,8 @@ public struct RequestLifecycle: Sendable {
     var isBackground = false
     /// Set by a stale answer that must start the one background refresh.
     var pendingRefresh: PendingRefresh?
+    /// The route and captures a shared-cache lookup is for, until it answers.
+    var sharedLookup: (route: Route, parameters: [String: String])?
 
     init(_ request: HTTPRequest, rules: ServingRules, settings: LifecycleSettings, now: Double) {
         self.request = request

@@ -58,6 +58,7 @@ final class AdminListener: ConnectionOwner {
 
     /// Admin connections never wait for a cached answer.
     var mailbox: LoopMailbox? { nil }
+    var sharedCache: RedisClient? { nil }
 
     /// Admin connections never serve a route, so never a stale answer to refresh.
     func runInBackground(_ lifecycle: RequestLifecycle, _ step: RequestLifecycle.Step) {}

@@ -19,6 +19,8 @@ protocol ConnectionOwner: AnyObject {
     func forget(_ connection: ClientConnection) -> Bool
     /// Hands work to this loop's thread from any thread; nil where nothing is ever handed over.
     var mailbox: LoopMailbox? { get }
+    /// This loop's connection to the cache replicas share; nil without `--cache-redis`.
+    var sharedCache: RedisClient? { get }
     /// Runs a lifecycle nobody waits for (a cache refresh) until it is answered.
     func runInBackground(_ lifecycle: RequestLifecycle, _ step: RequestLifecycle.Step)
 }
@@ -27,7 +29,7 @@ protocol ConnectionOwner: AnyObject {
 /// reads `value` once it runs on the object's own loop (via `ConnectionOwner.post`).
 final class LoopBound<Value: AnyObject>: @unchecked Sendable {
     weak var value: Value?
-    init(_ value: Value) { self.value = value }
+    init(_ value: Value?) { self.value = value }
 }
 
 /// One client socket. Bytes go to the parser adapter, its events to the `HTTPConnection`

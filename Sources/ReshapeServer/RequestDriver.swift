@@ -70,10 +70,21 @@ final class RequestDriver {
             stopFetches(of: id)
             guard let lifecycle = requests.removeValue(forKey: id) else { return }
             answered(id, lifecycle, response)
+        case .lookUpShared(let key):
+            guard let shared = owner.sharedCache else { return sharedAnswered(id, nil) }
+            shared.get(key) { [weak self] bytes in self?.sharedAnswered(id, bytes) }
         case .fetch(let orders):
             // A fetch that fails to start reports at once and may settle the request: start no more.
             for order in orders where requests[id] != nil { start(order, for: id) }
         }
+    }
+
+    private func sharedAnswered(_ id: Int, _ bytes: [UInt8]?) {
+        guard var lifecycle = requests[id] else { return }
+        let step = lifecycle.sharedLookupFinished(bytes, now: Clock.monotonicSeconds(), unixMilliseconds: Clock.unixMilliseconds())
+        requests[id] = lifecycle
+        armTimeout(id, lifecycle, step)
+        perform(id, step)
     }
 
     private func start(_ order: FetchOrder, for id: Int) {

@@ -14,11 +14,15 @@ public struct ServerConfiguration: Sendable {
     public var accessLog: Bool
     /// The answer cache's bound (`--cache-bytes`); 0 turns caching off.
     public var cacheBytes: Int
+    /// The cache replicas share (`--cache-redis`); nil: each replica has only its own.
+    public var redis: RedisAddress?
+    /// Every shared-cache command's bound; a later answer is a miss.
+    public var redisTimeoutMilliseconds = 50
 
     public init(rulesPath: String, listenHost: String = "127.0.0.1", listenPort: Int = 8080,
                 adminListen: (host: String, port: Int)? = nil, workers: Int = 1,
                 limits: ServerLimits = ServerLimits(), drainTimeoutMilliseconds: Int = 10_000, accessLog: Bool = true,
-                cacheBytes: Int = 64 << 20) {
+                cacheBytes: Int = 64 << 20, redis: RedisAddress? = nil) {
         self.rulesPath = rulesPath
         self.listenHost = listenHost
         self.listenPort = listenPort
@@ -28,5 +32,6 @@ public struct ServerConfiguration: Sendable {
         self.drainTimeoutMilliseconds = drainTimeoutMilliseconds
         self.accessLog = accessLog
         self.cacheBytes = cacheBytes
+        self.redis = redis
     }
 }

@@ -11,7 +11,9 @@ final class Worker: ConnectionOwner {
     let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
     let shared: SharedState
     let metrics: Metrics
-    let lifecycleSettings: LifecycleSettings
+    var lifecycleSettings: LifecycleSettings
+    /// This loop's connection to the shared cache (`--cache-redis`).
+    private(set) var sharedCache: RedisClient?
     let upstream: UpstreamClient?
     private let listener = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
     let commands = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
@@ -36,9 +38,22 @@ final class Worker: ConnectionOwner {
         lifecycleSettings = LifecycleSettings(endpoints: shared.configuration.adminListen == nil ? .all : .routes, canFetch: true,
                                               accessLog: shared.configuration.accessLog, metrics: metrics,
                                               cache: shared.cache, admin: { [unowned shared] in shared.adminResponse($0) })
+        let redis = LoopBound<RedisClient>(nil)
+        if shared.configuration.redis != nil {
+            // Called by this loop's own leaders, on this loop's thread, as they store an answer.
+            lifecycleSettings.sharedStore = { key, stored in
+                let bytes = SharedCacheEntry.encode(stored, now: Clock.monotonicSeconds(), unixMilliseconds: Clock.unixMilliseconds())
+                redis.value?.set(key, bytes, milliseconds: SharedCacheEntry.lifetimeMilliseconds(stored))
+            }
+        }
         uv_loop_init(loop)
         upstream = UpstreamClient(loop: loop, metrics: metrics)
         mailbox = LoopMailbox(loop: loop)
+        if let address = shared.configuration.redis {
+            sharedCache = RedisClient(loop: loop, address: address,
+                                      commandTimeoutMilliseconds: shared.configuration.redisTimeoutMilliseconds, metrics: metrics)
+            redis.value = sharedCache
+        }
         background = RequestDriver(owner: self) { _, _, _ in }
         uv_tcp_init(loop, listener)
         uv_tcp_open(listener, fd)
@@ -129,6 +144,7 @@ final class Worker: ConnectionOwner {
         // Refreshes are nobody's request: they do not hold up the drain.
         background.cancelAll()
         mailbox?.close()
+        sharedCache?.close()
         upstream?.close()
         uv_close(reshape_async_handle(commands), nil)
     }

@@ -61,6 +61,12 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("cache-bytes"), help: ArgumentHelp("Memory bound of the answer cache for routes with `cache:`, like 64MiB; 0 turns caching off (default 64MiB) [RESHAPE_CACHE_BYTES].", valueName: "size"))
     var cacheBytes: String?
 
+    @Option(name: .customLong("cache-redis"), help: ArgumentHelp("A cache shared by replicas, in front of which each keeps its own: redis://host[:port][/db] (default: none) [RESHAPE_CACHE_REDIS].", valueName: "url"))
+    var cacheRedis: String?
+
+    @Option(name: .customLong("cache-redis-timeout"), help: ArgumentHelp("Milliseconds a shared-cache lookup may take before it counts as a miss (default 50) [RESHAPE_CACHE_REDIS_TIMEOUT].", valueName: "ms"))
+    var cacheRedisTimeout: Int?
+
     @Flag(name: .customLong("no-access-log"), help: "Do not write access-log lines [RESHAPE_ACCESS_LOG=off].")
     var noAccessLog = false
 
@@ -109,13 +115,27 @@ struct ServeCommand: ParsableCommand {
             Terminal.error("reshape: --cache-bytes takes a size like 64MiB, 512KiB or 1048576, or 0 for no cache (got '\(cacheText)')")
             throw ExitCode(2)
         }
-        let configuration = ServerConfiguration(
+        var redis: RedisAddress?
+        if let url = cacheRedis ?? environment["RESHAPE_CACHE_REDIS"], !url.isEmpty {
+            switch RedisAddress.resolve(url) {
+            case .success(let address): redis = address
+            case .failure(let error):
+                Terminal.error("reshape: --cache-redis '\(url)': \(error)")
+                throw ExitCode(2)
+            }
+            if cacheSize == 0 {
+                Terminal.error("reshape: --cache-redis needs the in-process cache in front of it (--cache-bytes is 0)")
+                throw ExitCode(2)
+            }
+        }
+        var configuration = ServerConfiguration(
             rulesPath: rulesPath, listenHost: host, listenPort: port, adminListen: admin,
             workers: try setting(workers, "RESHAPE_WORKERS", default: max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))),
             limits: limits,
             drainTimeoutMilliseconds: try setting(drainTimeout, "RESHAPE_DRAIN_TIMEOUT", default: 10_000),
             accessLog: !noAccessLog && environment["RESHAPE_ACCESS_LOG"] != "off",
-            cacheBytes: cacheSize)
+            cacheBytes: cacheSize, redis: redis)
+        configuration.redisTimeoutMilliseconds = try setting(cacheRedisTimeout, "RESHAPE_CACHE_REDIS_TIMEOUT", default: 50)
         let status = Server(configuration: configuration, environment: environment).run()
         if status != 0 { throw ExitCode(status) }
     }

@@ -19,8 +19,13 @@ final class ChildProcess: @unchecked Sendable {
         return candidates[0]
     }
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = ChildProcess.productsDirectory.appendingPathComponent(executable)
+    convenience init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+        try self.init(at: ChildProcess.productsDirectory.appendingPathComponent(executable), arguments, environment: environment)
+    }
+
+    /// A program outside this package (e.g. Debian's redis-server).
+    init(at executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = executable
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }

@@ -1,0 +1,66 @@
+import Glibc
+
+/// Where the shared cache lives: `redis://host[:port][/db]`, the host resolved once, at start,
+/// on the main thread (hiredis would resolve a name with a blocking call on a worker's loop).
+public struct RedisAddress: Sendable, Equatable {
+    public var host: String
+    /// The address connected to, as text (IPv4 or IPv6).
+    public var ip: String
+    public var port: Int
+    public var database: Int
+
+    public init(host: String, ip: String, port: Int, database: Int) {
+        self.host = host
+        self.ip = ip
+        self.port = port
+        self.database = database
+    }
+
+    /// Parses and resolves `url`; the error says what is wrong with it.
+    public static func resolve(_ url: String) -> Result<RedisAddress, RedisAddressError> {
+        guard url.hasPrefix("redis://") else { return .failure(.init("it must start with redis://")) }
+        var rest = Substring(url.dropFirst("redis://".count))
+        if rest.contains("@") { return .failure(.init("credentials in the URL are not supported; use a Redis on a private network")) }
+        var database = 0
+        if let slash = rest.firstIndex(of: "/") {
+            let path = rest[rest.index(after: slash)...]
+            if !path.isEmpty {
+                guard let number = Int(path), (0...15).contains(number) else { return .failure(.init("the database must be a number 0-15")) }
+                database = number
+            }
+            rest = rest[..<slash]
+        }
+        var host = String(rest)
+        var port = 6379
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+            let after = host[host.index(after: close)...]
+            if after.hasPrefix(":") {
+                guard let number = Int(after.dropFirst()), (1...65535).contains(number) else { return .failure(.init("bad port")) }
+                port = number
+            }
+            host = String(host[host.index(after: host.startIndex)..<close])
+        } else if let colon = host.lastIndex(of: ":") {
+            guard let number = Int(host[host.index(after: colon)...]), (1...65535).contains(number) else { return .failure(.init("bad port")) }
+            port = number
+            host = String(host[..<colon])
+        }
+        guard !host.isEmpty else { return .failure(.init("no host")) }
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var results: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &results) == 0, let first = results else {
+            return .failure(.init("cannot resolve '\(host)'"))
+        }
+        defer { freeaddrinfo(results) }
+        var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        guard getnameinfo(first.pointee.ai_addr, first.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 else {
+            return .failure(.init("cannot resolve '\(host)'"))
+        }
+        return .success(RedisAddress(host: host, ip: String(cString: text), port: port, database: database))
+    }
+}
+
+public struct RedisAddressError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,206 @@
+import CHiredis
+import CLibUV
+import Glibc
+import ReshapeJSON
+import ReshapeProxy
+
+/// One worker's connection to the shared cache, driven by the worker's libuv loop through
+/// hiredis's adapter. Redis is never allowed to fail a request: every GET is bounded by its own
+/// loop timer (hiredis 0.14 has no asynchronous command timeout) and a late, failed or
+/// impossible answer is a miss; SETs are fire-and-forget. A lost connection is logged once,
+/// counted, and retried every second.
+final class RedisClient {
+    private let loop: UnsafeMutablePointer<uv_loop_t>
+    private let address: RedisAddress
+    private let commandTimeoutMilliseconds: Int
+    private let metrics: Metrics
+    private var context: UnsafeMutablePointer<redisAsyncContext>?
+    private var connected = false
+    private var closed = false
+    /// Logged once per outage, not once per failed command.
+    private var reportedDown = false
+    private let reconnectTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
+
+    init(loop: UnsafeMutablePointer<uv_loop_t>, address: RedisAddress, commandTimeoutMilliseconds: Int, metrics: Metrics) {
+        self.loop = loop
+        self.address = address
+        self.commandTimeoutMilliseconds = commandTimeoutMilliseconds
+        self.metrics = metrics
+        uv_timer_init(loop, reconnectTimer)
+        reconnectTimer.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        connect()
+    }
+
+    /// The stored value, or nil (a miss, an error, no connection, or no answer in time).
+    /// `completion` runs exactly once, on this loop.
+    func get(_ key: String, completion: @escaping ([UInt8]?) -> Void) {
+        guard connected, let context else {
+            metrics.recordSharedCache(.unavailable)
+            return completion(nil)
+        }
+        let pending = PendingGet(client: self, completion: completion)
+        let retained = Unmanaged.passRetained(pending).toOpaque()
+        let status = send(context, ["GET", key].map { Array($0.utf8) }, privateData: retained) { context, reply, data in
+            guard let data else { return }
+            let pending = Unmanaged<PendingGet>.fromOpaque(data).takeRetainedValue()
+            var length = 0
+            if let bytes = reshape_redis_reply_string(reply, &length) {
+                pending.finish(Array(UnsafeRawBufferPointer(start: bytes, count: length)), .hit)
+            } else {
+                pending.finish(nil, reshape_redis_reply_failed(reply) != 0 ? .error : .miss)
+            }
+        }
+        guard status == REDIS_OK else {
+            Unmanaged<PendingGet>.fromOpaque(retained).release()
+            metrics.recordSharedCache(.error)
+            return completion(nil)
+        }
+        pending.startTimer(loop: loop, milliseconds: commandTimeoutMilliseconds)
+    }
+
+    /// Stores `value` for `milliseconds` (Redis expires it). Nothing waits for the answer.
+    func set(_ key: String, _ value: [UInt8], milliseconds: Int) {
+        guard connected, let context else { return }
+        _ = send(context, [Array("SET".utf8), Array(key.utf8), value, Array("PX".utf8), Array(String(milliseconds).utf8)],
+                 privateData: nil, callback: nil)
+    }
+
+    func close() {
+        closed = true
+        uv_timer_stop(reconnectTimer)
+        uv_close(reshape_timer_handle(reconnectTimer)) { $0?.deallocate() }
+        if let context {
+            self.context = nil
+            connected = false
+            redisAsyncFree(context)
+        }
+    }
+
+    // MARK: - Connection
+
+    private func connect() {
+        guard !closed, let context = redisAsyncConnect(address.ip, Int32(address.port)) else { return scheduleReconnect() }
+        if reshape_redis_has_error(context) != 0 || reshape_redis_attach(context, UnsafeMutableRawPointer(loop)) != REDIS_OK {
+            down(String(cString: reshape_redis_error(context)))
+            redisAsyncFree(context)
+            return scheduleReconnect()
+        }
+        self.context = context
+        reshape_redis_set_data(context, Unmanaged.passUnretained(self).toOpaque())
+        redisAsyncSetConnectCallback(context) { context, status in
+            guard let context, let data = reshape_redis_get_data(context) else { return }
+            let client = Unmanaged<RedisClient>.fromOpaque(data).takeUnretainedValue()
+            if status == REDIS_OK {
+                client.up()
+            } else {
+                // hiredis frees the context after this callback.
+                client.context = nil
+                client.down(String(cString: reshape_redis_error(context)))
+                client.scheduleReconnect()
+            }
+        }
+        redisAsyncSetDisconnectCallback(context) { context, _ in
+            guard let context, let data = reshape_redis_get_data(context) else { return }
+            let client = Unmanaged<RedisClient>.fromOpaque(data).takeUnretainedValue()
+            client.context = nil
+            client.connected = false
+            guard !client.closed else { return }
+            client.down(reshape_redis_has_error(context) != 0 ? String(cString: reshape_redis_error(context)) : "connection closed")
+            client.scheduleReconnect()
+        }
+        if address.database != 0 {
+            _ = send(context, ["SELECT", String(address.database)].map { Array($0.utf8) }, privateData: nil, callback: nil)
+        }
+    }
+
+    private func up() {
+        connected = true
+        if reportedDown {
+            reportedDown = false
+            Log.event("shared cache reachable again", ["redis": .string("\(address.host):\(address.port)")])
+        }
+    }
+
+    private func down(_ reason: String) {
+        connected = false
+        metrics.recordSharedCache(.error)
+        guard !reportedDown else { return }
+        reportedDown = true
+        Log.event("shared cache unavailable; serving from this replica's cache and the upstreams",
+                  ["redis": .string("\(address.host):\(address.port)"), "error": .string(reason)])
+    }
+
+    private func scheduleReconnect() {
+        guard !closed else { return }
+        uv_timer_start(reconnectTimer, { timer in
+            guard let timer, let data = timer.pointee.data else { return }
+            Unmanaged<RedisClient>.fromOpaque(data).takeUnretainedValue().connect()
+        }, 1000, 0)
+    }
+
+    /// A command as binary-safe arguments.
+    private func send(_ context: UnsafeMutablePointer<redisAsyncContext>, _ arguments: [[UInt8]],
+                      privateData: UnsafeMutableRawPointer?, callback: ReplyCallback?) -> Int32 {
+        var pointers: [UnsafePointer<CChar>?] = []
+        var lengths: [Int] = []
+        let buffers = arguments.map { argument -> UnsafeMutablePointer<CChar> in
+            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(1, argument.count))
+            argument.withUnsafeBytes { bytes in
+                if let base = bytes.baseAddress { UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: argument.count) }
+            }
+            return buffer
+        }
+        defer { for buffer in buffers { buffer.deallocate() } }
+        for (buffer, argument) in zip(buffers, arguments) {
+            pointers.append(UnsafePointer(buffer))
+            lengths.append(argument.count)
+        }
+        // hiredis formats the command into its own output buffer before this returns.
+        return redisAsyncCommandArgv(context, callback, privateData, Int32(arguments.count), &pointers, lengths)
+    }
+}
+
+/// hiredis's reply callback: the context, the reply (nil when the connection went away), the
+/// command's private data.
+typealias ReplyCallback = @convention(c) (UnsafeMutablePointer<redisAsyncContext>?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+
+/// One GET waiting for Redis or its deadline, whichever comes first.
+private final class PendingGet {
+    unowned let client: RedisClient
+    private var completion: (([UInt8]?) -> Void)?
+    private var timer: UnsafeMutablePointer<uv_timer_t>?
+
+    init(client: RedisClient, completion: @escaping ([UInt8]?) -> Void) {
+        self.client = client
+        self.completion = completion
+    }
+
+    func startTimer(loop: UnsafeMutablePointer<uv_loop_t>, milliseconds: Int) {
+        guard completion != nil else { return }  // answered already
+        let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
+        self.timer = timer
+        uv_timer_init(loop, timer)
+        timer.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        uv_timer_start(timer, { timer in
+            guard let timer, let data = timer.pointee.data else { return }
+            // Still retained by hiredis until its reply (or disconnect) callback.
+            Unmanaged<PendingGet>.fromOpaque(data).takeUnretainedValue().finish(nil, .timeout)
+        }, UInt64(max(1, milliseconds)), 0)
+    }
+
+    func finish(_ value: [UInt8]?, _ outcome: Metrics.SharedCacheOutcome) {
+        guard let completion else { return }
+        self.completion = nil
+        if let timer {
+            self.timer = nil
+            uv_timer_stop(timer)
+            uv_close(reshape_timer_handle(timer)) { $0?.deallocate() }
+        }
+        client.metricsRecord(outcome)
+        completion(value)
+    }
+}
+
+extension RedisClient {
+    fileprivate func metricsRecord(_ outcome: Metrics.SharedCacheOutcome) { metrics.recordSharedCache(outcome) }
+}
