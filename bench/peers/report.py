@@ -19,6 +19,7 @@ LABELS = {
     "aiohttp": "Python aiohttp + orjson",
     "reshape": "**Reshape** (`--workers 1`)",
     "reshape-unpinned": "**Reshape** (`--workers 2`, unpinned)",
+    "reshape-cached": "**Reshape**, `cache:` hot (`--workers 1`)",
 }
 
 

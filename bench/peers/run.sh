@@ -25,7 +25,7 @@ STARTED=$(date +%s)
 DURATION=${DURATION:-10}
 WARMUP=${WARMUP:-3}
 SIZES=${SIZES:-3kb 150kb 8mb}
-TARGETS=${TARGETS:-direct nginx-pass nginx-lua node aiohttp reshape}
+TARGETS=${TARGETS:-direct nginx-pass nginx-lua node aiohttp reshape reshape-cached}
 UNPINNED=${UNPINNED:-1}
 OFFLINE=${OFFLINE:-1}
 OFFLINE_RUNS=${OFFLINE_RUNS:-7}
@@ -39,7 +39,7 @@ conns_for() {
 }
 for s in $SIZES; do conns_for "$s" >/dev/null; done
 for t in $TARGETS; do
-  case $t in direct | nginx-pass | nginx-lua | node | aiohttp | reshape) ;; *) echo "unknown target '$t'" >&2; exit 2 ;; esac
+  case $t in direct | nginx-pass | nginx-lua | node | aiohttp | reshape | reshape-cached) ;; *) echo "unknown target '$t'" >&2; exit 2 ;; esac
 done
 say() { echo "[peers $(date +%H:%M:%S)] $*" >&2; }
 export PYTHONDONTWRITEBYTECODE=1   # leave no __pycache__ in bench/peers
@@ -195,7 +195,7 @@ start_target() {
     nginx-lua) start_nginx lua "$port" 0 ;;
     node) cmd=(taskset -c 0 node "$PEERS/node_proxy.js" "$port" "$ORIGIN_PORT") ;;
     aiohttp) cmd=(taskset -c 0 "$VENV/bin/python" "$PEERS/aiohttp_proxy.py" "$port" "$ORIGIN_PORT") ;;
-    reshape) cmd=(taskset -c 0 "$RESHAPE_BIN" serve --rules "$PEERS/rules" --listen "127.0.0.1:$port" --workers 1 --no-access-log) ;;
+    reshape | reshape-cached) cmd=(taskset -c 0 "$RESHAPE_BIN" serve --rules "$PEERS/rules" --listen "127.0.0.1:$port" --workers 1 --no-access-log) ;;
     reshape-unpinned) cmd=("$RESHAPE_BIN" serve --rules "$PEERS/rules" --listen "127.0.0.1:$port" --workers 2 --no-access-log) ;;
   esac
   if [[ -n ${cmd+x} ]]; then
@@ -208,7 +208,11 @@ start_target() {
   SERVER_PID=$SPAWNED
 }
 path_for() { # TARGET SIZE: the request path
-  if [[ $1 == direct ]]; then echo "/$2.json"; else echo "/users/$2"; fi
+  case $1 in
+    direct) echo "/$2.json" ;;
+    reshape-cached) echo "/cached/users/$2" ;;   # the same route with `cache:` (rules/users.yaml)
+    *) echo "/users/$2" ;;
+  esac
 }
 # fetch TARGET SIZE FILE: GET into FILE; fail unless 200 with Content-Type application/json.
 fetch() {
