@@ -34,10 +34,13 @@ let package = Package(
         .target(name: "ReshapeSchema", dependencies: ["ReshapeJSON", "ReshapeRegex"]),
         .target(name: "ReshapeYAML", dependencies: ["CYAML"]),
         .target(name: "ReshapeRules", dependencies: ["ReshapeJSON", "ReshapeSchema", "ReshapeYAML"]),
+        // Authoring tools over rule sets (infer, explain): kept out of ReshapeRules so that the
+        // serving path carries none of it.
+        .target(name: "ReshapeContract", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
         .target(name: "ReshapeProxy", dependencies: ["ReshapeRules", "ReshapeJSON"]),
         .target(name: "ReshapeServer", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON", "CLibUV", "CCurl", "CHTTPParser"]),
         .executableTarget(name: "reshape", dependencies: [
-            "ReshapeServer", "ReshapeProxy", "ReshapeRules", "ReshapeSchema", "ReshapeJSON",
+            "ReshapeServer", "ReshapeProxy", "ReshapeRules", "ReshapeSchema", "ReshapeJSON", "ReshapeContract",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // A small blocking HTTP server with canned Firebase-shaped data and fault modes,
@@ -48,6 +51,7 @@ let package = Package(
         .testTarget(name: "ReshapeJSONTests", dependencies: ["ReshapeJSON"]),
         .testTarget(name: "ReshapeSchemaTests", dependencies: ["ReshapeSchema", "ReshapeJSON", "ReshapeRegex"]),
         .testTarget(name: "ReshapeRulesTests", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
+        .testTarget(name: "ReshapeContractTests", dependencies: ["ReshapeContract", "ReshapeRules", "ReshapeJSON"]),
         .testTarget(name: "ReshapeProxyTests", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON"]),
         .testTarget(name: "ReshapeServerTests", dependencies: ["ReshapeServer", "ReshapeJSON", "reshape", "reshape-demo-upstream"]),
         .testTarget(name: "CLITests", dependencies: ["reshape", "ReshapeJSON"]),

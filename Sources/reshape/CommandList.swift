@@ -6,6 +6,7 @@ enum CommandList {
         CheckCommand.self,
         TestCommand.self,
         ApplyCommand.self,
+        InferCommand.self,
         ValidateCommand.self,
         FormatCommand.self,
         ServeCommand.self,
