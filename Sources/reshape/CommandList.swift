@@ -7,6 +7,7 @@ enum CommandList {
         TestCommand.self,
         ApplyCommand.self,
         InferCommand.self,
+        ExplainCommand.self,
         ValidateCommand.self,
         FormatCommand.self,
         ServeCommand.self,
