@@ -32,7 +32,7 @@ struct InferCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The upstream path (default: the request path + .json).", valueName: "path"))
     var path: String?
 
-    @Option(name: .long, help: ArgumentHelp("The client request (default: GET /<sample file name>).", valueName: "\"METHOD /path\""))
+    @Option(name: .long, help: ArgumentHelp("The client request, e.g. \"GET /users\" (default: GET /<sample file name>).", valueName: "request"))
     var request: String?
 
     @Option(name: .long, help: ArgumentHelp("The field that receives each record's key (default: objectId).", valueName: "field"))
