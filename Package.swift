@@ -39,8 +39,11 @@ let package = Package(
         .target(name: "ReshapeDigest", dependencies: ["CCrypto"]),
         .target(name: "ReshapeProxy", dependencies: ["ReshapeRules", "ReshapeJSON", "ReshapeDigest"]),
         .target(name: "ReshapeServer", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON", "CLibUV", "CCurl", "CHTTPParser", "CHiredis"]),
+        // Authoring tools over rule sets (infer, explain): kept out of ReshapeRules so that the
+        // serving path carries none of it.
+        .target(name: "ReshapeContract", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
         .executableTarget(name: "reshape", dependencies: [
-            "ReshapeServer", "ReshapeProxy", "ReshapeRules", "ReshapeSchema", "ReshapeJSON",
+            "ReshapeServer", "ReshapeProxy", "ReshapeRules", "ReshapeSchema", "ReshapeJSON", "ReshapeContract",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // A small blocking HTTP server with canned Firebase-shaped data and fault modes,
@@ -51,6 +54,7 @@ let package = Package(
         .testTarget(name: "ReshapeJSONTests", dependencies: ["ReshapeJSON"]),
         .testTarget(name: "ReshapeSchemaTests", dependencies: ["ReshapeSchema", "ReshapeJSON", "ReshapeRegex"]),
         .testTarget(name: "ReshapeRulesTests", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
+        .testTarget(name: "ReshapeContractTests", dependencies: ["ReshapeContract", "ReshapeRules", "ReshapeJSON"]),
         .testTarget(name: "ReshapeProxyTests", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON"]),
         .testTarget(name: "ReshapeServerTests", dependencies: ["ReshapeServer", "ReshapeJSON", "reshape", "reshape-demo-upstream"]),
         .testTarget(name: "CLITests", dependencies: ["reshape", "ReshapeJSON"]),

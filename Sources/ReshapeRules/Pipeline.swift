@@ -119,7 +119,13 @@ extension TransformOperation {
 /// A route's transform: compiled steps applied in order. Pure: no I/O, no shared state.
 public struct Pipeline: Sendable {
     public var steps: [any TransformOperation]
-    public init(steps: [any TransformOperation]) { self.steps = steps }
+    /// Each step as written in the rule file (`{name: argument}`), parallel to `steps`; empty
+    /// for pipelines built in code. Only tools read it (`reshape explain`); runs never do.
+    public var written: [JSON]
+    public init(steps: [any TransformOperation], written: [JSON] = []) {
+        self.steps = steps
+        self.written = written.count == steps.count ? written : []
+    }
 
     /// `input` is consumed: when the caller passes its last reference (a freshly parsed body),
     /// the steps mutate the document in place instead of copying it.
@@ -140,16 +146,23 @@ public struct Pipeline: Sendable {
         var value = TapeValue(tape: document)
         var context = TransformContext(parameters: parameters)
         for step in steps {
-            if case .tree = value.core {
-                // Nothing is on the tape any more: the tree steps take it from here.
-            } else if try step.applyOnTape(to: &value, context: &context) {
-                continue
-            }
-            var tree = value.materialized()
-            value = TapeValue(.null)
-            try step.apply(to: &tree, context: &context)
-            value = TapeValue(tree)
+            try Self.run(step, on: &value, context: &context)
         }
         return PipelineOutput(tapeValue: value, dropped: context.dropped)
+    }
+
+    /// One step on a value that may still be on the tape: its tape path when it has one,
+    /// otherwise the tree.
+    @inline(__always)
+    static func run(_ step: any TransformOperation, on value: inout TapeValue, context: inout TransformContext) throws(PipelineError) {
+        if case .tree = value.core {
+            // Nothing is on the tape any more: the tree steps take it from here.
+        } else if try step.applyOnTape(to: &value, context: &context) {
+            return
+        }
+        var tree = value.materialized()
+        value = TapeValue(.null)
+        try step.apply(to: &tree, context: &context)
+        value = TapeValue(tree)
     }
 }

@@ -6,6 +6,8 @@ enum CommandList {
         CheckCommand.self,
         TestCommand.self,
         ApplyCommand.self,
+        InferCommand.self,
+        ExplainCommand.self,
         ValidateCommand.self,
         FormatCommand.self,
         ServeCommand.self,

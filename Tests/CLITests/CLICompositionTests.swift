@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeJSON
 import XCTest
 
 /// `reshape check`, `test` and `apply` on issue 9's shapes: warnings, client bodies, several
@@ -114,5 +115,31 @@ final class CLICompositionTests: XCTestCase {
         XCTAssertEqual(run.stdout, #"[{"postId":"p1","authorId":"u1","author":{"name":"Ada"}},{"postId":"p2","authorId":"u2","author":null}]"# + "\n")
         let bad = try reshape(["apply", "--rules", rules, "--route", "posts", "--follow-up", "users/u1.json=\(author)"], stdin: "{}")
         XCTAssertEqual(bad.status, 2)
+    }
+}
+
+extension CLICompositionTests {
+    func testExplainTracesFetchRoutesAndExpand() throws {
+        let rules = try rulesFile()
+        let author = try temporaryFile(#"{"name": "Ada"}"#, "u1.json")
+        let posts = try reshape(["explain", "--rules", rules, "--route", "posts", "--follow-up", "/users/u1.json=\(author)"],
+                                stdin: #"{"p1": {"authorId": "u1"}, "p2": {"authorId": "u2"}}"#)
+        XCTAssertEqual(posts.status, 0, posts.stderr)
+        XCTAssertTrue(posts.stdout.contains("\n2. expand\n   -> array(2) [{\"postId\": \"p1\", \"authorId\": \"u1\", \"author\": {\"name\": \"Ada\"}}"), posts.stdout)
+        let apply = try reshape(["apply", "--rules", rules, "--route", "posts", "--follow-up", "/users/u1.json=\(author)"],
+                                stdin: #"{"p1": {"authorId": "u1"}, "p2": {"authorId": "u2"}}"#)
+        let json = try reshape(["explain", "--rules", rules, "--route", "posts", "--json", "--follow-up", "/users/u1.json=\(author)"],
+                               stdin: #"{"p1": {"authorId": "u1"}, "p2": {"authorId": "u2"}}"#)
+        guard case .array(let steps) = try JSON.parse(Array(json.stdout.utf8)), case .object(let last)? = steps.last else { return XCTFail(json.stdout) }
+        XCTAssertEqual(last["value"], try JSON.parse(Array(apply.stdout.utf8)))
+    }
+}
+
+extension CLICompositionTests {
+    func testExplainTakesAFetchRoutesBodies() throws {
+        let user = try temporaryFile(#"{"name": "Ada"}"#, "user.json")
+        let run = try reshape(["explain", "--rules", try rulesFile(), "--route", "profile", "--param", "id=u1", "--upstream", "user=\(user)"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.hasPrefix("input  object(2) {\"user\": {\"name\": \"Ada\"}, \"devices\": null}\n1. merge "), run.stdout)
     }
 }

@@ -36,26 +36,27 @@ public struct RouteRun: Sendable {
     }
 
     /// Runs the steps up to the first `expand` on a single fetch's body, on its tape.
-    public mutating func start(_ document: JSONTape) throws(PipelineError) -> Progress {
-        let output = try route.pipeline.run(document, parameters: parameters)
+    /// `observe`, when given, is called after every step (`StepTrace`), expand merges included.
+    public mutating func start(_ document: JSONTape, observe: StepObserver? = nil) throws(PipelineError) -> Progress {
+        let output = try route.pipeline.run(document, parameters: parameters, observe: observe)
         if route.stages.isEmpty { return .done(output) }
         value = output.value
         dropped = output.dropped
-        return try nextStage()
+        return try nextStage(observe)
     }
 
     /// Runs the steps up to the first `expand` on a built input (a `fetch:` route's object).
-    public mutating func start(_ input: JSON) throws(PipelineError) -> Progress {
-        let output = try route.pipeline.run(input, parameters: parameters)
+    public mutating func start(_ input: JSON, observe: StepObserver? = nil) throws(PipelineError) -> Progress {
+        let output = try route.pipeline.run(input, parameters: parameters, observe: observe)
         if route.stages.isEmpty { return .done(output) }
         value = output.value
         dropped = output.dropped
-        return try nextStage()
+        return try nextStage(observe)
     }
 
     /// Merges the current stage's follow-ups (one outcome per value it asked for; a value
     /// without one counts as not found), runs the steps after it, and goes on.
-    public mutating func resume(_ outcomes: [String: FollowUp]) throws(PipelineError) -> Progress {
+    public mutating func resume(_ outcomes: [String: FollowUp], observe: StepObserver? = nil) throws(PipelineError) -> Progress {
         let stage = route.stages[stageIndex]
         let expand = stage.expand
         var fetched: [String: JSON] = [:]
@@ -67,6 +68,7 @@ public struct RouteRun: Sendable {
             }
         }
         guard case .array(let elements) = value else { throw Self.notAnArray(value, expand) }
+        let droppedBefore = dropped.count
         var kept: [JSON] = []
         kept.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
@@ -92,15 +94,19 @@ public struct RouteRun: Sendable {
             }
             kept.append(.object(object))
         }
-        let output = try stage.then.run(JSON.array(kept), parameters: parameters)
+        if let observe {
+            observe(StepTrace(name: "expand", argument: nil, operation: nil, value: .array(kept),
+                              dropped: Array(dropped[droppedBefore...])))
+        }
+        let output = try stage.then.run(JSON.array(kept), parameters: parameters, observe: observe)
         value = output.value
         dropped += output.dropped
         stageIndex += 1
-        return try nextStage()
+        return try nextStage(observe)
     }
 
     /// The next `expand`'s follow-ups, or the result when none is left.
-    private mutating func nextStage() throws(PipelineError) -> Progress {
+    private mutating func nextStage(_ observe: StepObserver?) throws(PipelineError) -> Progress {
         guard stageIndex < route.stages.count else {
             return .done(PipelineOutput(value: value, dropped: dropped))
         }
@@ -116,7 +122,7 @@ public struct RouteRun: Sendable {
             throw PipelineError(code: "too-many-fetches",
                                 message: "expand '\(expand.member)' needs \(values.count) follow-up fetches; max-fetches is \(expand.maxFetches)")
         }
-        if values.isEmpty { return try resume([:]) }
+        if values.isEmpty { return try resume([:], observe: observe) }
         return .followUps(expand, values: values)
     }
 

@@ -23,15 +23,16 @@ public enum OfflineRun {
     /// The route's transform over `fetched`, with each `expand` follow-up answered from
     /// `followUps` by upstream path (`ExpandRule.fetch.renderedPath` with `{value}`); a path not
     /// there answers 404, which is a missing follow-up.
+    /// `observe` traces every step (`reshape explain`).
     public static func respond(_ route: Route, fetched: Fetched, followUps: [String: JSONTape] = [:],
-                               parameters: [String: String]) throws(PipelineError) -> PipelineOutput {
+                               parameters: [String: String], observe: StepObserver? = nil) throws(PipelineError) -> PipelineOutput {
         var run = RouteRun(route: route, parameters: parameters)
         var progress: RouteRun.Progress
         switch fetched {
         case .single(let tape):
-            progress = try run.start(tape)
+            progress = try run.start(tape, observe: observe)
         case .fanOut(let bodies):
-            progress = try run.start(RouteRun.fanOutInput(route.fetches.map { (name: $0.name, body: bodies[$0.name]) }))
+            progress = try run.start(RouteRun.fanOutInput(route.fetches.map { (name: $0.name, body: bodies[$0.name]) }), observe: observe)
         }
         while true {
             switch progress {
@@ -49,7 +50,7 @@ public enum OfflineRun {
                         outcomes[value] = .notFound
                     }
                 }
-                progress = try run.resume(outcomes)
+                progress = try run.resume(outcomes, observe: observe)
             }
         }
     }

@@ -17,23 +17,30 @@ extension RuleSetBuilder {
         let before = problems.count
         let context = scope.operationContext
         var first: [any TransformOperation] = []
-        var stages: [(expand: ExpandRule?, then: [any TransformOperation])] = []
+        var firstWritten: [JSON] = []
+        var stages: [(expand: ExpandRule?, then: [any TransformOperation], written: [JSON])] = []
         for (index, element) in elements.enumerated() {
             let stepPointer = JSONPointer.appending(index: index, to: pointer)
             if case .object(let object) = element, object.count == 1, let member = object.members.first, member.key == "expand" {
-                stages.append((compileExpand(member.value, scope, at: stepPointer + "/expand"), []))
+                stages.append((compileExpand(member.value, scope, at: stepPointer + "/expand"), [], []))
                 continue
             }
             do {
                 let step = try OperationCatalog.compile(step: element, context: context)
-                if stages.isEmpty { first.append(step) } else { stages[stages.count - 1].then.append(step) }
+                if stages.isEmpty {
+                    first.append(step)
+                    firstWritten.append(element)
+                } else {
+                    stages[stages.count - 1].then.append(step)
+                    stages[stages.count - 1].written.append(element)
+                }
             } catch {
                 report(scope.document, stepPointer + error.pointer, error.message)
             }
         }
         guard problems.count == before else { return nil }
-        return (Pipeline(steps: first), stages.compactMap { stage in
-            stage.expand.map { ExpandStage(expand: $0, then: Pipeline(steps: stage.then)) }
+        return (Pipeline(steps: first, written: firstWritten), stages.compactMap { stage in
+            stage.expand.map { ExpandStage(expand: $0, then: Pipeline(steps: stage.then, written: stage.written)) }
         })
     }
 

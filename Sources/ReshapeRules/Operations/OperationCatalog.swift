@@ -67,7 +67,7 @@ public enum OperationCatalog {
                 throw error.nested(under: JSONPointer.appending(index: index, to: ""))
             }
         }
-        return Pipeline(steps: compiled)
+        return Pipeline(steps: compiled, written: elements)
     }
 
     /// Every mistake in an array of steps, one per faulty step (the first within each), for

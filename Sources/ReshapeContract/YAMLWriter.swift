@@ -1,0 +1,119 @@
+import ReshapeJSON
+
+/// Writes JSON values as block YAML for rule files people will read and edit: mappings and
+/// lists indented, small leaf objects and lists on one line, and a string quoted (as a JSON
+/// string, which is valid YAML) whenever YAML could read it as anything but that string.
+public enum YAMLWriter {
+    /// A one-line `{ a: 1 }` or `[a, b]` longer than this is written as a block instead.
+    static let flowWidth = 88
+
+    /// `value` as YAML lines; a mapping or list at the top starts in column 0.
+    public static func write(_ value: JSON) -> String {
+        var out = ""
+        switch value {
+        case .object(let object) where !object.isEmpty: block(object, indent: 0, into: &out)
+        case .array(let elements) where !elements.isEmpty: block(elements, indent: 0, into: &out)
+        default: out = scalarOrFlow(value) + "\n"
+        }
+        return out
+    }
+
+    private static func block(_ object: JSONObject, indent: Int, into out: inout String) {
+        let pad = String(repeating: " ", count: indent)
+        for member in object.members {
+            out += pad + key(member.key) + ":"
+            entry(member.value, indent: indent, preferBlock: blockKeys.contains(member.key), into: &out)
+        }
+    }
+
+    private static func block(_ elements: [JSON], indent: Int, into out: inout String) {
+        let pad = String(repeating: " ", count: indent)
+        for element in elements {
+            // A one-member object (a transform step) reads best as `- name: argument`.
+            if case .object(let object) = element, !object.isEmpty,
+               object.count == 1 || flow(element, budget: flowWidth - indent) == nil {
+                // The first member shares the dash's line; the rest line up under it.
+                var nested = ""
+                block(object, indent: indent + 2, into: &nested)
+                out += pad + "- " + nested.dropFirst(indent + 2)
+            } else if case .array(let inner) = element, !inner.isEmpty, flow(element, budget: flowWidth - indent) == nil {
+                out += pad + "-\n"
+                block(inner, indent: indent + 2, into: &out)
+            } else {
+                out += pad + "- " + scalarOrFlow(element) + "\n"
+            }
+        }
+    }
+
+    /// What follows `key:` — a scalar or flow on the same line, else a nested block.
+    private static func entry(_ value: JSON, indent: Int, preferBlock: Bool, into out: inout String) {
+        if !(preferBlock && value.isContainer && !value.isEmptyContainer), let line = flow(value, budget: flowWidth - indent) {
+            out += " " + line + "\n"
+            return
+        }
+        out += "\n"
+        switch value {
+        case .object(let object): block(object, indent: indent + 2, into: &out)
+        case .array(let elements): block(elements, indent: indent + 2, into: &out)
+        default: break
+        }
+    }
+
+    private static func scalarOrFlow(_ value: JSON) -> String {
+        flow(value, budget: Int.max) ?? value.serializedString()
+    }
+
+    /// A one-line spelling: scalars always; containers when they fit.
+    static func flow(_ value: JSON, budget: Int) -> String? {
+        switch value {
+        case .null: return "null"
+        case .bool(let flag): return flag ? "true" : "false"
+        case .number(let number): return number.text
+        case .string(let text): return scalar(text)
+        case .array(let elements):
+            if elements.isEmpty { return "[]" }
+            var parts: [String] = []
+            for element in elements {
+                guard let part = flow(element, budget: budget) else { return nil }
+                parts.append(part)
+            }
+            let line = "[" + parts.joined(separator: ", ") + "]"
+            return line.count <= budget ? line : nil
+        case .object(let object):
+            if object.isEmpty { return "{}" }
+            var parts: [String] = []
+            for member in object.members {
+                if member.value.isContainer && !member.value.isEmptyContainer && blockKeys.contains(member.key) { return nil }
+                guard let part = flow(member.value, budget: budget) else { return nil }
+                parts.append(key(member.key) + ": " + part)
+            }
+            let line = "{ " + parts.joined(separator: ", ") + " }"
+            return line.count <= budget ? line : nil
+        }
+    }
+
+    static func key(_ name: String) -> String { scalar(name) }
+
+    /// Rule-file members whose contents read better one per line, however short.
+    static let blockKeys: Set<String> = ["upstreams", "types", "routes", "properties", "transform", "do", "examples", "upstream", "response"]
+
+    /// Words YAML 1.1 (libyaml) reads as booleans or null when plain.
+    private static let reserved: Set<String> = ["y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"]
+
+    /// A string plain when it can only mean itself, otherwise JSON-quoted.
+    static func scalar(_ text: String) -> String {
+        var plain = !text.isEmpty && !reserved.contains(text.lowercased())
+        for (i, byte) in text.utf8.enumerated() where plain {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "_"),
+                 UInt8(ascii: "$"), UInt8(ascii: "/"):
+                continue
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "@"):
+                plain = i > 0  // a leading digit, dot, dash or @ means a number, a list or a reserved sign
+            default:
+                plain = false
+            }
+        }
+        return plain ? text : JSON.string(text).serializedString()
+    }
+}

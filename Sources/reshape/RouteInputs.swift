@@ -1,0 +1,100 @@
+import ReshapeJSON
+import ReshapeRules
+
+/// What `apply` and `explain` take to run a route offline: path captures, the upstream body
+/// (or a `fetch:` route's bodies) and `expand` follow-up bodies, checked against the route.
+struct RouteInputs {
+    var route: String
+    var parameters: [String]
+    var upstreams: [String]
+    var followUps: [String]
+    var file: String?
+
+    func selected(in ruleSet: RuleSet) throws -> Route {
+        guard let selected = ruleSet.routes.first(where: { $0.name == route }) else {
+            Terminal.error("reshape: no route named '\(route)' (routes: \(ruleSet.routes.map(\.name).joined(separator: ", ")))")
+            throw ExitCodeError.usage
+        }
+        return selected
+    }
+
+    func captures(for selected: Route) throws -> [String: String] {
+        var captures: [String: String] = [:]
+        for parameter in parameters {
+            let (name, value) = try Self.pair(parameter, option: "--param", shape: "name=value")
+            captures[name] = value
+        }
+        let missing = selected.path.parameterNames.filter { captures[$0] == nil }
+        if !missing.isEmpty {
+            Terminal.error("reshape: route '\(route)' needs --param \(missing.map { "\($0)=..." }.joined(separator: " --param "))")
+            throw ExitCodeError.usage
+        }
+        return captures
+    }
+
+    func followUpBodies() throws -> [String: JSONTape] {
+        var bodies: [String: JSONTape] = [:]
+        for followUp in followUps {
+            let (path, file) = try Self.pair(followUp, option: "--follow-up", shape: "/upstream/path=file")
+            guard path.hasPrefix("/") else {
+                Terminal.error("reshape: --follow-up names an upstream path starting with '/' (got '\(path)')")
+                throw ExitCodeError.usage
+            }
+            bodies[path] = try Terminal.parseTape(try Terminal.read(file), name: file)
+        }
+        return bodies
+    }
+
+    /// The upstream body, or a `fetch:` route's bodies by name.
+    func fetchedBodies(_ selected: Route) throws -> OfflineRun.Fetched {
+        if selected.isSingleFetch {
+            if !upstreams.isEmpty {
+                Terminal.error("reshape: --upstream NAME=FILE is for `fetch:` routes; give route '\(route)' its upstream body as the file argument")
+                throw ExitCodeError.usage
+            }
+            return .single(try Terminal.parseTape(try Terminal.read(file), name: file ?? "stdin"))
+        }
+        let names = selected.fetches.map(\.name)
+        var bodies: [String: JSON] = [:]
+        if upstreams.isEmpty {
+            let all = try Terminal.parseJSON(try Terminal.read(file), name: file ?? "stdin")
+            guard case .object(let object) = all else {
+                Terminal.error("reshape: route '\(route)' fetches \(names.joined(separator: ", ")): give each with --upstream NAME=FILE, or an object of bodies by name")
+                throw ExitCodeError.usage
+            }
+            for member in object.members { bodies[member.key] = member.value }
+        } else {
+            if file != nil {
+                Terminal.error("reshape: give route '\(route)' its bodies either with --upstream or as one file, not both")
+                throw ExitCodeError.usage
+            }
+            for upstream in upstreams {
+                let (name, path) = try Self.pair(upstream, option: "--upstream", shape: "name=file")
+                bodies[name] = try Terminal.parseJSON(try Terminal.read(path), name: path)
+            }
+        }
+        if let unknown = bodies.keys.sorted().first(where: { !names.contains($0) }) {
+            Terminal.error("reshape: route '\(route)' has no fetch '\(unknown)' (it fetches \(names.joined(separator: ", ")))")
+            throw ExitCodeError.usage
+        }
+        let required = selected.fetches.filter { !$0.optional && bodies[$0.name] == nil }.map(\.name)
+        if !required.isEmpty {
+            Terminal.error("reshape: route '\(route)' needs a body for \(required.map { "'\($0)'" }.joined(separator: ", ")) (only an optional fetch may be left out)")
+            throw ExitCodeError.usage
+        }
+        return .fanOut(bodies)
+    }
+
+    static func pair(_ text: String, option: String, shape: String) throws -> (String, String) {
+        guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+            Terminal.error("reshape: \(option) takes \(shape) (got '\(text)')")
+            throw ExitCodeError.usage
+        }
+        return (String(text[..<equals]), String(text[text.index(after: equals)...]))
+    }
+
+    static func report(_ error: PipelineError, route: String, what: String? = nil) {
+        Terminal.error("reshape: route '\(route)'\(what.map { " \($0)" } ?? ""): \(error)")
+        for violation in error.errors { Terminal.error("  \(violation.pointer): \(violation.keyword): \(violation.reason)") }
+    }
+}
