@@ -144,6 +144,32 @@ final class CacheTests: XCTestCase {
         XCTAssertEqual(after.header("Reshape-Cache"), "miss")
     }
 
+    /// A reload keeps the answers of routes it did not change and drops the others.
+    func testAReloadDropsOnlyTheAnswersOfChangedRoutes() throws {
+        let upstream = try DemoUpstream()
+        defer { upstream.child.stop() }
+        func rules(_ wrap: String) -> String {
+            """
+            upstreams:
+              demo: { url: "http://127.0.0.1:\(upstream.port)" }
+            routes:
+              - { name: kept, request: GET /kept, upstream: demo, path: /echo/kept, cache: { ttl: 60s }, transform: [ { keep: [path] } ] }
+              - { name: changed, request: GET /changed, upstream: demo, path: /echo/changed, cache: { ttl: 60s }, transform: [ { keep: [path] }, { wrap: \(wrap) } ] }
+            """
+        }
+        let server = try ReshapeServer(rules: rules("v1"))
+        defer { server.stop() }
+        XCTAssertEqual(try RawHTTP.get(port: server.port, "/kept").header("Reshape-Cache"), "miss")
+        XCTAssertEqual(try RawHTTP.get(port: server.port, "/changed").text, #"{"v1":{"path":"/echo/changed"}}"#)
+        try server.replaceRules(rules("v2"))
+        server.child.signal(SIGHUP)
+        try server.child.waitFor(5, "the reload") { $0.stderr.contains("rules reloaded") }
+        XCTAssertEqual(try RawHTTP.get(port: server.port, "/kept").header("Reshape-Cache"), "hit")
+        let changed = try RawHTTP.get(port: server.port, "/changed")
+        XCTAssertEqual(changed.header("Reshape-Cache"), "miss")
+        XCTAssertEqual(changed.text, #"{"v2":{"path":"/echo/changed"}}"#, "never the answer of the old rules")
+    }
+
     /// Within `stale-if-error` the last good copy answers an upstream that is gone; after it, the failure.
     func testTheLastGoodCopyAnswersWhileTheUpstreamIsDown() throws {
         let upstream = try DemoUpstream()
