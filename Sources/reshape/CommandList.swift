@@ -9,5 +9,6 @@ enum CommandList {
         ValidateCommand.self,
         FormatCommand.self,
         ServeCommand.self,
+        OpenAPICommand.self,
     ]
 }
