@@ -37,13 +37,15 @@ let package = Package(
         .target(name: "ReshapeYAML", dependencies: ["CYAML"]),
         .target(name: "ReshapeRules", dependencies: ["ReshapeJSON", "ReshapeSchema", "ReshapeYAML"]),
         .target(name: "ReshapeDigest", dependencies: ["CCrypto"]),
-        .target(name: "ReshapeProxy", dependencies: ["ReshapeRules", "ReshapeJSON", "ReshapeDigest"]),
+        // The OpenAPI 3.1 document of a rule set, response schemas derived from the transforms.
+        .target(name: "ReshapeOpenAPI", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
+        .target(name: "ReshapeProxy", dependencies: ["ReshapeRules", "ReshapeJSON", "ReshapeDigest", "ReshapeOpenAPI"]),
         .target(name: "ReshapeServer", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON", "CLibUV", "CCurl", "CHTTPParser", "CHiredis"]),
         // Authoring tools over rule sets (infer, explain): kept out of ReshapeRules so that the
         // serving path carries none of it.
         .target(name: "ReshapeContract", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
         .executableTarget(name: "reshape", dependencies: [
-            "ReshapeServer", "ReshapeProxy", "ReshapeRules", "ReshapeSchema", "ReshapeJSON", "ReshapeContract",
+            "ReshapeServer", "ReshapeProxy", "ReshapeRules", "ReshapeSchema", "ReshapeJSON", "ReshapeContract", "ReshapeOpenAPI",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // A small blocking HTTP server with canned Firebase-shaped data and fault modes,
@@ -58,6 +60,7 @@ let package = Package(
         .testTarget(name: "ReshapeProxyTests", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON"]),
         .testTarget(name: "ReshapeServerTests", dependencies: ["ReshapeServer", "ReshapeJSON", "reshape", "reshape-demo-upstream"]),
         .testTarget(name: "CLITests", dependencies: ["reshape", "ReshapeJSON"]),
+        .testTarget(name: "ReshapeOpenAPITests", dependencies: ["ReshapeOpenAPI", "ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,7 +2,8 @@
 # Sets up the machine and runs every check CI runs: the README's second command.
 #   1. system packages (scripts/setup.sh, apt-get) and the Python linters (a venv in .build-tools)
 #   2. debug build of everything, tests included
-#   3. the example rules' own examples, the demo upstream, the quick start end to end
+#   3. the example rules' own examples, the demo upstream, the quick start end to end, the
+#      OpenAPI document (validator, and schemathesis against the live demo; scripts/check-openapi.sh)
 #   4. shipping: hadolint, Kubernetes manifests, runtime libraries of the release binary, and the
 #      runtime stage itself run for real (a debootstrap root, the binaries inside it)
 #   5. hardening (docs/hardening.md): every fuzz target for a short bound, the test suite
@@ -35,6 +36,9 @@ step "example rules"
 step "demo upstream and quick start"
 scripts/check-demo-upstream.sh .build/debug/reshape-demo-upstream
 scripts/demo.sh --smoke
+
+step "OpenAPI export: openapi-spec-validator, schemathesis against the live demo"
+scripts/check-openapi.sh .build/debug
 
 step "shipping"
 scripts/check-dockerfile.sh

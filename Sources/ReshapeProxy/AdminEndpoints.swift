@@ -2,9 +2,13 @@ import ReshapeJSON
 
 /// The answers of `/_reshape/<name>`, as pure logic: the server supplies the state they report.
 public enum AdminEndpoints {
+    /// `openAPIDocument`: the rule set's OpenAPI document, serialized once per (re)load
+    /// (`ServingRules.openAPIDocument`).
     public static func response(_ name: String, draining: Bool, rulesDigest: String,
-                                metricsText: () -> String) -> HTTPResponse {
+                                metricsText: () -> String, openAPIDocument: () -> [UInt8] = { [] }) -> HTTPResponse {
         switch name {
+        case "openapi.json":
+            return .json(200, openAPIDocument())
         case "live":
             return .json(200, Array(#"{"status":"live"}"#.utf8))
         case "ready":

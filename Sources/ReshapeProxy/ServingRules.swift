@@ -1,4 +1,5 @@
 import ReshapeJSON
+import ReshapeOpenAPI
 import ReshapeRules
 
 /// A rule set prepared for serving: its router and each upstream's redactor, built once per
@@ -11,6 +12,9 @@ public final class ServingRules: Sendable {
     public let allSecrets: Redactor
     /// Per route: the secrets of every upstream it fetches from and of its own headers.
     let routeRedactors: [String: Redactor]
+    /// The OpenAPI document of these rules (`/_reshape/openapi.json`), built with the rules
+    /// rather than per request. No `servers`: clients use the origin they fetched it from.
+    public let openAPIDocument: [UInt8]
 
     public init(_ ruleSet: RuleSet) {
         self.ruleSet = ruleSet
@@ -22,6 +26,7 @@ public final class ServingRules: Sendable {
             routeRedactors[route.name] = Redactor(secrets: ServingRules.secrets(of: route, in: ruleSet))
         }
         self.routeRedactors = routeRedactors
+        openAPIDocument = OpenAPIDocument.build(ruleSet).serialized()
     }
 
     public enum Decision: Sendable {

@@ -27,12 +27,17 @@ public struct RuleSet: Sendable {
     /// Things allowed but suspicious (listing a header that is never forwarded); `reshape
     /// check` prints them without failing.
     public var warnings: [RuleDiagnostic]
+    /// The `types:` as written (JSON Schema 2020-12, `$ref`s by type name), in file order: what
+    /// `reshape openapi` publishes as components.
+    public var types: [(name: String, schema: JSON)]
 
-    public init(upstreams: [String: Upstream], routes: [Route], digest: String, warnings: [RuleDiagnostic] = []) {
+    public init(upstreams: [String: Upstream], routes: [Route], digest: String, warnings: [RuleDiagnostic] = [],
+                types: [(name: String, schema: JSON)] = []) {
         self.upstreams = upstreams
         self.routes = routes
         self.digest = digest
         self.warnings = warnings
+        self.types = types
     }
 }
 

@@ -38,8 +38,9 @@ final class SharedState: Sendable {
 
     /// `/_reshape/<name>`, answered by whichever loop serves the admin endpoints.
     func adminResponse(_ name: String) -> HTTPResponse {
-        AdminEndpoints.response(name, draining: draining.load(ordering: .relaxed), rulesDigest: rules.ruleSet.digest,
-                                metricsText: metricsText)
+        let rules = self.rules
+        return AdminEndpoints.response(name, draining: draining.load(ordering: .relaxed), rulesDigest: rules.ruleSet.digest,
+                                       metricsText: metricsText, openAPIDocument: { rules.openAPIDocument })
     }
 
     func metricsText() -> String {

@@ -11,5 +11,6 @@ enum CommandList {
         ValidateCommand.self,
         FormatCommand.self,
         ServeCommand.self,
+        OpenAPICommand.self,
     ]
 }

@@ -112,8 +112,10 @@ struct RuleSetBuilder {
 
         if !problems.isEmpty { return .failure(RuleDiagnostics(problems)) }
         let digest = RuleDigest.of(files)
+        var seenTypes: Set<String> = []
         return .success(RuleSet(upstreams: upstreams, routes: routes, digest: digest,
-                                warnings: RuleDiagnostics(warnings).diagnostics))
+                                warnings: RuleDiagnostics(warnings).diagnostics,
+                                types: typeEntries.filter { seenTypes.insert($0.name).inserted }.map { ($0.name, $0.value) }))
     }
 
     // MARK: - Entries

@@ -11,6 +11,15 @@ public struct SetOperation: TransformOperation {
     }
     let fields: [(name: String, value: FieldValue)]
 
+    /// Each field set, with its value when it is a constant; nil for a template (a string
+    /// filled from path captures at run time). For readers outside the module (OpenAPI export).
+    public var assignments: [(name: String, constant: JSON?)] {
+        fields.map { field in
+            if case .constant(let value) = field.value { return (field.name, value) }
+            return (field.name, nil)
+        }
+    }
+
     static func compile(_ argument: OperationArgument, _ context: OperationCompileContext) throws(OperationConfigError) -> any TransformOperation {
         let object = try argument.object()
         guard !object.isEmpty else { throw argument.error("expected at least one 'field: value' pair") }

@@ -1,0 +1,8 @@
+import ReshapeRules
+
+/// `select: POINTER` — the value at the pointer (`select-missing` where nothing can be).
+extension SelectOperation: SchemaTransfer {
+    public func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
+        algebra.select(input, pointer.tokens[...])
+    }
+}

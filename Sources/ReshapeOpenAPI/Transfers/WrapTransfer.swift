@@ -1,0 +1,8 @@
+import ReshapeRules
+
+/// `wrap: FIELD` — `{FIELD: value}`.
+extension WrapOperation: SchemaTransfer {
+    public func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
+        .object(.closed([(field, input)]))
+    }
+}

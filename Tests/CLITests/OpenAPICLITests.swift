@@ -1,0 +1,41 @@
+import Foundation
+import XCTest
+
+/// `reshape openapi`: the contract of issue 12's first verb.
+final class OpenAPICLITests: XCTestCase {
+    func testPrintsTheExampleRulesAsOpenAPI31() throws {
+        let run = try CLIRunner.reshape(["openapi", "--rules", "examples/rules", "--server", "https://api.example.com",
+                                         "--title", "Demo", "--version", "2.0"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(document["openapi"] as? String, "3.1.0")
+        let info = try XCTUnwrap(document["info"] as? [String: Any])
+        XCTAssertEqual(info["title"] as? String, "Demo")
+        XCTAssertEqual(info["version"] as? String, "2.0")
+        XCTAssertEqual((document["servers"] as? [[String: Any]])?.first?["url"] as? String, "https://api.example.com")
+        let paths = try XCTUnwrap(document["paths"] as? [String: [String: Any]])
+        XCTAssertEqual(Set(paths.keys), ["/users", "/users/{id}", "/devices", "/scores", "/widgets", "/profile/{id}", "/posts"])
+        XCTAssertEqual(Set(paths["/users"]!.keys), ["get", "post"])
+        let post = try XCTUnwrap(paths["/users"]!["post"] as? [String: Any])
+        let body = try XCTUnwrap(((post["requestBody"] as? [String: Any])?["content"] as? [String: Any])?["application/json"] as? [String: Any])
+        XCTAssertEqual((body["schema"] as? [String: Any])?["$ref"] as? String, "#/components/schemas/NewUser")
+        let responses = try XCTUnwrap(post["responses"] as? [String: Any])
+        XCTAssertNotNil(responses["2XX"])
+        for status in ["401", "403", "409", "415", "422", "429", "502"] { XCTAssertNotNil(responses[status], status) }
+        let get = try XCTUnwrap(paths["/users"]!["get"] as? [String: Any])
+        let parameters = try XCTUnwrap(get["parameters"] as? [[String: Any]])
+        XCTAssertEqual(parameters.map { $0["name"] as? String }, ["orderBy", "limitToFirst"])
+        XCTAssertEqual(parameters.map { $0["in"] as? String }, ["query", "query"])
+    }
+
+    func testYAML() throws {
+        let run = try CLIRunner.reshape(["openapi", "--rules", "examples/rules", "--yaml"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.hasPrefix("\"openapi\": \"3.1.0\"\n\"info\":\n  \"title\": "), String(run.stdout.prefix(80)))
+    }
+
+    func testRulesWithProblemsExit1() throws {
+        let run = try CLIRunner.reshape(["openapi", "--rules", "no/such/dir"])
+        XCTAssertEqual(run.status, 1)
+    }
+}
