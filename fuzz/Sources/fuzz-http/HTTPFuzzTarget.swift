@@ -178,6 +178,9 @@ private final class ConnectionSimulation {
                 paused = false
             case .startHeaderTimer: headerTimerRunning = true
             case .stopHeaderTimer: headerTimerRunning = false
+            // The head's timer, then its body's: they share the connection's one timer.
+            case .startBodyTimer: headerTimerRunning = true
+            case .stopBodyTimer: headerTimerRunning = false
             case .startIdleTimer: idleTimerRunning = true
             case .stopIdleTimer: idleTimerRunning = false
             }
@@ -200,7 +203,7 @@ private final class ConnectionSimulation {
         case .admin:
             answers[id] = HTTPResponse(status: 200, headers: [tag], body: Array("ok".utf8))
             send(.responseReady(id: id, answers[id]!))
-        case .fetch:
+        case .route:
             answers[id] = HTTPResponse.json(200, Array("{\"id\":\(id)}".utf8), extraHeaders: [tag])
             inFlight.append(id)
         }

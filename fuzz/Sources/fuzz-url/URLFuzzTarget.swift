@@ -46,8 +46,11 @@ func fuzzURL(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     checkPercentEncoding(target)
     for method in ["GET", "HEAD", "POST"] {
         let request = HTTPRequest(method: method, target: target)
-        guard case .fetch(let upstreamRequest, let route, let parameters) = rules.decide(request) else { continue }
+        guard case .route(let route, let parameters) = rules.decide(request) else { continue }
         require(method != "POST", "a POST reached GET route \(route.name)")
+        // The request the proxy would send: the builder refuses a capture that would leave the path.
+        guard let upstreamRequest = try? UpstreamRequestBuilder.build(route: route, upstream: rules.ruleSet.upstreams[route.upstream]!,
+                                                                     parameters: parameters, rawQuery: request.rawQuery) else { continue }
         checkParameters(request, route, parameters)
         checkURL(upstreamRequest.url, route, rules.ruleSet.upstreams[route.upstream]!, target: target)
     }
