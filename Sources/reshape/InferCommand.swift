@@ -41,6 +41,13 @@ struct InferCommand: ParsableCommand {
     @Flag(name: .long, help: "Propose `enum` for strings with a few repeated values.")
     var enums = false
 
+    @Flag(name: .customLong("no-outliers"), help: """
+        Do not read a small minority of odd records (missing a member, "" or a negative number \
+        where the rest have values, another type, an integer as a string) as corrupt: infer \
+        only what every record has. See docs/contract.md.
+        """)
+    var noOutliers = false
+
     func run() throws {
         try withExitCodes {
             guard !samples.isEmpty else {
@@ -54,6 +61,7 @@ struct InferCommand: ParsableCommand {
             options.request = request
             options.key = key
             options.enums = enums
+            options.outliers = !noOutliers
             options.sampleName = samples[0]
             let values = try samples.map { try Terminal.parseJSON(try Terminal.read($0), name: $0) }
             do throws(RuleDraft.Failure) {
