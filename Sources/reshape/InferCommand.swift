@@ -10,7 +10,9 @@ struct InferCommand: ParsableCommand {
         Recognises a keyed collection (records under push ids, uids or integer keys, also \
         Firebase's array with null holes, and collections of collections) and proposes \
         keyed-to-array; infers the record type as JSON Schema; adds a validate step and each \
-        sample as an offline example. Several samples of one endpoint merge. The output passes \
+        sample as an offline example. In a collection, a small minority of records that break \
+        the others' pattern is treated as corrupt (commented constraints; --no-outliers to \
+        keep them). Several samples of one endpoint merge. The output passes \
         `reshape check` and `reshape test` as it is; see docs/contract.md. Exit status: 0 ok, \
         1 a sample is not JSON, 2 a usage mistake.
 
