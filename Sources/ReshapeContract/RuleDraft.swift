@@ -18,6 +18,10 @@ public struct RuleDraft {
         public var key: String?
         /// Propose `enum` for strings with a few repeated values.
         public var enums = false
+        /// Read a small minority of odd records in a collection as corrupt (`Outliers`):
+        /// `required`, `minLength: 1`, `minimum: 0`, the majority's type, and a `coerce` step
+        /// for integers sent as strings, each with a comment saying what it came from.
+        public var outliers = true
         /// The first sample's file name, for the default names.
         public var sampleName = "sample.json"
         public init() {}
@@ -50,9 +54,20 @@ public struct RuleDraft {
         let names = try Names(options)
         let layout = RecordLayout.classify(samples)
         let shaping = try collectionSteps(layout, names)
-        let types = try elementTypes(layout, shaping, names)
+        let inferred = try elementTypes(layout, shaping, names)
+        let types = inferred.types
         var transform = shaping.steps
         let collection = layout != .single
+        var comments = inferred.notes
+        if !inferred.coercions.isEmpty {
+            // Before validate, so the fixed records pass it; `keep` leaves what does not
+            // convert for validate to drop (it is not of the majority's type).
+            var fields = inferred.coercions.map { JSONMember(key: $0.member, value: .string($0.target)) }
+            fields.append(JSONMember(key: "invalid", value: .string("keep")))
+            comments[["routes", "0", "transform", String(transform.count), "coerce"]] =
+                inferred.coercions.map { "\($0.member): \($0.note)" }.joined(separator: "; ")
+            transform.append(step("coerce", .object(JSONObject(fields))))
+        }
         transform.append(.object(JSONObject([JSONMember(key: "validate", value: .object(JSONObject([
             JSONMember(key: "type", value: .string(shaping.validatedType ?? names.type)),
             // One bad record should not cost the client the whole list (the drop is counted and
@@ -71,23 +86,30 @@ public struct RuleDraft {
         let upstreams = JSON.object(JSONObject([JSONMember(key: names.upstream, value: .object(JSONObject([
             JSONMember(key: "url", value: .string("${\(DraftNames.urlVariable(names.upstream)):-http://127.0.0.1:8081}")),
         ])))]))
-        let withoutExamples = render(upstreams, types, route)
+        let withoutExamples = render(upstreams, types, route, comments)
         route["examples"] = .array(try examples(withoutExamples, names))
-        return Output(text: render(upstreams, types, route), types: types)
+        return Output(text: render(upstreams, types, route, comments), types: types)
     }
 
-    private func render(_ upstreams: JSON, _ types: JSON, _ route: JSONObject) -> String {
+    private func render(_ upstreams: JSON, _ types: JSON, _ route: JSONObject, _ comments: [[String]: String]) -> String {
         let sources = samples.count == 1 ? "a sample" : "\(samples.count) samples"
+        let outliers = comments.isEmpty ? "" : """
+        #
+        # A few records break a pattern the others follow; the constraints commented below
+        # treat them as corrupt, so validate drops them (see the example's `dropped`). Delete a
+        # constraint to keep such records, or draft again with --no-outliers.
+
+        """
         return """
         # Drafted by `reshape infer` from \(sources). A sample shows what is there, not what is
         # allowed: check the names, then tighten the types (minLength, minimum, enum, ...).
-
+        \(outliers)
         # A placeholder, so that this file loads on its own: set \(DraftNames.urlVariable(upstreamName)), or delete
         # this block when your rules directory already declares this upstream.
 
         """ + YAMLWriter.write(.object(JSONObject([JSONMember(key: "upstreams", value: upstreams)])))
-            + "\n" + YAMLWriter.write(.object(JSONObject([JSONMember(key: "types", value: types)])))
-            + "\n" + YAMLWriter.write(.object(JSONObject([JSONMember(key: "routes", value: .array([.object(route)]))])))
+            + "\n" + YAMLWriter.write(.object(JSONObject([JSONMember(key: "types", value: types)])), comments: comments)
+            + "\n" + YAMLWriter.write(.object(JSONObject([JSONMember(key: "routes", value: .array([.object(route)]))])), comments: comments)
     }
 
     private var upstreamName: String { options.upstream ?? "api" }
@@ -151,7 +173,14 @@ public struct RuleDraft {
 
     /// The element type (and a nested collection's group type), inferred from the records as
     /// the collection steps give them: the key field is then part of the type like any field.
-    private func elementTypes(_ layout: RecordLayout, _ shaping: Shaping, _ names: Names) throws(Failure) -> JSON {
+    struct Inferred {
+        var types: JSON
+        /// The outlier heuristics' comments, by full YAML path (`types`, name, ...).
+        var notes: [[String]: String] = [:]
+        var coercions: [(member: String, target: String, note: String)] = []
+    }
+
+    private func elementTypes(_ layout: RecordLayout, _ shaping: Shaping, _ names: Names) throws(Failure) -> Inferred {
         let shape = ValueShape()
         let pipeline: Pipeline
         do {
@@ -168,23 +197,35 @@ public struct RuleDraft {
             guard case .array(let elements)? = try? pipeline.run(sample).value else { continue }
             for element in elements { shape.add(element) }
         }
-        var schema = shape.schema(enums: options.enums)
+        // The outlier heuristics are for collections: one value has no majority to go by.
+        let heuristics = options.outliers && layout != .single
+        var findings: OutlierFindings? = heuristics ? OutlierFindings() : nil
+        var schema = shape.schema(enums: options.enums, findings: &findings, coercible: shaping.member == nil)
         if shape.count == 0, let key = shaping.key ?? (layout == .array ? nil : "objectId") {
             // Only empty collections: all that is known is that records will have their key.
             schema = .object(JSONObject(["type": .string("object"), "required": .array([.string(key)]),
                                          "properties": .object(JSONObject([JSONMember(key: key, value: .object(JSONObject(["type": .string("string")])))]))]))
         }
         guard let member = shaping.member, let group = shaping.validatedType else {
-            return .object(JSONObject([JSONMember(key: names.type, value: schema)]))
+            var inferred = Inferred(types: .object(JSONObject([JSONMember(key: names.type, value: schema)])))
+            inferred.add(findings, under: ["types", names.type])
+            inferred.coercions = findings?.coercions ?? []
+            return inferred
         }
-        // The group type refers to the element type instead of repeating it.
-        let element = shape.property(member)?.items?.schema(enums: options.enums) ?? .object(JSONObject(["type": .string("object")]))
+        // The group type refers to the element type instead of repeating it (and its notes).
+        findings?.notes.removeAll { $0.path.starts(with: ["properties", member]) }
+        var elementFindings: OutlierFindings? = heuristics ? OutlierFindings() : nil
+        let element = shape.property(member)?.items?.schema(enums: options.enums, findings: &elementFindings, coercible: false)
+            ?? .object(JSONObject(["type": .string("object")]))
         if case .object(var groupSchema) = schema, case .object(var properties)? = groupSchema["properties"] {
             properties[member] = .object(JSONObject(["type": .string("array"), "items": .object(JSONObject(["$ref": .string(names.type)]))]))
             groupSchema["properties"] = .object(properties)
             schema = .object(groupSchema)
         }
-        return .object(JSONObject([JSONMember(key: names.type, value: element), JSONMember(key: group, value: schema)]))
+        var inferred = Inferred(types: .object(JSONObject([JSONMember(key: names.type, value: element), JSONMember(key: group, value: schema)])))
+        inferred.add(elementFindings, under: ["types", names.type])
+        inferred.add(findings, under: ["types", group])
+        return inferred
     }
 
     // MARK: - Examples
@@ -249,6 +290,15 @@ public struct RuleDraft {
             type = options.typeName ?? DraftNames.typeName(forRoute: route)
             upstream = options.upstream ?? "api"
             upstreamPath = options.path ?? (requestPath == "/" ? "/.json" : requestPath + ".json")
+        }
+    }
+}
+
+extension RuleDraft.Inferred {
+    mutating func add(_ findings: OutlierFindings?, under prefix: [String]) {
+        for note in findings?.notes ?? [] {
+            let path = prefix + note.path
+            notes[path] = notes[path].map { $0 + "; " + note.text } ?? note.text
         }
     }
 }

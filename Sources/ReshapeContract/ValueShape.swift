@@ -12,8 +12,14 @@ public final class ValueShape {
     public static let maxEnumValues = 10
 
     var nulls = 0, booleans = 0, integers = 0, fractions = 0, strings = 0, objects = 0, arrays = 0
-    /// Formats every string so far has.
+    /// For the outlier heuristics (`Outliers`): empty strings, negative numbers, and strings
+    /// that `coerce` would turn into an integer or a number.
+    var emptyStrings = 0, negatives = 0, integerStrings = 0, numberStrings = 0
+    /// The first such strings, to show in a comment.
+    var firstIntegerString: String?, firstNumberString: String?
+    /// Formats every string so far has; and every non-empty string (for `minLength: 1`).
     var formats = ValueShape.formats
+    var nonEmptyFormats = ValueShape.formats
     /// Distinct strings, in first-seen order, while there are few enough for an `enum`.
     var distinct: [String] = []
     var tooManyDistinct = false
@@ -30,7 +36,9 @@ public final class ValueShape {
         switch value {
         case .null: nulls += 1
         case .bool: booleans += 1
-        case .number(let number): if number.isInteger { integers += 1 } else { fractions += 1 }
+        case .number(let number):
+            if number.isInteger { integers += 1 } else { fractions += 1 }
+            if number < JSONNumber(0) { negatives += 1 }
         case .string(let text): addString(text)
         case .object(let object):
             objects += 1
@@ -55,6 +63,19 @@ public final class ValueShape {
     private func addString(_ text: String) {
         strings += 1
         formats.removeAll { FormatCheckers.matches(text, format: $0) != true }
+        if text.isEmpty {
+            emptyStrings += 1
+        } else {
+            nonEmptyFormats.removeAll { FormatCheckers.matches(text, format: $0) != true }
+        }
+        if let number = JSONNumber(text) {
+            numberStrings += 1
+            if firstNumberString == nil { firstNumberString = text }
+            if number.isInteger {
+                integerStrings += 1
+                if firstIntegerString == nil { firstIntegerString = text }
+            }
+        }
         guard !tooManyDistinct, !distinct.contains(text) else { return }
         if distinct.count == Self.maxEnumValues { tooManyDistinct = true; distinct = [] } else { distinct.append(text) }
     }
@@ -66,13 +87,83 @@ public final class ValueShape {
     /// distinct values, at least one of them repeated, gets an `enum` (a closed set is a
     /// promise the sample alone cannot make, so only on request).
     public func schema(enums: Bool) -> JSON {
+        var none: OutlierFindings?
+        return schema(enums: enums, findings: &none, coercible: false)
+    }
+
+    /// The schema with the outlier heuristics (`Outliers`) applied when `findings` is not nil:
+    /// a small minority of odd values is then read as corrupt, the schema says what the
+    /// majority is, and `findings` collects a note for each such constraint. `coercible`:
+    /// this is the record type, whose members a `coerce` step before `validate` can reach,
+    /// so integers sent as strings there are coerced rather than dropped.
+    public func schema(enums: Bool, findings: inout OutlierFindings?, coercible: Bool) -> JSON {
+        schema(enums: enums, path: [], findings: &findings, coerceAs: nil, coercibleMembers: coercible)
+    }
+
+    private enum Kind: CaseIterable { case object, array, string, number, boolean }
+
+    private func count(_ kind: Kind) -> Int {
+        switch kind {
+        case .object: objects
+        case .array: arrays
+        case .string: strings
+        case .number: integers + fractions
+        case .boolean: booleans
+        }
+    }
+
+    private static func describe(_ kind: Kind, count: Int) -> String {
+        let one: String
+        switch kind {
+        case .object: one = "an object"
+        case .array: one = "an array"
+        case .string: one = "a string"
+        case .number: one = "a number"
+        case .boolean: one = "a boolean"
+        }
+        return count == 1 ? one : one.split(separator: " ").last.map { $0 + "s" } ?? one
+    }
+
+    private func schema(enums: Bool, path: [String], findings: inout OutlierFindings?, coerceAs member: String?,
+                        coercibleMembers: Bool) -> JSON {
         var members: [JSONMember] = []
+        var kept = Kind.allCases.filter { count($0) > 0 }
+        var notes: [String] = []
+
+        // A minority of another JSON type than the rest: keep the majority's type (`null`
+        // is not counted: a nullable member is common and meant). Integers sent as strings
+        // next to integers are coerced when a `coerce` step can reach them.
+        let nonNull = count - nulls
+        if findings != nil, kept.count >= 2, let top = kept.max(by: { count($0) < count($1) }),
+           Outliers.isMinority(nonNull - count(top), of: nonNull) {
+            let odd = kept.filter { $0 != top }
+            var coerced = 0
+            if top == .number, let member {
+                let target = fractions > 0 ? "number" : "integer"
+                coerced = target == "integer" ? integerStrings : numberStrings
+                if coerced > 0 {
+                    let example = (target == "integer" ? firstIntegerString : firstNumberString) ?? ""
+                    let note = "\(coerced) of \(nonNull) had \(target == "integer" ? "an integer" : "a number") as a string"
+                        + " (\(JSON.string(example).serializedString())): coerced to \(target)"
+                    findings?.coercions.append((member, target, note))
+                    notes.append(note + " by the coerce step")
+                }
+            }
+            let rest = nonNull - count(top) - coerced
+            if rest > 0 {
+                let kinds = odd.map { ($0, count($0) - ($0 == .string ? coerced : 0)) }.filter { $0.1 > 0 }
+                    .map { Self.describe($0.0, count: $0.1) }
+                notes.append("\(rest) of \(nonNull) had \(kinds.joined(separator: " or ")) here, not \(Self.describe(top, count: 1)): treated as corrupt")
+            }
+            kept = [top]
+        }
+
         var types: [String] = []
-        if objects > 0 { types.append("object") }
-        if arrays > 0 { types.append("array") }
-        if strings > 0 { types.append("string") }
-        if fractions > 0 { types.append("number") } else if integers > 0 { types.append("integer") }
-        if booleans > 0 { types.append("boolean") }
+        if kept.contains(.object) { types.append("object") }
+        if kept.contains(.array) { types.append("array") }
+        if kept.contains(.string) { types.append("string") }
+        if kept.contains(.number) { types.append(fractions > 0 ? "number" : "integer") }
+        if kept.contains(.boolean) { types.append("boolean") }
         if nulls > 0 { types.append("null") }
         if types.isEmpty { return .object(JSONObject()) }  // nothing seen (only empty arrays)
 
@@ -82,21 +173,79 @@ public final class ValueShape {
             return .object(JSONObject([JSONMember(key: "enum", value: .array(values))]))
         }
         members.append(JSONMember(key: "type", value: types.count == 1 ? .string(types[0]) : .array(types.map(JSON.string))))
-        if strings > 0, let format = formats.first {
-            members.append(JSONMember(key: "format", value: .string(format)))
-        }
-        if objects > 0 {
-            let required = properties.filter { $0.present == objects }.map { JSON.string($0.name) }
-            if !required.isEmpty { members.append(JSONMember(key: "required", value: .array(required))) }
-            if !properties.isEmpty {
-                members.append(JSONMember(key: "properties", value: .object(JSONObject(properties.map {
-                    JSONMember(key: $0.name, value: $0.shape.schema(enums: enums))
-                }))))
+        if kept.contains(.string) {
+            let nonEmpty = findings != nil && Outliers.isMinority(emptyStrings, of: strings)
+            if let format = (nonEmpty ? nonEmptyFormats : formats).first {
+                members.append(JSONMember(key: "format", value: .string(format)))
+            }
+            if nonEmpty {
+                members.append(JSONMember(key: "minLength", value: .number(JSONNumber(1))))
+                notes.append("\(emptyStrings) of \(strings) had \"\" here: treated as corrupt")
             }
         }
-        if let items, items.count > 0 {
-            members.append(JSONMember(key: "items", value: items.schema(enums: enums)))
+        if kept.contains(.number), findings != nil, Outliers.isMinority(negatives, of: integers + fractions) {
+            members.append(JSONMember(key: "minimum", value: .number(JSONNumber(0))))
+            notes.append("\(negatives) of \(integers + fractions) had a negative number here: treated as corrupt")
+        }
+        if !notes.isEmpty { findings?.notes.append((path, notes.joined(separator: "; "))) }
+        if kept.contains(.object) {
+            var required: [JSON] = []
+            var missing: [String] = []
+            for property in properties {
+                if property.present == objects {
+                    required.append(.string(property.name))
+                } else if findings != nil, Outliers.isMinority(objects - property.present, of: objects) {
+                    // Present in most records, missing in a few: those few are corrupt.
+                    required.append(.string(property.name))
+                    missing.append("\(objects - property.present) of \(objects) had no \(property.name)")
+                }
+            }
+            if !required.isEmpty { members.append(JSONMember(key: "required", value: .array(required))) }
+            if !missing.isEmpty {
+                findings?.notes.append((path + ["required"], missing.joined(separator: ", ") + ": treated as corrupt"))
+            }
+            if !properties.isEmpty {
+                var schemas: [JSONMember] = []
+                for property in properties {
+                    schemas.append(JSONMember(key: property.name, value: property.shape.schema(
+                        enums: enums, path: path + ["properties", property.name], findings: &findings,
+                        coerceAs: coercibleMembers ? property.name : nil, coercibleMembers: false)))
+                }
+                members.append(JSONMember(key: "properties", value: .object(JSONObject(schemas))))
+            }
+        }
+        if kept.contains(.array), let items, items.count > 0 {
+            members.append(JSONMember(key: "items", value: items.schema(enums: enums, path: path + ["items"], findings: &findings,
+                                                                       coerceAs: nil, coercibleMembers: false)))
         }
         return .object(JSONObject(members))
     }
+}
+
+/// `reshape infer`'s outlier heuristics: in a collection with enough records, a small
+/// minority of records that break a pattern the rest follow is read as corrupt (as a rule
+/// author reading the sample would) instead of widening the type to admit it. Each finding
+/// becomes a constraint that makes `validate: { invalid: drop }` drop that minority (or a
+/// `coerce` step that fixes it), with a comment in the draft saying what it came from.
+public enum Outliers {
+    /// A heuristic looks at a place only when it has at least this many values (records,
+    /// present members, strings, numbers): with 4, the smallest minority (one) stands against
+    /// at least three that agree.
+    public static let minValues = 4
+    /// The odd ones are at most this share of the values they are counted among (1/4).
+    public static let maxShareDenominator = 4
+
+    /// `odd` of `total` values break the pattern: few enough, among enough, to be corrupt.
+    public static func isMinority(_ odd: Int, of total: Int) -> Bool {
+        total >= minValues && odd > 0 && odd * maxShareDenominator <= total
+    }
+}
+
+/// What the outlier heuristics found while a schema was built.
+public struct OutlierFindings {
+    /// A comment for the author and the path (below the schema, as YAML keys) of the line it belongs to.
+    public var notes: [(path: [String], text: String)] = []
+    /// Members of the record type to convert in a `coerce` step before `validate`.
+    public var coercions: [(member: String, target: String, note: String)] = []
+    public init() {}
 }

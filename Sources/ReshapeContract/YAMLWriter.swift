@@ -8,53 +8,73 @@ public enum YAMLWriter {
     static let flowWidth = 88
 
     /// `value` as YAML lines; a mapping or list at the top starts in column 0.
-    public static func write(_ value: JSON) -> String {
+    /// `comments`: text for the end of the line of the member at a path (mapping keys, list
+    /// indices as decimal strings); a member written on one line with what is inside it
+    /// carries the comments of everything inside too.
+    public static func write(_ value: JSON, comments: [[String]: String] = [:]) -> String {
         var out = ""
+        let writer = Comments(byPath: comments)
         switch value {
-        case .object(let object) where !object.isEmpty: block(object, indent: 0, into: &out)
-        case .array(let elements) where !elements.isEmpty: block(elements, indent: 0, into: &out)
+        case .object(let object) where !object.isEmpty: block(object, indent: 0, path: [], comments: writer, into: &out)
+        case .array(let elements) where !elements.isEmpty: block(elements, indent: 0, path: [], comments: writer, into: &out)
         default: out = scalarOrFlow(value) + "\n"
         }
         return out
     }
 
-    private static func block(_ object: JSONObject, indent: Int, into out: inout String) {
-        let pad = String(repeating: " ", count: indent)
-        for member in object.members {
-            out += pad + key(member.key) + ":"
-            entry(member.value, indent: indent, preferBlock: blockKeys.contains(member.key), into: &out)
+    /// End-of-line comments by path.
+    struct Comments {
+        var byPath: [[String]: String]
+
+        /// `  # text` for the comment at `path` (and, for a one-line member, below it), or "".
+        func suffix(_ path: [String], inside: Bool) -> String {
+            guard !byPath.isEmpty else { return "" }
+            let texts = byPath.filter { $0.key == path || (inside && $0.key.starts(with: path)) }
+                .sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.value)
+            return texts.isEmpty ? "" : "  # " + texts.joined(separator: "; ")
         }
     }
 
-    private static func block(_ elements: [JSON], indent: Int, into out: inout String) {
+    private static func block(_ object: JSONObject, indent: Int, path: [String], comments: Comments, into out: inout String) {
         let pad = String(repeating: " ", count: indent)
-        for element in elements {
+        for member in object.members {
+            out += pad + key(member.key) + ":"
+            entry(member.value, indent: indent, preferBlock: blockKeys.contains(member.key), path: path + [member.key],
+                  comments: comments, into: &out)
+        }
+    }
+
+    private static func block(_ elements: [JSON], indent: Int, path: [String], comments: Comments, into out: inout String) {
+        let pad = String(repeating: " ", count: indent)
+        for (i, element) in elements.enumerated() {
+            let elementPath = path + [String(i)]
             // A one-member object (a transform step) reads best as `- name: argument`.
             if case .object(let object) = element, !object.isEmpty,
                object.count == 1 || flow(element, budget: flowWidth - indent) == nil {
                 // The first member shares the dash's line; the rest line up under it.
                 var nested = ""
-                block(object, indent: indent + 2, into: &nested)
+                block(object, indent: indent + 2, path: elementPath, comments: comments, into: &nested)
                 out += pad + "- " + nested.dropFirst(indent + 2)
             } else if case .array(let inner) = element, !inner.isEmpty, flow(element, budget: flowWidth - indent) == nil {
-                out += pad + "-\n"
-                block(inner, indent: indent + 2, into: &out)
+                out += pad + "-" + comments.suffix(elementPath, inside: false) + "\n"
+                block(inner, indent: indent + 2, path: elementPath, comments: comments, into: &out)
             } else {
-                out += pad + "- " + scalarOrFlow(element) + "\n"
+                out += pad + "- " + scalarOrFlow(element) + comments.suffix(elementPath, inside: true) + "\n"
             }
         }
     }
 
     /// What follows `key:` — a scalar or flow on the same line, else a nested block.
-    private static func entry(_ value: JSON, indent: Int, preferBlock: Bool, into out: inout String) {
+    private static func entry(_ value: JSON, indent: Int, preferBlock: Bool, path: [String], comments: Comments,
+                              into out: inout String) {
         if !(preferBlock && value.isContainer && !value.isEmptyContainer), let line = flow(value, budget: flowWidth - indent) {
-            out += " " + line + "\n"
+            out += " " + line + comments.suffix(path, inside: true) + "\n"
             return
         }
-        out += "\n"
+        out += comments.suffix(path, inside: false) + "\n"
         switch value {
-        case .object(let object): block(object, indent: indent + 2, into: &out)
-        case .array(let elements): block(elements, indent: indent + 2, into: &out)
+        case .object(let object): block(object, indent: indent + 2, path: path, comments: comments, into: &out)
+        case .array(let elements): block(elements, indent: indent + 2, path: path, comments: comments, into: &out)
         default: break
         }
     }

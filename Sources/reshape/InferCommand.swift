@@ -10,7 +10,9 @@ struct InferCommand: ParsableCommand {
         Recognises a keyed collection (records under push ids, uids or integer keys, also \
         Firebase's array with null holes, and collections of collections) and proposes \
         keyed-to-array; infers the record type as JSON Schema; adds a validate step and each \
-        sample as an offline example. Several samples of one endpoint merge. The output passes \
+        sample as an offline example. In a collection, a small minority of records that break \
+        the others' pattern is treated as corrupt (commented constraints; --no-outliers to \
+        keep them). Several samples of one endpoint merge. The output passes \
         `reshape check` and `reshape test` as it is; see docs/contract.md. Exit status: 0 ok, \
         1 a sample is not JSON, 2 a usage mistake.
 
@@ -41,6 +43,13 @@ struct InferCommand: ParsableCommand {
     @Flag(name: .long, help: "Propose `enum` for strings with a few repeated values.")
     var enums = false
 
+    @Flag(name: .customLong("no-outliers"), help: """
+        Do not read a small minority of odd records (missing a member, "" or a negative number \
+        where the rest have values, another type, an integer as a string) as corrupt: infer \
+        only what every record has. See docs/contract.md.
+        """)
+    var noOutliers = false
+
     func run() throws {
         try withExitCodes {
             guard !samples.isEmpty else {
@@ -54,6 +63,7 @@ struct InferCommand: ParsableCommand {
             options.request = request
             options.key = key
             options.enums = enums
+            options.outliers = !noOutliers
             options.sampleName = samples[0]
             let values = try samples.map { try Terminal.parseJSON(try Terminal.read($0), name: $0) }
             do throws(RuleDraft.Failure) {

@@ -36,6 +36,17 @@ final class CLIContractTests: XCTestCase {
         _ = try assertDraftPasses(["Tests/Fixtures/demo/widgets.json", "Tests/Fixtures/demo/widgets.json"])
     }
 
+    func testInferTreatsAMinorityAsCorruptUnlessToldNotTo() throws {
+        let users = try assertDraftPasses(["Tests/Fixtures/demo/users.json", "--name", "User"])
+        XCTAssertTrue(users.contains(#"name: { type: string, minLength: 1 }  # 1 of 6 had "" here: treated as corrupt"#), users)
+        XCTAssertTrue(users.contains("- coerce: { age: integer, invalid: keep }  # age: 1 of 7 had an integer as a string"), users)
+        XCTAssertTrue(users.contains("dropped: 3"), users)
+        let plain = try assertDraftPasses(["Tests/Fixtures/demo/users.json", "--name", "User", "--no-outliers"])
+        XCTAssertFalse(plain.contains("coerce"), plain)
+        XCTAssertFalse(plain.contains("treated as corrupt"), plain)
+        XCTAssertFalse(plain.contains("dropped:"), plain)
+    }
+
     func testInferOnOddSamples() throws {
         let nothing = try temporaryFile("null", "empty.json")
         let holes = try temporaryFile(#"[null, {"a": 1}, null, {"a": 2.5, "b": null}]"#, "holes.json")

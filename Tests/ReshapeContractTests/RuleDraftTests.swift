@@ -112,4 +112,87 @@ final class RuleDraftTests: XCTestCase {
         options.request = "users"
         XCTAssertThrowsError(try RuleDraft(samples: [.null], options: options).yaml())
     }
+
+    // MARK: - Outliers
+
+    /// Records for a plain-array sample: `count` copies of `usual`, then `odd`.
+    private func records(_ usual: String, _ count: Int, _ odd: [String]) -> String {
+        "[" + (Array(repeating: usual, count: count) + odd).joined(separator: ", ") + "]"
+    }
+
+    private func thing(_ result: (text: String, route: Route, types: JSON)) -> JSON? { result.types.record?["Thing"] }
+
+    func testAMinorityMissingAMemberMakesItRequired() throws {
+        let result = try draft([records(#"{"a": 1, "b": "x"}"#, 3, [#"{"a": 2}"#])])
+        XCTAssertEqual(thing(result)?.record?["required"], json(#"["a", "b"]"#))
+        XCTAssertTrue(result.text.contains("required: [a, b]  # 1 of 4 had no b: treated as corrupt"), result.text)
+        XCTAssertTrue(result.text.contains("dropped: 1"), result.text)
+    }
+
+    func testEmptyStringsAndNegativeNumbersInAMinority() throws {
+        let result = try draft([records(#"{"s": "x", "k": 3}"#, 5, [#"{"s": "", "k": 0}"#, #"{"s": "y", "k": -1}"#])])
+        XCTAssertEqual(thing(result)?.record?["properties"], json(#"{"s": {"type": "string", "minLength": 1}, "k": {"type": "integer", "minimum": 0}}"#))
+        XCTAssertTrue(result.text.contains(#"s: { type: string, minLength: 1 }  # 1 of 7 had "" here: treated as corrupt"#), result.text)
+        XCTAssertTrue(result.text.contains("k: { type: integer, minimum: 0 }  # 1 of 7 had a negative number here: treated as corrupt"), result.text)
+        XCTAssertTrue(result.text.contains("dropped: 2"), result.text)
+        // A format judged without the empty strings: those are dropped anyway.
+        let emails = try draft([records(#"{"e": "a@b.org"}"#, 4, [#"{"e": ""}"#])])
+        XCTAssertEqual(thing(emails)?.record?["properties"]?.record?["e"], json(#"{"type": "string", "format": "email", "minLength": 1}"#))
+    }
+
+    func testIntegersAsStringsAreCoercedBeforeValidate() throws {
+        let result = try draft([records(#"{"k": 3}"#, 3, [#"{"k": "42"}"#])])
+        XCTAssertEqual(thing(result)?.record?["properties"]?.record?["k"], json(#"{"type": "integer"}"#))
+        XCTAssertEqual(result.route.pipeline.written, [json(#"{"coerce": {"k": "integer", "invalid": "keep"}}"#),
+                                                       json(#"{"validate": {"type": "Thing", "invalid": "drop"}}"#), json(#"{"wrap": "objects"}"#)])
+        XCTAssertTrue(result.text.contains(#"- coerce: { k: integer, invalid: keep }  # k: 1 of 4 had an integer as a string ("42"): coerced to integer"#), result.text)
+        XCTAssertFalse(result.text.contains("dropped:"), result.text)
+        // Numbers: any number as a string.
+        let prices = try draft([records(#"{"p": 1.5}"#, 3, [#"{"p": "7.25"}"#])])
+        XCTAssertEqual(prices.route.pipeline.written.first, json(#"{"coerce": {"p": "number", "invalid": "keep"}}"#))
+    }
+
+    func testAnyOtherTypeInAMinorityKeepsTheMajoritysType() throws {
+        let result = try draft([records(#"{"k": 3, "s": "x"}"#, 4, [#"{"k": "many", "s": 5}"#, #"{"k": null, "s": "y"}"#])])
+        // `null` is not an outlier: a nullable member is meant.
+        XCTAssertEqual(thing(result)?.record?["properties"], json(#"{"k": {"type": ["integer", "null"]}, "s": {"type": "string"}}"#))
+        XCTAssertTrue(result.text.contains("1 of 6 had a number here, not a string: treated as corrupt"), result.text)
+        // "many" is not an integer: a coerce step (keep) leaves it for validate to drop.
+        XCTAssertTrue(result.text.contains("dropped: 1"), result.text)
+    }
+
+    func testNoOutliersInSmallCollectionsLargeMinoritiesOrSingleValues() throws {
+        // Three records: too few to tell a pattern from a coincidence.
+        let few = try draft([records(#"{"a": 1, "b": "x"}"#, 2, [#"{"a": -2, "b": ""}"#])])
+        XCTAssertEqual(thing(few), json(#"{"type": "object", "required": ["a", "b"], "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}}"#))
+        // Two odd of six is more than a quarter.
+        let many = try draft([records(#"{"a": 1, "b": 1}"#, 4, [#"{"a": "x"}"#, #"{"a": "y"}"#])])
+        XCTAssertEqual(thing(many)?.record?["properties"]?.record?["a"], json(#"{"type": ["string", "integer"]}"#))
+        XCTAssertEqual(thing(many)?.record?["required"], json(#"["a"]"#))
+        // One value: no majority to go by.
+        let single = try draft([#"{"tags": ["a", "b", "c", "d", ""]}"#], { $0.request = "GET /thing" })
+        XCTAssertEqual(thing(single)?.record?["properties"]?.record?["tags"], json(#"{"type": "array", "items": {"type": "string"}}"#))
+    }
+
+    func testNoOutliersOptionInfersOnlyWhatEveryRecordHas() throws {
+        let sample = records(#"{"a": 1, "s": "x"}"#, 5, [#"{"a": "2", "s": ""}"#, #"{"s": "y"}"#])
+        let on = try draft([sample])
+        XCTAssertTrue(on.text.contains("# "), on.text)
+        let off = try draft([sample], { $0.outliers = false })
+        XCTAssertEqual(thing(off), json(#"{"type": "object", "required": ["s"], "properties": {"a": {"type": ["string", "integer"]}, "s": {"type": "string"}}}"#))
+        XCTAssertFalse(off.text.contains("treated as corrupt"), off.text)
+        XCTAssertFalse(off.text.contains("coerce"), off.text)
+    }
+
+    func testNestedPlacesDropRatherThanCoerce() throws {
+        // A coerce step reaches the record's own members only: deeper, an integer as a string is dropped.
+        let result = try draft([records(#"{"home": {"k": 1}}"#, 3, [#"{"home": {"k": "2"}}"#])])
+        XCTAssertEqual(thing(result)?.record?["properties"]?.record?["home"], json(#"{"type": "object", "required": ["k"], "properties": {"k": {"type": "integer"}}}"#))
+        XCTAssertTrue(result.text.contains("k: { type: integer }  # 1 of 4 had a string here, not a number: treated as corrupt"), result.text)
+        XCTAssertTrue(result.text.contains("dropped: 1"), result.text)
+        // In a nested collection, the records are checked the same way, and groups too.
+        let devices = try draft([#"{"-U1": {"-D1": {"m": "a"}, "-D2": {"m": "b"}}, "-U2": {"-D3": {"m": "c"}, "-D4": {"m": ""}}}"#],
+                                { $0.typeName = "Device" })
+        XCTAssertEqual(devices.types.record?["Device"]?.record?["properties"]?.record?["m"], json(#"{"type": "string", "minLength": 1}"#))
+    }
 }
