@@ -107,6 +107,12 @@ final class HTTPParserAdapter {
     }
 
     private func messageComplete() -> Int32 {
+        // http_parser ends a CONNECT at its head, whatever its Content-Length says (the bytes after
+        // it are a tunnel's): it must not reach dispatch as a request with a body it never read.
+        if parser.pointee.method == HTTP_CONNECT.rawValue {
+            _ = deliver(.parseError(reason: "CONNECT is not supported: this is not a forward proxy"))
+            return 1
+        }
         let method = String(cString: http_method_str(http_method(rawValue: parser.pointee.method)))
         let request = HTTPRequest(method: method, target: String(decoding: url, as: UTF8.self),
                                   versionMajor: Int(parser.pointee.http_major), versionMinor: Int(parser.pointee.http_minor),
