@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Counters and latency histograms for one worker, exposed in Prometheus text format. Each
 /// worker records into its own instance; `/metrics` merges them.
@@ -36,7 +35,7 @@ public final class Metrics: Sendable {
         var upstreamConnectionsOpened = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

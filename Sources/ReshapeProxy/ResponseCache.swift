@@ -1,5 +1,4 @@
 import ReshapeRules
-import Synchronization
 
 /// Normalized answers kept for reuse, shared by every worker of the process, bounded in bytes
 /// (least recently used first out). It also coalesces: while one request fetches a key, the
@@ -72,7 +71,7 @@ public final class ResponseCache: Sendable {
     }
 
     public let capacityBytes: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init(capacityBytes: Int) {
         self.capacityBytes = capacityBytes

@@ -1,5 +1,5 @@
 import CLibUV
-import Synchronization
+import ReshapeProxy
 
 /// Work handed to one loop from any thread: queued under a lock, run on the loop's thread when
 /// its async handle fires. After `close`, posts are dropped (the loop is going away).
@@ -7,7 +7,7 @@ import Synchronization
 /// thread-safe call) and closed on the loop's own thread, after which nothing sends.
 final class LoopMailbox: @unchecked Sendable {
     private let async: UnsafeMutablePointer<uv_async_t>
-    private let queue = Mutex<(work: [@Sendable () -> Void], closed: Bool)>(([], false))
+    private let queue = Locked<(work: [@Sendable () -> Void], closed: Bool)>(([], false))
 
     init(loop: UnsafeMutablePointer<uv_loop_t>) {
         async = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)

@@ -9,8 +9,8 @@ final class SharedState: Sendable {
     let configuration: ServerConfiguration
     /// One per worker, then the admin listener's when it has its own port.
     let metrics: [Metrics]
-    private let current: Mutex<ServingRules>
-    private let counters = Mutex((reloads: 0, refused: 0))
+    private let current: Locked<ServingRules>
+    private let counters = Locked((reloads: 0, refused: 0))
     let draining = Atomic<Bool>(false)
     /// Normalized answers of routes with `cache:`, shared by every worker; nil with `--cache-bytes 0`.
     let cache: ResponseCache?
@@ -19,7 +19,7 @@ final class SharedState: Sendable {
         self.configuration = configuration
         let loops = configuration.workers + (configuration.adminListen == nil ? 0 : 1)
         metrics = (0..<loops).map { _ in Metrics() }
-        current = Mutex(rules)
+        current = Locked(rules)
         cache = configuration.cacheBytes > 0 ? ResponseCache(capacityBytes: configuration.cacheBytes) : nil
     }
 
