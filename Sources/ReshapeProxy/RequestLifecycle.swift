@@ -115,24 +115,20 @@ public struct RequestLifecycle: Sendable {
 
     /// A fetch finished with `result` after `seconds`.
     public mutating func fetchFinished(_ id: Int, _ result: UpstreamResult, seconds: Double) -> Step {
-        guard var exchange else { return .wait }
+        guard let exchange else { return .wait }
         if let upstream = exchange.upstreamName(of: id) {
             var failure: UpstreamFailure?
             if case .failure(let kind, _) = result { failure = kind }
             settings.metrics.recordUpstream(upstream: upstream, seconds: seconds, failure: failure)
             settings.metrics.recordFetch(route: exchange.route.name, upstream: upstream)
         }
-        let reaction = exchange.finished(id, result, seconds: seconds)
-        self.exchange = exchange
-        return step(for: reaction)
+        return step(for: exchange.finished(id, result, seconds: seconds))
     }
 
     /// The route's `timeout` passed: a 504, and every fetch in flight is to be cancelled.
     public mutating func timedOut() -> Step {
-        guard var exchange else { return .wait }
-        let reaction = exchange.timedOut()
-        self.exchange = exchange
-        return step(for: reaction)
+        guard let exchange else { return .wait }
+        return step(for: exchange.timedOut())
     }
 
     /// Fetches still in flight (to cancel when the client goes away).

@@ -54,9 +54,8 @@ final class RequestDriver {
     private func armTimeout(_ id: Int, _ lifecycle: RequestLifecycle, _ step: RequestLifecycle.Step) {
         guard case .fetch = step, routeTimers[id] == nil, let milliseconds = lifecycle.timeoutMilliseconds else { return }
         routeTimers[id] = RouteTimer(loop: owner.loop, milliseconds: milliseconds) { [weak self] in
-            guard let self, var lifecycle = self.requests[id] else { return }
-            let step = lifecycle.timedOut()
-            self.requests[id] = lifecycle
+            guard let self, self.requests[id] != nil else { return }
+            let step = self.requests[id]!.timedOut()
             self.perform(id, step)
         }
     }
@@ -90,10 +89,10 @@ final class RequestDriver {
     private func start(_ order: FetchOrder, for id: Int) {
         let fetchID = order.id
         let transfer = owner.upstream?.start(order.request) { [weak self] result, seconds in
-            guard let self, var lifecycle = self.requests[id] else { return }
+            guard let self, self.requests[id] != nil else { return }
             self.inFlight[id]?[fetchID] = nil
-            let step = lifecycle.fetchFinished(fetchID, result, seconds: seconds)
-            self.requests[id] = lifecycle
+            // In place (the dictionary's modify accessor): no copy of the lifecycle per event.
+            let step = self.requests[id]!.fetchFinished(fetchID, result, seconds: seconds)
             self.perform(id, step)
         }
         // A transfer that could not start has already reported its failure.
