@@ -233,6 +233,11 @@ private final class ConnectionSimulation {
     private func written(_ head: [UInt8], _ body: [UInt8], closing: Bool) {
         let text = String(decoding: head, as: UTF8.self)
         require(text.hasPrefix("HTTP/1.1 ") && text.hasSuffix("\r\n\r\n"), "a malformed response head: \(describe(head))")
+        // `Expect: 100-continue` is answered with an interim response: no body, nothing closes.
+        if text.hasPrefix("HTTP/1.1 100 ") {
+            require(text == "HTTP/1.1 100 Continue\r\n\r\n" && body.isEmpty && !closing, "a malformed 100 Continue: \(describe(head))")
+            return
+        }
         let lines = text.split(separator: "\r\n")
         let length = lines.first { $0.hasPrefix("Content-Length: ") }.flatMap { Int($0.dropFirst(16)) }
         require(text.contains("\r\nConnection: close\r\n") == closing,
