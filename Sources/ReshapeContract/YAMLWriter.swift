@@ -1,8 +1,10 @@
 import ReshapeJSON
 
-/// Writes JSON values as block YAML for rule files people will read and edit: mappings and
-/// lists indented, small leaf objects and lists on one line, and a string quoted (as a JSON
-/// string, which is valid YAML) whenever YAML could read it as anything but that string.
+/// Writes JSON values as block YAML that people will read and edit (drafted rule files, the
+/// OpenAPI document): mappings and lists indented, small leaf objects and lists on one line,
+/// and a string double-quoted whenever YAML (1.2, or a 1.1 reader such as PyYAML) could read
+/// it as anything but that string. The one YAML writer: `reshape infer` and `reshape openapi
+/// --yaml` both use it.
 public enum YAMLWriter {
     /// A one-line `{ a: 1 }` or `[a, b]` longer than this is written as a block instead.
     static let flowWidth = 88
@@ -134,6 +136,31 @@ public enum YAMLWriter {
                 plain = false
             }
         }
-        return plain ? text : JSON.string(text).serializedString()
+        return plain ? text : quoted(text)
+    }
+
+    /// A double-quoted YAML string: `"` and `\` escaped, and every character YAML does not
+    /// allow unescaped (C0 and C1 controls, DEL, the BOM and the non-characters U+FFFE/U+FFFF)
+    /// as `\uXXXX`. A JSON string would not do: JSON leaves C1 controls and DEL raw.
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            default:
+                let v = scalar.value
+                if v < 0x20 || (v >= 0x7F && v <= 0x9F) || v == 0xFEFF || v == 0xFFFE || v == 0xFFFF {
+                    let hex = String(v, radix: 16, uppercase: true)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
     }
 }

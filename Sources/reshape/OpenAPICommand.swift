@@ -1,4 +1,5 @@
 import ArgumentParser
+import ReshapeContract
 import ReshapeJSON
 import ReshapeOpenAPI
 import ReshapeRules
@@ -40,7 +41,7 @@ struct OpenAPICommand: ParsableCommand {
             let ruleSet = try Terminal.loadRules(rules)
             let document = OpenAPIDocument.build(ruleSet, options: .init(title: title, version: version, serverURL: server))
             if yaml {
-                Terminal.write(Array(YAMLText.of(document).utf8))
+                Terminal.write(Array(YAMLWriter.write(document).utf8))
             } else {
                 Terminal.write(document.serialized(pretty: true) + [UInt8(ascii: "\n")])
             }

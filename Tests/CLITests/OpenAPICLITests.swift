@@ -31,7 +31,9 @@ final class OpenAPICLITests: XCTestCase {
     func testYAML() throws {
         let run = try CLIRunner.reshape(["openapi", "--rules", "examples/rules", "--yaml"])
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertTrue(run.stdout.hasPrefix("\"openapi\": \"3.1.0\"\n\"info\":\n  \"title\": "), String(run.stdout.prefix(80)))
+        // The version is quoted: plain, a YAML reader could take 3.1.0 for something else.
+        // scripts/check-openapi.sh checks that the YAML and JSON documents are equal.
+        XCTAssertTrue(run.stdout.hasPrefix("openapi: \"3.1.0\"\ninfo:"), String(run.stdout.prefix(80)))
     }
 
     func testRulesWithProblemsExit1() throws {
