@@ -22,11 +22,13 @@ struct PendingRefresh: Sendable {
 extension RequestLifecycle {
     /// The cached answer for a GET of a route with `cache:`, or nil to fetch (possibly as the
     /// leader others wait for). `.wait` when another request is fetching the same key.
-    mutating func lookUpCache(route: Route, parameters: [String: String], now: Double,
-                              waiter: ResponseCache.Waiter?) -> Step? {
-        guard let cache = settings.cache, let policy = route.cache, let waiter,
+    /// `waiter` is only asked for on a cached route, so other requests allocate none.
+    func lookUpCache(route: Route, parameters: [String: String], now: Double,
+                              waiter makeWaiter: () -> ResponseCache.Waiter?) -> Step? {
+        guard let cache = settings.cache, let policy = route.cache,
               request.method == "GET" || request.method == "HEAD", request.body.isEmpty,
-              let key = CacheKey.of(route: route, parameters: parameters, request: request) else { return nil }
+              let key = CacheKey.of(route: route, parameters: parameters, request: request),
+              let waiter = makeWaiter() else { return nil }
         switch cache.lookup(key, now: now, waiter: waiter) {
         case .fresh(let stored):
             let response = stored.response(now: now, cacheStatus: "hit")
@@ -50,12 +52,12 @@ extension RequestLifecycle {
     /// The background refresh a stale answer asked for, once: a request without a client
     /// that fetches the key again and stores what it gets. The server runs it like any other
     /// and drops its answer.
-    public mutating func takeBackgroundRefresh(now: Double) -> (RequestLifecycle, Step)? {
+    public func takeBackgroundRefresh(now: Double) -> (RequestLifecycle, Step)? {
         guard let refresh = pendingRefresh else { return nil }
         pendingRefresh = nil
         var headers = request.headers
         headers.removeAll { RequestFraming.equalsIgnoringCase($0.name, "If-None-Match") }
-        var background = RequestLifecycle(HTTPRequest(method: "GET", target: request.target, headers: headers), rules: rules,
+        let background = RequestLifecycle(HTTPRequest(method: "GET", target: request.target, headers: headers), rules: rules,
                                           settings: settings, now: now)
         background.isBackground = true
         background.routeName = refresh.route.name
@@ -66,7 +68,7 @@ extension RequestLifecycle {
 
     /// The shared cache answered (`bytes`; nil: a miss, an error, or too late). A fresh entry
     /// is answered and kept here too; anything else is fetched.
-    public mutating func sharedLookupFinished(_ bytes: [UInt8]?, now: Double, unixMilliseconds: Int) -> Step {
+    public func sharedLookupFinished(_ bytes: [UInt8]?, now: Double, unixMilliseconds: Int) -> Step {
         guard let (route, parameters) = sharedLookup else { return .wait }
         sharedLookup = nil
         if let bytes, case .leader(let key, _, _) = cacheRole, let cache = settings.cache,
@@ -82,21 +84,21 @@ extension RequestLifecycle {
     }
 
     /// Another request's fetch of this request's key ended.
-    public mutating func cacheDelivered(_ delivery: ResponseCache.Delivery, now: Double) -> Step {
+    public func cacheDelivered(_ delivery: ResponseCache.Delivery, now: Double) -> Step {
         guard case .waiter(_, let route, let parameters, let waiter) = cacheRole else { return .wait }
         cacheRole = .none
         switch delivery {
         case .answer(let response):
             return .respond(notModified(response) ?? response, cancel: [])
         case .retry:
-            if let step = lookUpCache(route: route, parameters: parameters, now: now, waiter: waiter) { return step }
+            if let step = lookUpCache(route: route, parameters: parameters, now: now, waiter: { waiter }) { return step }
             return startExchange(route: route, parameters: parameters)
         }
     }
 
     /// As the leader: stores a good answer, answers the waiters, and serves the last good copy
     /// instead of an upstream failure within `stale-if-error`. Returns what this request answers.
-    mutating func settleCache(_ rendered: ResponseRenderer.Rendered) -> HTTPResponse {
+    func settleCache(_ rendered: ResponseRenderer.Rendered) -> HTTPResponse {
         guard case .leader(let key, let policy, let staleIfError) = cacheRole, let cache = settings.cache else {
             return rendered.response
         }

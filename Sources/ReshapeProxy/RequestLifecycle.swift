@@ -32,7 +32,12 @@ public struct LifecycleSettings: Sendable {
 /// and the access-log line. The server only starts the fetches it is handed, cancels the ones
 /// it is told to, and writes the response it gets back; nothing here touches a socket or a
 /// clock (times come in as arguments), so every rule is tested without I/O.
-public struct RequestLifecycle: Sendable {
+///
+/// A class, not a struct: it carries the request, the listener's settings and the exchange,
+/// several hundred bytes that as a value were copied (and their references retained) at every
+/// hand-over between the server's tables and closures, about 8% of a small request's
+/// instructions. One request's lifecycle is only ever touched on its connection's loop.
+public final class RequestLifecycle: @unchecked Sendable {
     public enum Step: Sendable {
         /// Answer now; stop the fetches in `cancel` (still in flight) first.
         case respond(HTTPResponse, cancel: [Int])
@@ -76,11 +81,12 @@ public struct RequestLifecycle: Sendable {
 
     /// Decides what to do with a request. `now` is a monotonic time in seconds. `cacheWaiter`
     /// is called (on any thread) when this request waits for another's fetch of the same
-    /// cached answer; the server then hands what it delivers to `cacheDelivered`.
+    /// cached answer; the server then hands what it delivers to `cacheDelivered`. It is only
+    /// evaluated for a route with `cache:`.
     public static func begin(_ request: HTTPRequest, rules: ServingRules, draining: Bool,
                              settings: LifecycleSettings, now: Double,
-                             cacheWaiter: ResponseCache.Waiter? = nil) -> (RequestLifecycle, Step) {
-        var lifecycle = RequestLifecycle(request, rules: rules, settings: settings, now: now)
+                             cacheWaiter: @autoclosure () -> ResponseCache.Waiter? = nil) -> (RequestLifecycle, Step) {
+        let lifecycle = RequestLifecycle(request, rules: rules, settings: settings, now: now)
         settings.metrics.requestStarted()
         switch rules.decide(request, endpoints: settings.endpoints) {
         case .respond(let response, let route, let errorCode):
@@ -103,7 +109,7 @@ public struct RequestLifecycle: Sendable {
     }
 
     /// Starts the route's fetches (no cached answer to give).
-    mutating func startExchange(route: Route, parameters: [String: String]) -> Step {
+    func startExchange(route: Route, parameters: [String: String]) -> Step {
         let (exchange, reaction) = RouteExchange.start(request, route: route, parameters: parameters, rules: rules)
         self.exchange = exchange
         return step(for: reaction)
@@ -114,7 +120,7 @@ public struct RequestLifecycle: Sendable {
     public var timeoutMilliseconds: Int? { exchange?.route.timeoutMilliseconds }
 
     /// A fetch finished with `result` after `seconds`.
-    public mutating func fetchFinished(_ id: Int, _ result: UpstreamResult, seconds: Double) -> Step {
+    public func fetchFinished(_ id: Int, _ result: UpstreamResult, seconds: Double) -> Step {
         guard let exchange else { return .wait }
         if let upstream = exchange.upstreamName(of: id) {
             var failure: UpstreamFailure?
@@ -126,7 +132,7 @@ public struct RequestLifecycle: Sendable {
     }
 
     /// The route's `timeout` passed: a 504, and every fetch in flight is to be cancelled.
-    public mutating func timedOut() -> Step {
+    public func timedOut() -> Step {
         guard let exchange else { return .wait }
         return step(for: exchange.timedOut())
     }
@@ -134,7 +140,7 @@ public struct RequestLifecycle: Sendable {
     /// Fetches still in flight (to cancel when the client goes away).
     public var fetchesInFlight: [Int] { exchange?.inFlightIDs ?? [] }
 
-    mutating func step(for reaction: RouteExchange.Reaction) -> Step {
+    func step(for reaction: RouteExchange.Reaction) -> Step {
         switch reaction {
         case .wait: return .wait
         case .fetch(let orders): return .fetch(orders)

@@ -107,6 +107,7 @@ public enum ResponseRenderer {
     static func success(_ output: PipelineOutput, status: Int, entityTag: Bool) -> Rendered {
         let body = output.serialized()
         var response = HTTPResponse(status: status, headers: [NameValue(name: "Content-Type", value: "application/json")], body: body)
+        response.headers.reserveCapacity(3)
         if entityTag { response.headers.append(NameValue(name: "ETag", value: EntityTag.of(body))) }
         if !output.dropped.isEmpty {
             response.headers.append(NameValue(name: "Reshape-Dropped", value: String(output.dropped.count)))

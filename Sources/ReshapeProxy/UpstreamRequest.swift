@@ -74,24 +74,32 @@ public enum UpstreamRequestBuilder {
         if !query.isEmpty { url += "?" + query.joined(separator: "&") }
         var timeout = upstream.timeoutMilliseconds
         if let bound = extras.timeoutMilliseconds { timeout = min(timeout, bound) }
-        // A header the route sets or forwards replaces the upstream's of that name, even when the
-        // client did not send it: a route that forwards Authorization never falls back to the
-        // operator's credentials.
-        var replaced = Set(extras.headers.map { $0.name.lowercased() })
-        for name in route.forwardHeaders { replaced.insert(name.lowercased()) }
-        let kept = upstream.headers.filter { !replaced.contains($0.name.lowercased()) }
         return UpstreamRequest(method: method == "HEAD" ? "GET" : method, url: url,
-                               headers: acceptHeader(unless: kept + extras.headers) + kept + extras.headers,
+                               headers: headers(upstream: upstream.headers, route: route, extras: extras.headers),
                                body: extras.body,
                                timeoutMilliseconds: timeout,
                                connectTimeoutMilliseconds: min(upstream.connectTimeoutMilliseconds, timeout),
                                maxBodyBytes: upstream.maxBodyBytes, upstreamName: upstream.name,
-                               secrets: upstream.secrets + extras.secrets)
+                               secrets: extras.secrets.isEmpty ? upstream.secrets : upstream.secrets + extras.secrets)
     }
 
-    /// `Accept: application/json`, unless the rule (or a forwarded header) sets its own.
-    private static func acceptHeader(unless headers: [NameValue]) -> [NameValue] {
-        headers.contains { RequestFraming.equalsIgnoringCase($0.name, "accept") }
-            ? [] : [NameValue(name: "Accept", value: "application/json")]
+    private static let acceptJSON = NameValue(name: "Accept", value: "application/json")
+
+    /// `Accept: application/json` unless a header sets its own, the upstream's headers, then the
+    /// route's. A header the route sets or forwards replaces the upstream's of that name, even
+    /// when the client did not send it: a route that forwards Authorization never falls back to
+    /// the operator's credentials. Built in one array, with no set of names: this runs per fetch.
+    private static func headers(upstream: [NameValue], route: Route, extras: [NameValue]) -> [NameValue] {
+        func replaced(_ name: String) -> Bool {
+            extras.contains { RequestFraming.equalsIgnoringCase($0.name, name) }
+                || route.forwardHeaders.contains { RequestFraming.equalsIgnoringCase($0, name) }
+        }
+        var headers: [NameValue] = []
+        headers.reserveCapacity(1 + upstream.count + extras.count)
+        headers.append(acceptJSON)
+        for header in upstream where !replaced(header.name) { headers.append(header) }
+        headers += extras
+        if headers.dropFirst().contains(where: { RequestFraming.equalsIgnoringCase($0.name, "accept") }) { headers.removeFirst() }
+        return headers
     }
 }

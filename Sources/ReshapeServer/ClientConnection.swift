@@ -138,21 +138,24 @@ final class ClientConnection {
     private func dispatch(_ id: Int, _ request: HTTPRequest) {
         var request = request
         request.fromLoopback = peerIsLoopback
-        // Another request's fetch of the same cached answer may end on any worker's thread: what
-        // it delivers comes back to this loop, to this connection if it is still there.
-        let reference = LoopBound(self)
-        let mailbox = owner.mailbox
-        let waiter: ResponseCache.Waiter = { delivery in
-            mailbox?.post { reference.value?.driver.cacheDelivered(id, delivery) }
-        }
-        var (lifecycle, step) = RequestLifecycle.begin(request, rules: owner.shared.rules,
+        let (lifecycle, step) = RequestLifecycle.begin(request, rules: owner.shared.rules,
                                                        draining: owner.shared.draining.load(ordering: .relaxed),
                                                        settings: owner.lifecycleSettings, now: Clock.monotonicSeconds(),
-                                                       cacheWaiter: waiter)
+                                                       cacheWaiter: cacheWaiter(for: id))
         // A stale answer goes out at once; the refresh it asked for runs on without a client.
         let refresh = lifecycle.takeBackgroundRefresh(now: Clock.monotonicSeconds())
         driver.run(id, lifecycle, step)
         if let refresh { owner.runInBackground(refresh.0, refresh.1) }
+    }
+
+    /// Another request's fetch of the same cached answer may end on any worker's thread: what
+    /// it delivers comes back to this loop, to this connection if it is still there.
+    private func cacheWaiter(for id: Int) -> ResponseCache.Waiter {
+        let reference = LoopBound(self)
+        let mailbox = owner.mailbox
+        return { delivery in
+            mailbox?.post { reference.value?.driver.cacheDelivered(id, delivery) }
+        }
     }
 
     private func answer(_ id: Int, _ lifecycle: RequestLifecycle, _ response: HTTPResponse) {

@@ -9,8 +9,15 @@ final class RequestDriver {
     private unowned let owner: any ConnectionOwner
     private let answered: (Int, RequestLifecycle, HTTPResponse) -> Void
     private var requests: [Int: RequestLifecycle] = [:]
-    /// Fetches in flight, by request and by the lifecycle's fetch id.
-    private var inFlight: [Int: [Int: UpstreamTransfer]] = [:]
+    /// A fetch in flight: its request and the lifecycle's id for it.
+    private struct FetchKey: Hashable {
+        let request: Int
+        let fetch: Int
+    }
+    /// Fetches in flight. One flat table, whose storage outlives the requests: a table per
+    /// request cost two allocations per request. The lifecycle knows which of its fetches are
+    /// still in flight, so stopping a request's fetches needs no second index.
+    private var inFlight: [FetchKey: UpstreamTransfer] = [:]
     /// The route `timeout` of requests that have one, until they are answered.
     private var routeTimers: [Int: RouteTimer] = [:]
 
@@ -31,11 +38,10 @@ final class RequestDriver {
 
     /// The answer cache delivered what this request waited for.
     func cacheDelivered(_ id: Int, _ delivery: ResponseCache.Delivery) {
-        guard var lifecycle = requests[id] else { return }
+        guard let lifecycle = requests[id] else { return }
         let step = lifecycle.cacheDelivered(delivery, now: Clock.monotonicSeconds())
         // A retried lookup may find a stale copy whose refresh is this request's to start.
         let refresh = lifecycle.takeBackgroundRefresh(now: Clock.monotonicSeconds())
-        requests[id] = lifecycle
         if let refresh { owner.runInBackground(refresh.0, refresh.1) }
         armTimeout(id, lifecycle, step)
         perform(id, step)
@@ -43,7 +49,7 @@ final class RequestDriver {
 
     /// The client went away: stop everything of this request, now.
     func cancel(_ id: Int) {
-        stopFetches(of: id)
+        stopFetches(of: id, requests[id]?.fetchesInFlight ?? [])
         requests.removeValue(forKey: id)?.cancelled()
     }
 
@@ -54,8 +60,8 @@ final class RequestDriver {
     private func armTimeout(_ id: Int, _ lifecycle: RequestLifecycle, _ step: RequestLifecycle.Step) {
         guard case .fetch = step, routeTimers[id] == nil, let milliseconds = lifecycle.timeoutMilliseconds else { return }
         routeTimers[id] = RouteTimer(loop: owner.loop, milliseconds: milliseconds) { [weak self] in
-            guard let self, self.requests[id] != nil else { return }
-            let step = self.requests[id]!.timedOut()
+            guard let self, let lifecycle = self.requests[id] else { return }
+            let step = lifecycle.timedOut()
             self.perform(id, step)
         }
     }
@@ -64,9 +70,9 @@ final class RequestDriver {
         switch step {
         case .wait:
             return
-        case .respond(let response, _):
+        case .respond(let response, let cancel):
             // Whatever the lifecycle still had in flight for this request is stopped now.
-            stopFetches(of: id)
+            stopFetches(of: id, cancel)
             guard let lifecycle = requests.removeValue(forKey: id) else { return }
             answered(id, lifecycle, response)
         case .lookUpShared(let key):
@@ -79,35 +85,37 @@ final class RequestDriver {
     }
 
     private func sharedAnswered(_ id: Int, _ bytes: [UInt8]?) {
-        guard var lifecycle = requests[id] else { return }
+        guard let lifecycle = requests[id] else { return }
         let step = lifecycle.sharedLookupFinished(bytes, now: Clock.monotonicSeconds(), unixMilliseconds: Clock.unixMilliseconds())
-        requests[id] = lifecycle
         armTimeout(id, lifecycle, step)
         perform(id, step)
     }
 
     private func start(_ order: FetchOrder, for id: Int) {
         let fetchID = order.id
+        let key = FetchKey(request: id, fetch: fetchID)
         let transfer = owner.upstream?.start(order.request) { [weak self] result, seconds in
-            guard let self, self.requests[id] != nil else { return }
-            self.inFlight[id]?[fetchID] = nil
-            // In place (the dictionary's modify accessor): no copy of the lifecycle per event.
-            let step = self.requests[id]!.fetchFinished(fetchID, result, seconds: seconds)
+            guard let self else { return }
+            self.inFlight[key] = nil
+            guard let lifecycle = self.requests[id] else { return }
+            let step = lifecycle.fetchFinished(fetchID, result, seconds: seconds)
             self.perform(id, step)
         }
         // A transfer that could not start has already reported its failure.
         guard let transfer else { return }
         if requests[id] != nil {
-            inFlight[id, default: [:]][fetchID] = transfer
+            inFlight[key] = transfer
         } else {
             owner.upstream?.cancel(transfer)  // the request was settled meanwhile: nobody waits for it
         }
     }
 
-    /// Cancels a request's fetches still in flight and its route timer, in this loop turn.
-    private func stopFetches(of id: Int) {
+    /// Cancels a request's fetches still in flight (`fetches`, as its lifecycle names them) and
+    /// its route timer, in this loop turn.
+    private func stopFetches(of id: Int, _ fetches: [Int]) {
         routeTimers.removeValue(forKey: id)?.stop()
-        guard let transfers = inFlight.removeValue(forKey: id) else { return }
-        for (_, transfer) in transfers { owner.upstream?.cancel(transfer) }
+        for fetch in fetches {
+            if let transfer = inFlight.removeValue(forKey: FetchKey(request: id, fetch: fetch)) { owner.upstream?.cancel(transfer) }
+        }
     }
 }

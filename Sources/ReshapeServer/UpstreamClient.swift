@@ -159,7 +159,7 @@ final class UpstreamClient {
         if request.method != "GET" { reshape_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method) }
         if let body = request.body {
             setBody(body, on: easy)
-        } else if ["POST", "PUT", "PATCH"].contains(request.method) {
+        } else if request.method == "POST" || request.method == "PUT" || request.method == "PATCH" {
             setBody([], on: easy)  // `Content-Length: 0`: some servers refuse a write without a length (411)
         }
         reshape_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, transfer.headerList.list)

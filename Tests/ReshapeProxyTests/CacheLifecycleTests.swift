@@ -38,7 +38,7 @@ final class CacheLifecycleTests: XCTestCase {
 
     func testAMissIsStoredAndTheNextRequestIsAHit() {
         let cache = ResponseCache(capacityBytes: 1 << 20)
-        var (first, step) = begin(cache, route(), now: 0)
+        let (first, step) = begin(cache, route(), now: 0)
         guard case .fetch = step else { return XCTFail() }
         let answer = first.fetchFinished(0, ok(#"[{"a":1}]"#), seconds: 0.1)
         XCTAssertEqual(header(answer, "Reshape-Cache"), "miss")
@@ -54,7 +54,7 @@ final class CacheLifecycleTests: XCTestCase {
 
     func testConcurrentRequestsWaitForOneFetch() {
         let cache = ResponseCache(capacityBytes: 1 << 20)
-        var (leader, _) = begin(cache, route(), now: 0)
+        let (leader, _) = begin(cache, route(), now: 0)
         let deliveries = Mailbox()
         var waiters: [RequestLifecycle] = []
         for _ in 0..<199 {
@@ -75,7 +75,7 @@ final class CacheLifecycleTests: XCTestCase {
     func testEachCredentialHasItsOwnAnswer() {
         let cache = ResponseCache(capacityBytes: 1 << 20)
         let forwarding = route(forwardHeaders: ["Authorization"])
-        var (ada, step) = begin(cache, forwarding, now: 0, headers: [NameValue(name: "Authorization", value: "Bearer ada")])
+        let (ada, step) = begin(cache, forwarding, now: 0, headers: [NameValue(name: "Authorization", value: "Bearer ada")])
         guard case .fetch = step else { return XCTFail() }
         _ = ada.fetchFinished(0, ok(#"["ada's"]"#), seconds: 0)
         let (_, bob) = begin(cache, forwarding, now: 1, headers: [NameValue(name: "authorization", value: "Bearer bob")])
@@ -86,41 +86,41 @@ final class CacheLifecycleTests: XCTestCase {
 
     func testNoStoreFromTheUpstreamIsNotKept() {
         let cache = ResponseCache(capacityBytes: 1 << 20)
-        var (first, _) = begin(cache, route(), now: 0)
+        let (first, _) = begin(cache, route(), now: 0)
         XCTAssertEqual(header(first.fetchFinished(0, ok("[]", cacheControl: "private, max-age=60"), seconds: 0), "Reshape-Cache"), "miss")
         guard case .fetch = begin(cache, route(), now: 1).1 else { return XCTFail("a private answer is not cached") }
     }
 
     func testStaleAnswersAreServedAtOnceWithOneRefreshAndOnErrors() {
         let cache = ResponseCache(capacityBytes: 1 << 20)
-        var (first, _) = begin(cache, route(), now: 0)
+        let (first, _) = begin(cache, route(), now: 0)
         _ = first.fetchFinished(0, ok("[1]"), seconds: 0)
-        var (stale, step) = begin(cache, route(), now: 12)
+        let (stale, step) = begin(cache, route(), now: 12)
         XCTAssertEqual(header(step, "Reshape-Cache"), "stale")
-        guard var (refresh, refreshStep) = stale.takeBackgroundRefresh(now: 12) else { return XCTFail("one refresh starts") }
-        guard case .fetch = refreshStep else { return XCTFail() }
+        guard let (refresh, firstStep) = stale.takeBackgroundRefresh(now: 12) else { return XCTFail("one refresh starts") }
+        guard case .fetch = firstStep else { return XCTFail() }
         XCTAssertNil(stale.takeBackgroundRefresh(now: 12))
-        var (second, _) = begin(cache, route(), now: 13)
+        let (second, _) = begin(cache, route(), now: 13)
         XCTAssertNil(second.takeBackgroundRefresh(now: 13), "exactly one refresh while it runs")
-        refreshStep = refresh.fetchFinished(0, ok("[2]"), seconds: 0)
+        _ = refresh.fetchFinished(0, ok("[2]"), seconds: 0)
         XCTAssertNil(refresh.answered(HTTPResponse(status: 200), now: 13, wallClockMilliseconds: 0), "a refresh is not a request")
         guard case .respond(let fresh, _) = begin(cache, route(), now: 14).1 else { return XCTFail() }
         XCTAssertEqual(fresh.body.text, "[2]")
 
         // Past stale-while-revalidate, within stale-if-error: an upstream failure answers the last good copy.
-        var (late, _) = begin(cache, route(), now: 40)
+        let (late, _) = begin(cache, route(), now: 40)
         let failed = late.fetchFinished(0, .failure(.connect, message: "down"), seconds: 0)
         XCTAssertEqual(header(failed, "Reshape-Cache"), "stale")
         guard case .respond(let copy, _) = failed else { return XCTFail() }
         XCTAssertEqual(copy.body.text, "[2]")
-        var (tooLate, _) = begin(cache, route(), now: 200)
+        let (tooLate, _) = begin(cache, route(), now: 200)
         guard case .respond(let error, _) = tooLate.fetchFinished(0, .failure(.connect, message: "down"), seconds: 0) else { return XCTFail() }
         XCTAssertEqual(error.status, 502, "after stale-if-error, the failure is answered")
     }
 
     func testPurgeAnswersOnlyTheAdminListenerOrALocalClient() {
         let cache = ResponseCache(capacityBytes: 1 << 20)
-        var (first, _) = begin(cache, route(), now: 0)
+        let (first, _) = begin(cache, route(), now: 0)
         _ = first.fetchFinished(0, ok("[]"), seconds: 0)
         let rules = ServingRules(RuleSet(upstreams: ["api": makeUpstream()], routes: [route()], digest: "d"))
         func purge(_ endpoints: Endpoints, loopback: Bool, method: String = "POST") -> HTTPResponse {

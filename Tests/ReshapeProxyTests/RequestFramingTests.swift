@@ -24,4 +24,17 @@ final class RequestFramingTests: XCTestCase {
         XCTAssertNotNil(ambiguity([("Transfer-Encoding", "identity")]))
         XCTAssertNotNil(ambiguity([("Transfer-Encoding", "chunked"), ("Transfer-Encoding", "chunked")]))
     }
+
+    /// The target splits at its first `?`, byte-wise, whatever characters surround it.
+    func testTargetSplitsAtTheFirstQuestionMark() {
+        let cases: [(target: String, path: String, query: String)] = [
+            ("/users", "/users", ""), ("/users?", "/users", ""), ("/users?a=1?b", "/users", "a=1?b"),
+            ("/é?ü=1", "/é", "ü=1"), ("/e\u{301}?q", "/e\u{301}", "q"), ("?x", "", "x"), ("", "", ""),
+        ]
+        for (target, path, query) in cases {
+            let request = HTTPRequest(method: "GET", target: target)
+            XCTAssertEqual(String(request.path), path, target)
+            XCTAssertEqual(String(request.rawQuery), query, target)
+        }
+    }
 }

@@ -21,7 +21,7 @@ final class RequestLifecycleTests: XCTestCase {
 
     func testAFetchIsRenderedRecordedAndLoggedWithItsDrops() throws {
         let metrics = Metrics()
-        var (lifecycle, step) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users?x=1"), rules: rules,
+        let (lifecycle, step) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users?x=1"), rules: rules,
                                                        draining: false, settings: settings(metrics), now: 10)
         guard case .fetch(let orders) = step, let request = orders.first?.request else { return XCTFail("expected a fetch, got \(step)") }
         XCTAssertEqual(request.url, "https://api.example.com/users.json?auth=s3cret")
@@ -44,7 +44,7 @@ final class RequestLifecycleTests: XCTestCase {
 
     func testAnUpstreamFailureNeverLeaksTheUpstreamsSecret() throws {
         let metrics = Metrics()
-        var (lifecycle, _) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users"), rules: rules,
+        let (lifecycle, _) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users"), rules: rules,
                                                     draining: false, settings: settings(metrics), now: 0)
         let response = lifecycle.finishOnlyFetch(.failure(.connect, message: "cannot reach https://api.example.com/?auth=s3cret"),
                                                   seconds: 0.1)
@@ -93,7 +93,7 @@ final class RequestLifecycleTests: XCTestCase {
     func testAnAnswerTheClientHasIs304WithItsTagAndNoContent() throws {
         let body = Array(#"[{"a":1}]"#.utf8)
         func run(_ headers: [NameValue], _ result: UpstreamResult) -> HTTPResponse {
-            var (lifecycle, _) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users", headers: headers), rules: rules,
+            let (lifecycle, _) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users", headers: headers), rules: rules,
                                                         draining: false, settings: settings(Metrics()), now: 0)
             return lifecycle.finishOnlyFetch(result, seconds: 0)
         }
@@ -116,7 +116,7 @@ final class RequestLifecycleTests: XCTestCase {
 
 extension RequestLifecycle {
     /// The answer once the request's only fetch (id 0) finished with `result`.
-    mutating func finishOnlyFetch(_ result: UpstreamResult, seconds: Double) -> HTTPResponse {
+    func finishOnlyFetch(_ result: UpstreamResult, seconds: Double) -> HTTPResponse {
         guard case .respond(let response, _) = fetchFinished(0, result, seconds: seconds) else {
             XCTFail("one fetch should decide the answer")
             return HTTPResponse(status: 0)

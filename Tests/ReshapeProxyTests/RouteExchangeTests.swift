@@ -57,7 +57,7 @@ final class RouteExchangeTests: XCTestCase {
     }
 
     func testFanOutStartsEveryFetchAtOnceAndBuildsTheInputInFetchOrder() {
-        var (lifecycle, step) = begin(profile, HTTPRequest(method: "GET", target: "/profile/u1"))
+        let (lifecycle, step) = begin(profile, HTTPRequest(method: "GET", target: "/profile/u1"))
         let started = orders(step)
         XCTAssertEqual(started.map(\.request.url), ["https://api.example.com/users/u1.json?auth=s3cret",
                                                     "https://people.example.com/devices/u1.json"])
@@ -73,7 +73,7 @@ final class RouteExchangeTests: XCTestCase {
     }
 
     func testARequiredFetchThatFailsAnswers502NamingItAndCancelsTheOthers() {
-        var (lifecycle, step) = begin(profile, HTTPRequest(method: "GET", target: "/profile/u1"))
+        let (lifecycle, step) = begin(profile, HTTPRequest(method: "GET", target: "/profile/u1"))
         _ = orders(step)
         let (answer, cancel) = response(lifecycle.fetchFinished(0, .failure(.connect, message: "refused by https://api.example.com/?auth=s3cret"),
                                                                 seconds: 0.1))
@@ -87,12 +87,12 @@ final class RouteExchangeTests: XCTestCase {
     }
 
     func testAnOptionalFetchThatFailsIsNullAndARequired404Stays404() {
-        var (lifecycle, _) = begin(profile, HTTPRequest(method: "GET", target: "/profile/u1"))
+        let (lifecycle, _) = begin(profile, HTTPRequest(method: "GET", target: "/profile/u1"))
         _ = lifecycle.fetchFinished(1, ok("oops", status: 500), seconds: 0)
         let (answer, _) = response(lifecycle.fetchFinished(0, ok(#"{"name":"Ada"}"#), seconds: 0))
         XCTAssertEqual(answer.body.text, #"{"user":{"name":"Ada"},"devices":null}"#)
 
-        var (missing, _) = begin(profile, HTTPRequest(method: "GET", target: "/profile/u2"))
+        let (missing, _) = begin(profile, HTTPRequest(method: "GET", target: "/profile/u2"))
         let (notFound, cancel) = response(missing.fetchFinished(0, ok("null", status: 404), seconds: 0))
         XCTAssertEqual(notFound.status, 404)
         XCTAssertEqual(member(notFound, "code"), .string("upstream-not-found"))
@@ -103,7 +103,7 @@ final class RouteExchangeTests: XCTestCase {
     func testTheRouteTimeoutAnswers504AndCancelsWhatIsInFlight() {
         var route = profile
         route.timeoutMilliseconds = 250
-        var (lifecycle, _) = begin(route, HTTPRequest(method: "GET", target: "/profile/u1"))
+        let (lifecycle, _) = begin(route, HTTPRequest(method: "GET", target: "/profile/u1"))
         XCTAssertEqual(lifecycle.timeoutMilliseconds, 250)
         _ = lifecycle.fetchFinished(1, ok("{}"), seconds: 0)
         let (answer, cancel) = response(lifecycle.timedOut())
@@ -126,7 +126,7 @@ final class RouteExchangeTests: XCTestCase {
     private let fourPosts = #"[{"id":1,"authorId":"a"},{"id":2,"authorId":"b"},{"id":3,"authorId":"a"},{"id":4,"authorId":"c"},{"id":5}]"#
 
     func testFollowUpsAreDeduplicatedBoundedAndMerged() {
-        var (lifecycle, step) = begin(posts(), HTTPRequest(method: "GET", target: "/posts"))
+        let (lifecycle, step) = begin(posts(), HTTPRequest(method: "GET", target: "/posts"))
         XCTAssertEqual(orders(step).count, 1)
         let first = orders(lifecycle.fetchFinished(0, ok(fourPosts), seconds: 0))
         XCTAssertEqual(first.map(\.request.url), ["https://people.example.com/users/a.json", "https://people.example.com/users/b.json"],
@@ -143,7 +143,7 @@ final class RouteExchangeTests: XCTestCase {
     }
 
     private func runPosts(_ route: Route, _ answers: [String: UpstreamResult]) -> HTTPResponse {
-        var (lifecycle, _) = begin(route, HTTPRequest(method: "GET", target: "/posts"))
+        let (lifecycle, _) = begin(route, HTTPRequest(method: "GET", target: "/posts"))
         var step = lifecycle.fetchFinished(0, ok(fourPosts), seconds: 0)
         var pending: [FetchOrder] = []
         while true {
@@ -185,7 +185,7 @@ final class RouteExchangeTests: XCTestCase {
     }
 
     func testAValueThatIsNotAPathSegmentIsNeverFetched() {
-        var (lifecycle, _) = begin(posts(), HTTPRequest(method: "GET", target: "/posts"))
+        let (lifecycle, _) = begin(posts(), HTTPRequest(method: "GET", target: "/posts"))
         let (answer, _) = response(lifecycle.fetchFinished(0, ok(#"[{"authorId":".."}]"#), seconds: 0))
         XCTAssertEqual(answer.body.text, #"[{"authorId":"..","author":null}]"#)
     }
@@ -238,7 +238,7 @@ final class RouteExchangeTests: XCTestCase {
         let headers = [NameValue(name: "authorization", value: "Bearer user-token"), NameValue(name: "X-Request-Id", value: "r-1"),
                        NameValue(name: "Cookie", value: "sid=1"), NameValue(name: "Connection", value: "keep-alive"),
                        NameValue(name: "Host", value: "evil.example")]
-        var (lifecycle, step) = begin(try createUser(), post(#"{"name":"Ada","age":36}"#, headers: headers))
+        let (lifecycle, step) = begin(try createUser(), post(#"{"name":"Ada","age":36}"#, headers: headers))
         let request = try XCTUnwrap(orders(step).first?.request)
         XCTAssertEqual(request.method, "POST")
         XCTAssertEqual(request.body.map { String(decoding: $0, as: UTF8.self) }, #"{"name":"Ada","age":36}"#)
@@ -271,7 +271,7 @@ final class RouteExchangeTests: XCTestCase {
     }
 
     func testFormEncodingAndAnEmptyWriteAnswer() throws {
-        var (lifecycle, step) = begin(try createUser(encoding: .form), post(#"{"name":"Ada Lovelace","age":36}"#))
+        let (lifecycle, step) = begin(try createUser(encoding: .form), post(#"{"name":"Ada Lovelace","age":36}"#))
         let request = try XCTUnwrap(orders(step).first?.request)
         XCTAssertEqual(request.body.map { String(decoding: $0, as: UTF8.self) }, "name=Ada%20Lovelace&age=36")
         XCTAssertTrue(request.headers.contains(NameValue(name: "Content-Type", value: "application/x-www-form-urlencoded")))
@@ -300,7 +300,7 @@ final class RouteExchangeTests: XCTestCase {
         XCTAssertEqual(limited.headers.first { $0.name == "Retry-After" }?.value, "30")
         XCTAssertEqual(member(limited, "upstream-error"), .object(JSONObject(["error": .string("slow down")])))
 
-        var (plain, _) = begin(makeRoute("users", "GET", "/users"), HTTPRequest(method: "GET", target: "/users"))
+        let (plain, _) = begin(makeRoute("users", "GET", "/users"), HTTPRequest(method: "GET", target: "/users"))
         let (operatorError, _) = response(plain.fetchFinished(0, ok("{}", status: 401), seconds: 0))
         XCTAssertEqual(operatorError.status, 502, "without forwarded credentials a 401 is the operator's problem")
         XCTAssertEqual(member(operatorError, "code"), .string("upstream-status"))
