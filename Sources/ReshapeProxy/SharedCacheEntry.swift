@@ -34,6 +34,10 @@ public enum SharedCacheEntry {
               let stored = number(header["t"]), let fresh = number(header["f"]), let revalidate = number(header["w"]),
               let onError = number(header["e"]), let dropped = number(header["d"]),
               case .array(let pairs)? = header["h"] else { return nil }
+        // Anything outside what `encode` writes is a miss: a negative window, or a store time
+        // whose distance from now would overflow (a trap, from one bad value in Redis).
+        guard stored >= 0, fresh >= 0, revalidate >= 0, onError >= 0, dropped >= 0,
+              case (let elapsed, false) = unixMilliseconds.subtractingReportingOverflow(stored) else { return nil }
         var headers: [NameValue] = []
         for pair in pairs {
             guard case .array(let parts) = pair, parts.count == 2, case .string(let name) = parts[0], case .string(let value) = parts[1] else {
@@ -41,7 +45,7 @@ public enum SharedCacheEntry {
             }
             headers.append(NameValue(name: name, value: value))
         }
-        let age = Double(max(0, unixMilliseconds - stored)) / 1000
+        let age = Double(max(0, elapsed)) / 1000
         let storedAt = now - age
         let entry = ResponseCache.Stored(body: Array(bytes[(newline + 1)...]), headers: headers, dropped: dropped, storedAt: storedAt,
                                          freshUntil: storedAt + Double(fresh) / 1000,

@@ -16,6 +16,14 @@ public struct RedisAddress: Sendable, Equatable {
         self.database = database
     }
 
+    /// `url` fit for an error message: whatever precedes an `@` (a user and password) is
+    /// replaced, since secrets never reach the logs even when the URL is refused.
+    public static func redacted(_ url: String) -> String {
+        guard let at = url.lastIndex(of: "@") else { return url }
+        let scheme = url.hasPrefix("redis://") ? "redis://" : ""
+        return scheme + "[REDACTED]" + String(url[at...])
+    }
+
     /// Parses and resolves `url`; the error says what is wrong with it.
     public static func resolve(_ url: String) -> Result<RedisAddress, RedisAddressError> {
         guard url.hasPrefix("redis://") else { return .failure(.init("it must start with redis://")) }

@@ -120,7 +120,7 @@ struct ServeCommand: ParsableCommand {
             switch RedisAddress.resolve(url) {
             case .success(let address): redis = address
             case .failure(let error):
-                Terminal.error("reshape: --cache-redis '\(url)': \(error)")
+                Terminal.error("reshape: --cache-redis '\(RedisAddress.redacted(url))': \(error)")
                 throw ExitCode(2)
             }
             if cacheSize == 0 {

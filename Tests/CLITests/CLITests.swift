@@ -71,6 +71,29 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(try reshape(["validate", "--schema", schema, "--map", map], stdin: "\"x\"").status, 1)
     }
 
+    /// Cache settings are checked before anything starts: a bad one exits 2 and names itself.
+    /// The rules path does not exist, so a setting that were wrongly accepted would exit 1 (the
+    /// rules) instead of starting a server.
+    func testServeRefusesBadCacheSettings() throws {
+        let refused: [([String], String)] = [
+            (["--cache-redis", "http://127.0.0.1:6379"], "must start with redis://"),
+            (["--cache-redis", "redis://user:secret@127.0.0.1"], "credentials in the URL are not supported"),
+            (["--cache-redis", "redis://127.0.0.1:99999"], "bad port"),
+            (["--cache-redis", "redis://127.0.0.1/16"], "database must be a number 0-15"),
+            (["--cache-redis", "redis://"], "no host"),
+            (["--cache-redis", "redis://127.0.0.1", "--cache-bytes", "0"], "needs the in-process cache"),
+            (["--cache-bytes", "lots"], "--cache-bytes takes a size"),
+        ]
+        for (arguments, message) in refused {
+            let run = try reshape(["serve", "--rules", "no/such/rules"] + arguments)
+            XCTAssertEqual(run.status, 2, "\(arguments): \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains(message), "\(arguments): \(run.stderr)")
+            XCTAssertFalse(run.stderr.contains("secret"), "a password in the URL is never echoed")
+        }
+        XCTAssertEqual(try reshape(["serve", "--rules", "no/such/rules", "--cache-redis", "redis://127.0.0.1:6379/2"]).status, 1,
+                       "a good URL passes on to the rules, which do not exist")
+    }
+
     func testVersionAndHelp() throws {
         XCTAssertEqual(try reshape(["--version"]).stdout, "0.1.0\n")
         for verb in ["check", "test", "apply", "validate", "format", "serve"] {
