@@ -52,7 +52,7 @@ extension RuleSetBuilder {
         }
         let forwardHeaders = compileForwardHeaders(object["forward-headers"], scope)
         var secrets: [String] = []
-        let headers = compileHeaders(object["headers"], scope, secrets: &secrets)
+        let headers = compileHeaders(object["headers"], scope, forwarded: forwardHeaders, secrets: &secrets)
         let body = compileBody(object["body"], method: method, scope)
         var timeout: Int?
         if let value = object["timeout"] {

@@ -35,8 +35,9 @@ extension RuleSetBuilder {
 
     /// `headers: { X-Client: "reshape-{id}" }`: per-route upstream headers. `${VAR}` is
     /// expanded now (its value becomes a secret, taken literally); `{capture}` must be one
-    /// of the request's captures. A value with CR, LF or NUL is refused.
-    mutating func compileHeaders(_ value: JSON?, _ scope: RouteScope, secrets: inout [String]) -> [HeaderRule] {
+    /// of the request's captures. A value with CR, LF or NUL is refused, and so is a header the
+    /// route also forwards: the upstream would get both values.
+    mutating func compileHeaders(_ value: JSON?, _ scope: RouteScope, forwarded: [String], secrets: inout [String]) -> [HeaderRule] {
         guard let value else { return [] }
         let pointer = scope.pointer + "/headers"
         guard case .object(let members) = value else {
@@ -52,6 +53,11 @@ extension RuleSetBuilder {
             }
             guard ForwardedHeaderPolicy.mayForward(member.key) else {
                 report(scope.document, memberPointer, "'\(member.key)' cannot be set by a route: it describes the connection, which Reshape manages")
+                continue
+            }
+            if forwarded.contains(where: { $0.lowercased() == member.key.lowercased() }) {
+                report(scope.document, memberPointer,
+                       "header '\(member.key)' is both forwarded from the client (forward-headers) and set here; keep one")
                 continue
             }
             let text: String

@@ -115,7 +115,7 @@ final class RuleLoaderCompositionTests: XCTestCase {
             upstream: api
             path: /a.json
             forward-headers: [Authorization, "bad name", AUTHORIZATION]
-            headers: { "X Bad": v, X-Unknown: "{nope}", X-Unset: "${UNSET}", X-Newline: "a\\nb", Content-Length: "3" }
+            headers: { "X Bad": v, X-Unknown: "{nope}", X-Unset: "${UNSET}", X-Newline: "a\\nb", Content-Length: "3", authorization: "Bearer x" }
             body: { type: NewUser }
             timeout: 5
             expose-upstream-errors: "yes"
@@ -144,6 +144,7 @@ final class RuleLoaderCompositionTests: XCTestCase {
         assertDiagnostic(lines, at: "r.yaml:10:58", contains: "environment variable UNSET is not set")
         assertDiagnostic(lines, at: "r.yaml:10:81", contains: "header 'X-Newline' must not contain CR, LF or NUL")
         assertDiagnostic(lines, at: "r.yaml:10:105", contains: "'Content-Length' cannot be set by a route")
+        assertDiagnostic(lines, at: "r.yaml:10:125", contains: "header 'authorization' is both forwarded from the client (forward-headers) and set here")
         assertDiagnostic(lines, at: "r.yaml:11:11", contains: "`body` is only for POST, PUT and PATCH routes (this route is GET)")
         assertDiagnostic(lines, at: "r.yaml:11:19", contains: "unknown type 'NewUser'")
         assertDiagnostic(lines, at: "r.yaml:12:14", contains: "`timeout` must be a duration")
