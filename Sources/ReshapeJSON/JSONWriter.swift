@@ -107,7 +107,7 @@ struct JSONWriter {
     }
 
     @inline(__always) private mutating func appendRaw(_ text: String) {
-        let written = text.utf8.withContiguousStorageIfAvailable { bytes in
+        let written: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
             if let base = bytes.baseAddress { sink.append(base, count: bytes.count) }
         }
         if written == nil {

@@ -3,7 +3,7 @@ import ReshapeJSON
 // In-place applicators (same instance location): allOf, anyOf, oneOf, not, if/then/else,
 // $ref, $dynamicRef. Their subschemas' annotations count for unevaluated* when they pass.
 
-final class AllOfKeyword: KeywordCheck {
+final class AllOfKeyword: KeywordCheck, @unchecked Sendable {
     let nodes: [SchemaNode]
     init(_ nodes: [SchemaNode], _ site: KeywordSite) { self.nodes = nodes; super.init(site) }
 
@@ -23,7 +23,7 @@ final class AllOfKeyword: KeywordCheck {
     }
 }
 
-final class AnyOfKeyword: KeywordCheck {
+final class AnyOfKeyword: KeywordCheck, @unchecked Sendable {
     let nodes: [SchemaNode]
     init(_ nodes: [SchemaNode], _ site: KeywordSite) { self.nodes = nodes; super.init(site) }
 
@@ -44,7 +44,7 @@ final class AnyOfKeyword: KeywordCheck {
     }
 }
 
-final class OneOfKeyword: KeywordCheck {
+final class OneOfKeyword: KeywordCheck, @unchecked Sendable {
     let nodes: [SchemaNode]
     init(_ nodes: [SchemaNode], _ site: KeywordSite) { self.nodes = nodes; super.init(site) }
 
@@ -74,7 +74,7 @@ final class OneOfKeyword: KeywordCheck {
     }
 }
 
-final class NotKeyword: KeywordCheck {
+final class NotKeyword: KeywordCheck, @unchecked Sendable {
     let node: SchemaNode
     init(_ node: SchemaNode, _ site: KeywordSite) { self.node = node; super.init(site) }
 
@@ -91,7 +91,7 @@ final class NotKeyword: KeywordCheck {
 }
 
 /// `if` / `then` / `else`. Kept even without then/else: `if`'s annotations still count.
-final class ConditionalKeyword: KeywordCheck {
+final class ConditionalKeyword: KeywordCheck, @unchecked Sendable {
     let condition: SchemaNode
     let then: SchemaNode?
     let otherwise: SchemaNode?
@@ -126,7 +126,7 @@ final class ConditionalKeyword: KeywordCheck {
     }
 }
 
-final class RefKeyword: KeywordCheck {
+final class RefKeyword: KeywordCheck, @unchecked Sendable {
     /// May be a node still being compiled (recursive schemas). Unowned: the compilation's
     /// node list owns every node, so a recursive schema is not a reference cycle.
     unowned(unsafe) let target: SchemaNode
@@ -144,7 +144,7 @@ final class RefKeyword: KeywordCheck {
 
 /// `$dynamicRef`: `fallback` is the static resolution; when `anchor` is set, the outermost
 /// resource in the dynamic scope declaring that `$dynamicAnchor` wins.
-final class DynamicRefKeyword: KeywordCheck {
+final class DynamicRefKeyword: KeywordCheck, @unchecked Sendable {
     /// Unowned for the same reason as `RefKeyword.target`.
     unowned(unsafe) let fallback: SchemaNode
     let anchor: String?

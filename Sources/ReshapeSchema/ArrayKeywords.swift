@@ -3,7 +3,7 @@ import ReshapeJSON
 // Keywords on arrays: prefixItems, items, contains (with min/maxContains), min/maxItems,
 // uniqueItems.
 
-final class PrefixItemsKeyword: KeywordCheck {
+final class PrefixItemsKeyword: KeywordCheck, @unchecked Sendable {
     let nodes: [SchemaNode]
     init(_ nodes: [SchemaNode], _ site: KeywordSite) { self.nodes = nodes; super.init(site) }
 
@@ -27,7 +27,7 @@ final class PrefixItemsKeyword: KeywordCheck {
 }
 
 /// `items`: every element after those `prefixItems` covers.
-final class ItemsKeyword: KeywordCheck {
+final class ItemsKeyword: KeywordCheck, @unchecked Sendable {
     let node: SchemaNode
     let start: Int
     init(_ node: SchemaNode, start: Int, _ site: KeywordSite) { self.node = node; self.start = start; super.init(site) }
@@ -54,7 +54,7 @@ final class ItemsKeyword: KeywordCheck {
     }
 }
 
-final class ContainsKeyword: KeywordCheck {
+final class ContainsKeyword: KeywordCheck, @unchecked Sendable {
     let node: SchemaNode
     let minimum: Int
     let maximum: Int?
@@ -98,7 +98,7 @@ final class ContainsKeyword: KeywordCheck {
 }
 
 /// `minItems` / `maxItems`.
-final class ItemCountKeyword: KeywordCheck {
+final class ItemCountKeyword: KeywordCheck, @unchecked Sendable {
     let limit: Int
     let upper: Bool
     init(_ limit: Int, upper: Bool, _ site: KeywordSite) { self.limit = limit; self.upper = upper; super.init(site) }
@@ -117,7 +117,7 @@ final class ItemCountKeyword: KeywordCheck {
     }
 }
 
-final class UniqueItemsKeyword: KeywordCheck {
+final class UniqueItemsKeyword: KeywordCheck, @unchecked Sendable {
     override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
                         _ annotations: inout Annotations, collect: Bool) -> Bool {
         guard case .array(let elements) = instance, elements.count > 1,

@@ -3,7 +3,7 @@ import ReshapeJSON
 // Keywords on objects: properties, patternProperties, additionalProperties, propertyNames,
 // required, dependentRequired, dependentSchemas, min/maxProperties.
 
-final class PropertiesKeyword: KeywordCheck {
+final class PropertiesKeyword: KeywordCheck, @unchecked Sendable {
     /// Few properties: compared in order (cheaper than hashing each key); many: a table.
     let names: [String]
     let nodes: [SchemaNode]
@@ -94,7 +94,7 @@ final class PropertiesKeyword: KeywordCheck {
     }
 }
 
-final class PatternPropertiesKeyword: KeywordCheck {
+final class PatternPropertiesKeyword: KeywordCheck, @unchecked Sendable {
     let patterns: [(CompiledPattern, SchemaNode)]
     init(_ patterns: [(CompiledPattern, SchemaNode)], _ site: KeywordSite) { self.patterns = patterns; super.init(site) }
 
@@ -125,7 +125,7 @@ final class PatternPropertiesKeyword: KeywordCheck {
 }
 
 /// `additionalProperties`: members neither `properties` nor `patternProperties` of the same schema name.
-final class AdditionalPropertiesKeyword: KeywordCheck {
+final class AdditionalPropertiesKeyword: KeywordCheck, @unchecked Sendable {
     let node: SchemaNode
     let named: Set<String>
     let patterns: [CompiledPattern]
@@ -167,7 +167,7 @@ final class AdditionalPropertiesKeyword: KeywordCheck {
     }
 }
 
-final class PropertyNamesKeyword: KeywordCheck {
+final class PropertyNamesKeyword: KeywordCheck, @unchecked Sendable {
     let node: SchemaNode
     init(_ node: SchemaNode, _ site: KeywordSite) { self.node = node; super.init(site) }
 
@@ -195,7 +195,7 @@ final class PropertyNamesKeyword: KeywordCheck {
     }
 }
 
-final class RequiredKeyword: KeywordCheck {
+final class RequiredKeyword: KeywordCheck, @unchecked Sendable {
     let names: [String]
     private let utf8Names: NameList
     init(_ names: [String], _ site: KeywordSite) {
@@ -234,7 +234,7 @@ extension KeywordCheck {
     }
 }
 
-final class DependentRequiredKeyword: KeywordCheck {
+final class DependentRequiredKeyword: KeywordCheck, @unchecked Sendable {
     let dependencies: [(String, [String])]
     private let utf8Triggers: NameList
     private let utf8Required: [NameList]
@@ -272,7 +272,7 @@ final class DependentRequiredKeyword: KeywordCheck {
     }
 }
 
-final class DependentSchemasKeyword: KeywordCheck {
+final class DependentSchemasKeyword: KeywordCheck, @unchecked Sendable {
     let dependencies: [(String, SchemaNode)]
     private let utf8Triggers: NameList
     init(_ dependencies: [(String, SchemaNode)], _ site: KeywordSite) {
@@ -307,7 +307,7 @@ final class DependentSchemasKeyword: KeywordCheck {
 }
 
 /// `minProperties` / `maxProperties`.
-final class PropertyCountKeyword: KeywordCheck {
+final class PropertyCountKeyword: KeywordCheck, @unchecked Sendable {
     let limit: Int
     let upper: Bool
     init(_ limit: Int, upper: Bool, _ site: KeywordSite) { self.limit = limit; self.upper = upper; super.init(site) }

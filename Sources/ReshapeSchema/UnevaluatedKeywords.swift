@@ -3,7 +3,7 @@ import ReshapeJSON
 // unevaluatedItems / unevaluatedProperties: always the last keywords of their schema, they
 // apply to what no other keyword of the schema (or its passing in-place subschemas) evaluated.
 
-final class UnevaluatedItemsKeyword: KeywordCheck {
+final class UnevaluatedItemsKeyword: KeywordCheck, @unchecked Sendable {
     let node: SchemaNode
     init(_ node: SchemaNode, _ site: KeywordSite) { self.node = node; super.init(site) }
 
@@ -22,7 +22,7 @@ final class UnevaluatedItemsKeyword: KeywordCheck {
     }
 }
 
-final class UnevaluatedPropertiesKeyword: KeywordCheck {
+final class UnevaluatedPropertiesKeyword: KeywordCheck, @unchecked Sendable {
     let node: SchemaNode
     init(_ node: SchemaNode, _ site: KeywordSite) { self.node = node; super.init(site) }
 

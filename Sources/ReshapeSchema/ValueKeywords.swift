@@ -3,7 +3,7 @@ import ReshapeJSON
 // Validation vocabulary keywords that look at one value: type, const, enum, numeric bounds,
 // string length, pattern and format.
 
-final class TypeKeyword: KeywordCheck {
+final class TypeKeyword: KeywordCheck, @unchecked Sendable {
     let mask: TypeMask
     init(_ mask: TypeMask, _ site: KeywordSite) { self.mask = mask; super.init(site) }
 
@@ -26,7 +26,7 @@ final class TypeKeyword: KeywordCheck {
     }
 }
 
-final class ConstKeyword: KeywordCheck {
+final class ConstKeyword: KeywordCheck, @unchecked Sendable {
     let value: JSON
     init(_ value: JSON, _ site: KeywordSite) { self.value = value; super.init(site) }
 
@@ -41,7 +41,7 @@ final class ConstKeyword: KeywordCheck {
     }
 }
 
-final class EnumKeyword: KeywordCheck {
+final class EnumKeyword: KeywordCheck, @unchecked Sendable {
     let values: [JSON]
     init(_ values: [JSON], _ site: KeywordSite) { self.values = values; super.init(site) }
 
@@ -58,7 +58,7 @@ final class EnumKeyword: KeywordCheck {
 }
 
 /// `minimum`/`exclusiveMinimum` (lower) and `maximum`/`exclusiveMaximum` (upper).
-final class BoundKeyword: KeywordCheck {
+final class BoundKeyword: KeywordCheck, @unchecked Sendable {
     let bound: NumberBound
     let upper: Bool
     let exclusive: Bool
@@ -90,7 +90,7 @@ final class BoundKeyword: KeywordCheck {
     }
 }
 
-final class MultipleOfKeyword: KeywordCheck {
+final class MultipleOfKeyword: KeywordCheck, @unchecked Sendable {
     let divisor: JSONNumber
     /// The divisor when it is a small integer (it is never 0): integers then divide exactly.
     let integerDivisor: Int64?
@@ -115,7 +115,7 @@ final class MultipleOfKeyword: KeywordCheck {
 }
 
 /// `minLength` / `maxLength`, in Unicode code points.
-final class LengthKeyword: KeywordCheck {
+final class LengthKeyword: KeywordCheck, @unchecked Sendable {
     let limit: Int
     let upper: Bool
     init(_ limit: Int, upper: Bool, _ site: KeywordSite) { self.limit = limit; self.upper = upper; super.init(site) }
@@ -153,7 +153,7 @@ final class LengthKeyword: KeywordCheck {
     }
 }
 
-final class PatternKeyword: KeywordCheck {
+final class PatternKeyword: KeywordCheck, @unchecked Sendable {
     let pattern: CompiledPattern
     init(_ pattern: CompiledPattern, _ site: KeywordSite) { self.pattern = pattern; super.init(site) }
 
@@ -170,7 +170,7 @@ final class PatternKeyword: KeywordCheck {
     }
 }
 
-final class FormatKeyword: KeywordCheck {
+final class FormatKeyword: KeywordCheck, @unchecked Sendable {
     let format: String
     let isValid: FormatCheck
     init(_ format: String, _ isValid: @escaping FormatCheck, _ site: KeywordSite) {

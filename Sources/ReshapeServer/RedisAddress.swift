@@ -64,7 +64,8 @@ public struct RedisAddress: Sendable, Equatable {
         guard getnameinfo(first.pointee.ai_addr, first.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 else {
             return .failure(.init("cannot resolve '\(host)'"))
         }
-        return .success(RedisAddress(host: host, ip: String(cString: text), port: port, database: database))
+        let ip = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return .success(RedisAddress(host: host, ip: ip, port: port, database: database))
     }
 }
 
