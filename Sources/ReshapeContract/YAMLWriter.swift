@@ -141,6 +141,7 @@ public enum YAMLWriter {
 
     /// A double-quoted YAML string: `"` and `\` escaped, and every character YAML does not
     /// allow unescaped (C0 and C1 controls, DEL, the BOM and the non-characters U+FFFE/U+FFFF)
+    /// or a YAML 1.1 reader reads as a line break (U+2028, U+2029)
     /// as `\uXXXX`. A JSON string would not do: JSON leaves C1 controls and DEL raw.
     static func quoted(_ text: String) -> String {
         var out = "\""
@@ -153,7 +154,8 @@ public enum YAMLWriter {
             case "\r": out += "\\r"
             default:
                 let v = scalar.value
-                if v < 0x20 || (v >= 0x7F && v <= 0x9F) || v == 0xFEFF || v == 0xFFFE || v == 0xFFFF {
+                // U+2028 and U+2029 too: YAML 1.1 readers (PyYAML) take them for line breaks.
+                if v < 0x20 || (v >= 0x7F && v <= 0x9F) || v == 0x2028 || v == 0x2029 || v == 0xFEFF || v == 0xFFFE || v == 0xFFFF {
                     let hex = String(v, radix: 16, uppercase: true)
                     out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {

@@ -34,10 +34,16 @@ public enum SharedCacheEntry {
               let stored = number(header["t"]), let fresh = number(header["f"]), let revalidate = number(header["w"]),
               let onError = number(header["e"]), let dropped = number(header["d"]),
               case .array(let pairs)? = header["h"] else { return nil }
-        // Anything outside what `encode` writes is a miss: a negative window, or a store time
-        // whose distance from now would overflow (a trap, from one bad value in Redis).
-        guard stored >= 0, fresh >= 0, revalidate >= 0, onError >= 0, dropped >= 0,
-              case (let elapsed, false) = unixMilliseconds.subtractingReportingOverflow(stored) else { return nil }
+        // Anything `encode` could not have written for this route is a miss: a negative value (a
+        // store time near Int.min made `now - t` overflow, a trap), a store time in the future
+        // beyond clock skew, or a window longer than the route's policy allows (it would be
+        // served as fresh, with a huge max-age, until evicted).
+        guard let policy = route.cache, stored >= 0, dropped >= 0,
+              stored <= unixMilliseconds + maxClockSkewMilliseconds,
+              (0...policy.ttlMilliseconds + 1).contains(fresh),
+              (0...policy.ttlMilliseconds + policy.staleWhileRevalidateMilliseconds + 1).contains(revalidate),
+              (0...policy.ttlMilliseconds + policy.staleIfErrorMilliseconds + 1).contains(onError) else { return nil }
+        let elapsed = unixMilliseconds - stored
         var headers: [NameValue] = []
         for pair in pairs {
             guard case .array(let parts) = pair, parts.count == 2, case .string(let name) = parts[0], case .string(let value) = parts[1] else {
@@ -54,6 +60,9 @@ public enum SharedCacheEntry {
                                          route: route.name, fingerprint: route.fingerprint)
         return now < max(entry.staleWhileRevalidateUntil, entry.staleIfErrorUntil, entry.freshUntil) ? entry : nil
     }
+
+    /// How far ahead of this replica's clock another replica's may be.
+    static let maxClockSkewMilliseconds = 60_000
 
     private static func number(_ value: JSON?) -> Int? {
         if case .number(let number)? = value { return number.intValue }

@@ -16,19 +16,20 @@ public struct RedisAddress: Sendable, Equatable {
         self.database = database
     }
 
-    /// `url` fit for an error message: whatever precedes an `@` (a user and password) is
-    /// replaced, since secrets never reach the logs even when the URL is refused.
+    /// `url` fit for an error message: secrets never reach the logs, even in a URL that is
+    /// refused. A URL that could hold one (user info, a query or fragment, anything but
+    /// printable ASCII; searched byte by byte, as a combining mark after `@` would hide it from
+    /// a search by characters) is not shown at all.
     public static func redacted(_ url: String) -> String {
-        guard let at = url.lastIndex(of: "@") else { return url }
-        let scheme = url.hasPrefix("redis://") ? "redis://" : ""
-        return scheme + "[REDACTED]" + String(url[at...])
+        let suspicious = url.utf8.contains { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 < 0x21 || $0 > 0x7E }
+        return suspicious ? "[REDACTED: the URL may hold a password]" : url
     }
 
     /// Parses and resolves `url`; the error says what is wrong with it.
     public static func resolve(_ url: String) -> Result<RedisAddress, RedisAddressError> {
         guard url.hasPrefix("redis://") else { return .failure(.init("it must start with redis://")) }
         var rest = Substring(url.dropFirst("redis://".count))
-        if rest.contains("@") { return .failure(.init("credentials in the URL are not supported; use a Redis on a private network")) }
+        if rest.utf8.contains(UInt8(ascii: "@")) { return .failure(.init("credentials in the URL are not supported; use a Redis on a private network")) }
         var database = 0
         if let slash = rest.firstIndex(of: "/") {
             let path = rest[rest.index(after: slash)...]

@@ -74,6 +74,8 @@ final class RequestDriver {
             // Whatever the lifecycle still had in flight for this request is stopped now.
             stopFetches(of: id, cancel)
             guard let lifecycle = requests.removeValue(forKey: id) else { return }
+            // The table of transfers relies on it: an answer lists every fetch still running.
+            assert(lifecycle.fetchesInFlight.isEmpty, "an answer left fetches in flight that it did not list in `cancel`")
             answered(id, lifecycle, response)
         case .lookUpShared(let key):
             guard let shared = owner.sharedCache else { return sharedAnswered(id, nil) }

@@ -78,6 +78,8 @@ final class CLITests: XCTestCase {
         let refused: [([String], String)] = [
             (["--cache-redis", "http://127.0.0.1:6379"], "must start with redis://"),
             (["--cache-redis", "redis://user:secret@127.0.0.1"], "credentials in the URL are not supported"),
+            (["--cache-redis", "redis://:secret@\u{301}127.0.0.1"], "credentials in the URL are not supported"),
+            (["--cache-redis", "redis://127.0.0.1:6379?password=secret"], "bad port"),
             (["--cache-redis", "redis://127.0.0.1:99999"], "bad port"),
             (["--cache-redis", "redis://127.0.0.1/16"], "database must be a number 0-15"),
             (["--cache-redis", "redis://"], "no host"),

@@ -21,9 +21,9 @@ final class YAMLWriterTests: XCTestCase {
     }
 
     func testControlsAndNonCharactersAreEscaped() throws {
-        let hostile = "nul\u{0}bell\u{7}del\u{7F}c1\u{85}\u{9F}bom\u{FEFF}nonchar\u{FFFE}\u{FFFF}"
+        let hostile = "nul\u{0}bell\u{7}del\u{7F}c1\u{85}\u{9F}bom\u{FEFF}nonchar\u{FFFE}\u{FFFF}ls a \u{2028} b\u{2029}--- c"
         let text = YAMLWriter.write(.object(JSONObject([JSONMember(key: hostile, value: .string(hostile))])))
-        XCTAssertFalse(text.unicodeScalars.contains { $0.value == 0x7F || (0x80...0x9F).contains($0.value) || $0.value == 0xFEFF },
+        XCTAssertFalse(text.unicodeScalars.contains { $0.value == 0x7F || (0x80...0x9F).contains($0.value) || [0xFEFF, 0x2028, 0x2029].contains($0.value) },
                        "a character YAML forbids raw was written raw: \(text.debugDescription)")
         try roundTrip(.object(JSONObject([JSONMember(key: hostile, value: .string(hostile))])))
     }

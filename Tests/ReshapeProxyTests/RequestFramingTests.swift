@@ -30,6 +30,7 @@ final class RequestFramingTests: XCTestCase {
         let cases: [(target: String, path: String, query: String)] = [
             ("/users", "/users", ""), ("/users?", "/users", ""), ("/users?a=1?b", "/users", "a=1?b"),
             ("/é?ü=1", "/é", "ü=1"), ("/e\u{301}?q", "/e\u{301}", "q"), ("?x", "", "x"), ("", "", ""),
+            ("/users?\u{301}x=1", "/users", "\u{301}x=1"),  // a combining mark does not hide the `?`
         ]
         for (target, path, query) in cases {
             let request = HTTPRequest(method: "GET", target: target)

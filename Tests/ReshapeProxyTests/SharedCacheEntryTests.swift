@@ -6,8 +6,12 @@ import ReshapeRules
 /// under a Reshape key (another version, a truncated value, garbage) is a miss, never a crash
 /// and never a wrong answer.
 final class SharedCacheEntryTests: XCTestCase {
-    private let route = makeRoute("users", "GET", "/users")
     private let policy = CachePolicy(ttlMilliseconds: 10_000, staleWhileRevalidateMilliseconds: 5_000, staleIfErrorMilliseconds: 60_000)
+    private var route: Route {
+        var route = makeRoute("users", "GET", "/users")
+        route.cache = policy
+        return route
+    }
 
     private func stored(now: Double) -> ResponseCache.Stored {
         ResponseCache.Stored(response: HTTPResponse(status: 200, headers: [NameValue(name: "Content-Type", value: "application/json"),
@@ -41,21 +45,30 @@ final class SharedCacheEntryTests: XCTestCase {
             SharedCacheEntry.decode(Array(text.utf8), route: route, now: 0, unixMilliseconds: 2_000)
         }
         XCTAssertNotNil(decode(good + "\n[]"), "the well-formed control")
-        let malformed = [
-            "", "\n", good, "[]\n[]", "not json\n[]", good.replacingOccurrences(of: #""v":1"#, with: #""v":2"#) + "\n[]",
-            good.replacingOccurrences(of: #""v":1"#, with: #""v":"1""#) + "\n[]",
-            good.replacingOccurrences(of: #","d":0"#, with: "") + "\n[]",
-            good.replacingOccurrences(of: #""f":10000"#, with: #""f":1e400"#) + "\n[]",
-            good.replacingOccurrences(of: #"[["Content-Type","application/json"]]"#, with: #"[["Content-Type"]]"#) + "\n[]",
-            good.replacingOccurrences(of: #"[["Content-Type","application/json"]]"#, with: #"[["Content-Type",1]]"#) + "\n[]",
-            good.replacingOccurrences(of: #"[["Content-Type","application/json"]]"#, with: #"{"Content-Type":"x"}"#) + "\n[]",
-            String(good.dropLast(5)) + "\n[]",
-            // Would overflow `now - t` (a trap before the fix) or be a window that ended before it began.
-            good.replacingOccurrences(of: #""t":1000"#, with: #""t":-9223372036854775807"#) + "\n[]",
-            good.replacingOccurrences(of: #""t":1000"#, with: #""t":-1"#) + "\n[]",
-            good.replacingOccurrences(of: #""f":10000"#, with: #""f":-10000"#) + "\n[]",
-            good.replacingOccurrences(of: #""d":0"#, with: #""d":-1"#) + "\n[]",
-        ]
+        /// The good entry with one part replaced, then a body.
+        func changed(_ part: String, _ replacement: String) -> String {
+            good.replacingOccurrences(of: part, with: replacement) + "\n[]"
+        }
+        var malformed: [String] = ["", "\n", good, "[]\n[]", "not json\n[]", String(good.dropLast(5)) + "\n[]"]
+        malformed.append(changed(#""v":1"#, #""v":2"#))
+        malformed.append(changed(#""v":1"#, #""v":"1""#))
+        malformed.append(changed(#","d":0"#, ""))
+        malformed.append(changed(#""f":10000"#, #""f":1e400"#))
+        malformed.append(changed(#"[["Content-Type","application/json"]]"#, #"[["Content-Type"]]"#))
+        malformed.append(changed(#"[["Content-Type","application/json"]]"#, #"[["Content-Type",1]]"#))
+        malformed.append(changed(#"[["Content-Type","application/json"]]"#, #"{"Content-Type":"x"}"#))
+        // Would overflow `now - t` (a trap before the fix) or be a window that ended before it began.
+        malformed.append(changed(#""t":1000"#, #""t":-9223372036854775807"#))
+        malformed.append(changed(#""t":1000"#, #""t":-1"#))
+        malformed.append(changed(#""f":10000"#, #""f":-10000"#))
+        malformed.append(changed(#""d":0"#, #""d":-1"#))
+        // Windows longer than the route's policy, or a store time far in the future: they
+        // would be served as fresh, with a huge max-age, until evicted.
+        malformed.append(changed(#""f":10000"#, #""f":9000000000000000000"#))
+        malformed.append(changed(#""w":15000"#, #""w":15002"#))
+        malformed.append(changed(#""e":60000"#, #""e":70002"#))
+        malformed.append(changed(#""t":1000"#, #""t":9000000000000000000"#))
+        malformed.append(changed(#""t":1000"#, #""t":70000"#))
         for text in malformed { XCTAssertNil(decode(text), text) }
     }
 
