@@ -42,18 +42,22 @@ final class UpstreamTransfer {
 /// list curl is still reading.
 final class HeaderList {
     let headers: [NameValue]
+    let forBody: Bool
     let list: UnsafeMutablePointer<curl_slist>?
 
-    init(_ headers: [NameValue]) {
+    init(_ headers: [NameValue], forBody: Bool) {
         self.headers = headers
+        self.forBody = forBody
         var list: UnsafeMutablePointer<curl_slist>?
         // curl reads `Name:` with nothing after it as "remove this header"; `Name;` sends it empty.
         for header in headers {
             list = curl_slist_append(list, header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)")
         }
         // curl would add `Expect: 100-continue` to a large body and wait for the upstream's
-        // interim answer (up to a second) before sending it; an empty value stops that.
-        list = curl_slist_append(list, "Expect:")
+        // interim answer (up to a second) before sending it; an empty value stops that. Only
+        // with a body: curl compares every list entry against the headers it sets itself, per
+        // transfer, so a GET's list carries nothing it does not need.
+        if forBody { list = curl_slist_append(list, "Expect:") }
         self.list = list
     }
 
@@ -190,8 +194,9 @@ final class UpstreamClient {
     /// equal header set, so one client's headers are never sent on another's request.
     private func headerList(for request: UpstreamRequest) -> HeaderList {
         let name = request.upstreamName
-        if let list = headerLists[name]?.first(where: { $0.headers == request.headers }) { return list }
-        let list = HeaderList(request.headers)
+        let forBody = request.body != nil || request.method != "GET"
+        if let list = headerLists[name]?.first(where: { $0.forBody == forBody && $0.headers == request.headers }) { return list }
+        let list = HeaderList(request.headers, forBody: forBody)
         var hasher = Hasher()
         for header in request.headers {
             hasher.combine(header.name)
