@@ -17,9 +17,12 @@ public final class ValueShape {
     var emptyStrings = 0, negatives = 0, integerStrings = 0, numberStrings = 0
     /// The first such strings, to show in a comment.
     var firstIntegerString: String?, firstNumberString: String?
-    /// Formats every string so far has; and every non-empty string (for `minLength: 1`).
-    var formats = ValueShape.formats
+    /// Formats every non-empty string so far has (with `minLength: 1`, the empty ones are not
+    /// the type's); `formats` derives those every string has.
     var nonEmptyFormats = ValueShape.formats
+    var formats: [String] {
+        emptyStrings == 0 ? nonEmptyFormats : nonEmptyFormats.filter { FormatCheckers.matches("", format: $0) == true }
+    }
     /// Distinct strings, in first-seen order, while there are few enough for an `enum`.
     var distinct: [String] = []
     var tooManyDistinct = false
@@ -62,7 +65,6 @@ public final class ValueShape {
 
     private func addString(_ text: String) {
         strings += 1
-        formats.removeAll { FormatCheckers.matches(text, format: $0) != true }
         if text.isEmpty {
             emptyStrings += 1
         } else {
@@ -113,15 +115,14 @@ public final class ValueShape {
     }
 
     private static func describe(_ kind: Kind, count: Int) -> String {
-        let one: String
-        switch kind {
-        case .object: one = "an object"
-        case .array: one = "an array"
-        case .string: one = "a string"
-        case .number: one = "a number"
-        case .boolean: one = "a boolean"
+        let (article, noun) = switch kind {
+        case .object: ("an", "object")
+        case .array: ("an", "array")
+        case .string: ("a", "string")
+        case .number: ("a", "number")
+        case .boolean: ("a", "boolean")
         }
-        return count == 1 ? one : one.split(separator: " ").last.map { $0 + "s" } ?? one
+        return count == 1 ? "\(article) \(noun)" : noun + "s"
     }
 
     private func schema(enums: Bool, path: [String], findings: inout OutlierFindings?, coerceAs member: String?,

@@ -1,4 +1,3 @@
-
 /// Counters and latency histograms for one worker, exposed in Prometheus text format. Each
 /// worker records into its own instance; `/metrics` merges them.
 public final class Metrics: Sendable {
