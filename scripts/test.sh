@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up the machine and runs every check CI runs: the README's second command.
-#   1. system packages (scripts/setup.sh, apt-get) and the Python linters (a venv in .build-tools)
+#   1. system packages (scripts/setup.sh, apt-get), the Python linters (a venv in .build-tools)
+#      and the pinned JSON-Schema-Test-Suite (scripts/fetch-conformance.sh)
 #   2. debug build of everything, tests included
 #   3. the example rules' own examples, the demo upstream, the quick start end to end, the
 #      OpenAPI document (validator, and schemathesis against the live demo; scripts/check-openapi.sh)
@@ -17,6 +18,7 @@ step() { printf '\n== %s\n' "$*"; }
 
 step "setup"
 scripts/setup.sh
+scripts/fetch-conformance.sh
 tools=.build-tools/venv
 if ! { command -v hadolint && command -v kubernetes-validate; } >/dev/null 2>&1; then
   if [ ! -x "$tools/bin/kubernetes-validate" ] || [ ! -x "$tools/bin/hadolint" ]; then

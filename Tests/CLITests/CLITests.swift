@@ -63,8 +63,12 @@ final class CLITests: XCTestCase {
     }
 
     func testValidateResolvesMappedRemoteRefsFromDisk() throws {
-        let remotes = CLIRunner.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/conformance/json-schema-test-suite/remotes")
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: remotes.path), "the conformance suite is not beside the repository")
+        let environment = ProcessInfo.processInfo.environment["RESHAPE_CONFORMANCE_DIR"] ?? ""
+        let suite = environment.isEmpty
+            ? CLIRunner.packageRoot.appendingPathComponent(".build-conformance/json-schema-test-suite").path : environment
+        let remotes = URL(fileURLWithPath: suite).appendingPathComponent("remotes")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: remotes.path),
+                      "\(remotes.path) not found: run scripts/fetch-conformance.sh (or set RESHAPE_CONFORMANCE_DIR)")
         let schema = try temporaryFile(#"{"$ref":"http://localhost:1234/integer.json"}"#, "remote.json")
         let map = "http://localhost:1234/=\(remotes.path)"
         XCTAssertEqual(try reshape(["validate", "--schema", schema, "--map", map], stdin: "12").status, 0)

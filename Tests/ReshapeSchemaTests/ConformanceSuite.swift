@@ -2,7 +2,7 @@ import Foundation
 import ReshapeJSON
 import ReshapeSchema
 
-/// Runs files of the official JSON-Schema-Test-Suite (draft 2020-12) from `shared/`, serving
+/// Runs files of the official JSON-Schema-Test-Suite (draft 2020-12), serving
 /// `http://localhost:1234/...` refs from its `remotes/` folder.
 struct ConformanceSuite {
     struct Outcome {
@@ -12,22 +12,29 @@ struct ConformanceSuite {
 
     let root: URL
 
-    /// `RESHAPE_CONFORMANCE_DIR`, else `shared/conformance/json-schema-test-suite` in the
-    /// nearest ancestor of this file that has it (CI keeps `shared/` beside the clone).
+    /// The pinned suite's size (jsonschema 4.26.0's copy, scripts/fetch-conformance.sh): the
+    /// required draft 2020-12 files and tests, and the optional instances the tape checks.
+    static let requiredFiles = 46
+    static let requiredTests = 1257
+    static let optionalInstancesAtLeast = 600
+
+    /// The command that puts the pinned suite where `locate` looks.
+    static let fetchCommand = "scripts/fetch-conformance.sh"
+
+    /// Why `locate` found nothing, for the tests' failure messages.
+    static let notFound = "json-schema-test-suite not found: run \(fetchCommand) (or set RESHAPE_CONFORMANCE_DIR)"
+
+    /// `RESHAPE_CONFORMANCE_DIR`, else the copy `scripts/fetch-conformance.sh` left in
+    /// `.build-conformance/` of this package.
     static func locate(file: String = #filePath) -> ConformanceSuite? {
-        let manager = FileManager.default
         if let dir = ProcessInfo.processInfo.environment["RESHAPE_CONFORMANCE_DIR"], !dir.isEmpty {
             return ConformanceSuite(root: URL(fileURLWithPath: dir))
         }
-        var dir = URL(fileURLWithPath: file).deletingLastPathComponent()
-        while dir.path != "/" {
-            let candidate = dir.appendingPathComponent("shared/conformance/json-schema-test-suite")
-            if manager.fileExists(atPath: candidate.appendingPathComponent("tests").path) {
-                return ConformanceSuite(root: candidate)
-            }
-            dir = dir.deletingLastPathComponent()
-        }
-        return nil
+        let packageRoot = URL(fileURLWithPath: file)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let fetched = packageRoot.appendingPathComponent(".build-conformance/json-schema-test-suite")
+        guard FileManager.default.fileExists(atPath: fetched.appendingPathComponent("tests").path) else { return nil }
+        return ConformanceSuite(root: fetched)
     }
 
     var testsDirectory: URL { root.appendingPathComponent("tests/draft2020-12") }

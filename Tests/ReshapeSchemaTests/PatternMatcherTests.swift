@@ -154,7 +154,7 @@ final class PatternMatcherTests: XCTestCase {
     ]
 
     func testEveryTierAgreesWithSwiftRegex() throws {
-        let suite = try XCTUnwrap(ConformanceSuite.locate())
+        let suite = try XCTUnwrap(ConformanceSuite.locate(), ConformanceSuite.notFound)
         let (suitePatterns, suiteStrings) = Self.suitePatternsAndStrings(suite)
         XCTAssertGreaterThan(suitePatterns.count, 30)
         var sources = suitePatterns
