@@ -185,19 +185,3 @@ public final class Server {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }
-
-/// A counter several threads increment.
-final class AtomicCounter: Sendable {
-    private let storage = Synchronization.Atomic<Int>(0)
-    func increment() { storage.add(1, ordering: .sequentiallyConsistent) }
-    var value: Int { storage.load(ordering: .sequentiallyConsistent) }
-}
-
-import Synchronization
-
-enum FileOutput {
-    static func stderr(_ line: String) {
-        let bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-    }
-}

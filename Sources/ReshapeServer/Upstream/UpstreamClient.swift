@@ -377,9 +377,9 @@ final class UpstreamClient {
             reshape_easy_getinfo_pointer(transfer.easy, CURLINFO_CONTENT_TYPE, &contentType)
             let type = contentType.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
             let success = (200..<300).contains(status)
-            return .response(status: status, contentType: type, body: transfer.body,
+            return .response(UpstreamResponse(status: status, contentType: type, body: transfer.body,
                              retryAfter: status >= 400 ? UpstreamClient.retryAfter(of: transfer.easy) : nil,
-                             cacheControl: success ? UpstreamClient.cacheControl(of: transfer.easy) : nil)
+                             cacheControl: success ? UpstreamClient.cacheControl(of: transfer.easy) : nil))
         }
         let detail = String(cString: transfer.errorBuffer)
         let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
@@ -483,30 +483,4 @@ private let upstreamWriteCallback: @convention(c) (UnsafeMutablePointer<CChar>?,
     // Returning less than was given makes curl fail with CURLE_WRITE_ERROR: an oversized
     // body is refused, never truncated.
     return UpstreamClient.append(bytes, to: transfer) ? size * count : 0
-}
-
-/// Monotonic time for durations.
-enum Clock {
-    static func now() -> timespec {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return time
-    }
-
-    /// Monotonic time in seconds, for durations computed by subtraction.
-    static func monotonicSeconds() -> Double {
-        let time = now()
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
-    static func seconds(since start: timespec) -> Double {
-        let end = now()
-        return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
-    }
-
-    static func unixMilliseconds() -> Int {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return time.tv_sec * 1000 + time.tv_nsec / 1_000_000
-    }
 }

@@ -33,7 +33,7 @@ final class CacheLifecycleTests: XCTestCase {
     }
 
     private func ok(_ body: String, cacheControl: String? = nil) -> UpstreamResult {
-        .response(status: 200, contentType: "application/json", body: Array(body.utf8), cacheControl: cacheControl)
+        .response(UpstreamResponse(status: 200, contentType: "application/json", body: Array(body.utf8), cacheControl: cacheControl))
     }
 
     func testAMissIsStoredAndTheNextRequestIsAHit() {

@@ -26,8 +26,8 @@ final class RequestLifecycleTests: XCTestCase {
         guard case .fetch(let orders) = step, let request = orders.first?.request else { return XCTFail("expected a fetch, got \(step)") }
         XCTAssertEqual(request.url, "https://api.example.com/users.json?auth=s3cret")
         XCTAssertTrue(exposition(metrics).contains("reshape_requests_in_flight 1"))
-        let response = lifecycle.finishOnlyFetch(.response(status: 200, contentType: "application/json",
-                                                            body: Array(#"[{"a":1},7,{"b":2}]"#.utf8)), seconds: 0.25)
+        let response = lifecycle.finishOnlyFetch(.response(UpstreamResponse(status: 200, contentType: "application/json",
+                                                            body: Array(#"[{"a":1},7,{"b":2}]"#.utf8))), seconds: 0.25)
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(response.body.text, #"[{"a":1},{"b":2}]"#)
         XCTAssertEqual(response.headers.first { $0.name == "Reshape-Dropped" }?.value, "1")
@@ -97,7 +97,7 @@ final class RequestLifecycleTests: XCTestCase {
                                                         draining: false, settings: settings(Metrics()), now: 0)
             return lifecycle.finishOnlyFetch(result, seconds: 0)
         }
-        let ok = UpstreamResult.response(status: 200, contentType: "application/json", body: body)
+        let ok = UpstreamResult.response(UpstreamResponse(status: 200, contentType: "application/json", body: body))
         let first = run([], ok)
         let tag = try XCTUnwrap(first.headers.first { $0.name == "ETag" }?.value)
         let again = run([NameValue(name: "if-none-match", value: tag)], ok)
@@ -107,7 +107,7 @@ final class RequestLifecycleTests: XCTestCase {
         XCTAssertNil(again.headers.first { $0.name == "Content-Type" })
         XCTAssertFalse(again.head(bodyBytes: 0, keepAlive: true).text.contains("Content-Length"), "a 304 has no length of its own")
         XCTAssertEqual(run([NameValue(name: "If-None-Match", value: #""other""#)], ok).status, 200)
-        let changed = UpstreamResult.response(status: 200, contentType: "application/json", body: Array(#"[{"a":2}]"#.utf8))
+        let changed = UpstreamResult.response(UpstreamResponse(status: 200, contentType: "application/json", body: Array(#"[{"a":2}]"#.utf8)))
         XCTAssertEqual(run([NameValue(name: "If-None-Match", value: tag)], changed).status, 200, "a changed answer is sent again")
         XCTAssertEqual(run([NameValue(name: "If-None-Match", value: "*")], .failure(.timeout, message: "slow")).status, 504,
                        "only a 200 becomes 304")

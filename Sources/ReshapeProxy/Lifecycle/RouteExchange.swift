@@ -157,10 +157,10 @@ final class RouteExchange: @unchecked Sendable {
     func finished(_ id: Int, _ result: UpstreamResult, seconds: Double) -> Reaction {
         guard let pending = inFlight.removeValue(forKey: id) else { return .wait }
         upstreamSeconds = max(upstreamSeconds, seconds)
-        if case .response(_, _, _, _, let header) = result { cacheControl = cacheControl.combined(with: CacheControl(header: header)) }
+        if case .response(let response) = result { cacheControl = cacheControl.combined(with: CacheControl(header: response.cacheControl)) }
         switch pending {
         case .primary(let index):
-            if index == 0, case .response(let status, _, _, _, _) = result { upstreamStatus = status }
+            if index == 0, case .response(let response) = result { upstreamStatus = response.status }
             switch classify(result, fetch: route.fetches[index]) {
             case .failure(let problem): return fail(problem)
             case .success(let fetched): primaries[index] = fetched
@@ -201,13 +201,13 @@ final class RouteExchange: @unchecked Sendable {
     /// A primary fetch's result as input, or the problem that answers the request.
     private func classify(_ result: UpstreamResult, fetch: FetchRule) -> Result<Fetched, Problem> {
         let context = context(for: fetch)
-        if case .response(let status, let contentType, let body, let retryAfter, _) = result {
-            if route.speaksForClient, Self.clientVerdicts.contains(status), !fetch.optional {
-                return .failure(rejected(status, contentType: contentType, body: body, retryAfter: retryAfter, context: context))
+        if case .response(let response) = result {
+            if route.speaksForClient, Self.clientVerdicts.contains(response.status), !fetch.optional {
+                return .failure(rejected(response, context: context))
             }
-            if (200..<300).contains(status), route.method != "GET", route.isSingleFetch,
-               body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
-                return .success(.noContent(status: status))
+            if (200..<300).contains(response.status), route.method != "GET", route.isSingleFetch,
+               response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+                return .success(.noContent(status: response.status))
             }
         }
         switch ResponseRenderer.decode(result, context: context) {
@@ -224,17 +224,17 @@ final class RouteExchange: @unchecked Sendable {
     }
 
     /// The upstream refused the client's credentials or data: the same status, as a problem.
-    private func rejected(_ status: Int, contentType: String?, body: [UInt8], retryAfter: String?,
-                          context: ResponseRenderer.Context) -> Problem {
+    private func rejected(_ response: UpstreamResponse, context: ResponseRenderer.Context) -> Problem {
+        let status = response.status
         var extra: [JSONMember] = [.init(key: "upstream_status", value: .number(JSONNumber(status)))]
-        if route.exposeUpstreamErrors, body.count <= Self.maxExposedErrorBytes,
-           contentType.map({ $0.lowercased().contains("json") }) ?? false,
-           let value = try? JSON.parse(body) {
+        if route.exposeUpstreamErrors, response.body.count <= Self.maxExposedErrorBytes,
+           response.contentType.map({ $0.lowercased().contains("json") }) ?? false,
+           let value = try? JSON.parse(response.body) {
             extra.append(.init(key: "upstream-error", value: value))
         }
         var problem = context.problem(status, "upstream-rejected", "Upstream rejected the request",
                                       "the upstream answered \(status) \(HTTPResponse.reason(status))", extra)
-        if let retryAfter, !retryAfter.isEmpty, retryAfter.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+        if let retryAfter = response.retryAfter, !retryAfter.isEmpty, retryAfter.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
             problem.extraHeaders.append(NameValue(name: "Retry-After", value: retryAfter))
         }
         return problem
@@ -308,7 +308,7 @@ final class RouteExchange: @unchecked Sendable {
     /// A follow-up's result: a body, missing (404), or the problem that fails the request.
     private func followUpOutcome(_ result: UpstreamResult, value: String) -> Result<RouteRun.FollowUp, Problem> {
         guard let expand else { return .success(.notFound) }
-        if case .response(404, _, _, _, _) = result { return .success(.notFound) }
+        if case .response(let response) = result, response.status == 404 { return .success(.notFound) }
         let context = ResponseRenderer.Context(route: route.name, upstream: expand.fetch.upstream, fetch: expand.member, redactor: redactor)
         switch ResponseRenderer.decode(result, context: context) {
         case .success(let tape): return .success(.body(tape))

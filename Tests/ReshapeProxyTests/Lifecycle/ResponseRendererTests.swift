@@ -11,7 +11,7 @@ final class ResponseRendererTests: XCTestCase {
     }
 
     private func json(_ status: Int, _ body: String, contentType: String? = "application/json") -> UpstreamResult {
-        .response(status: status, contentType: contentType, body: Array(body.utf8))
+        .response(UpstreamResponse(status: status, contentType: contentType, body: Array(body.utf8)))
     }
 
     private func header(_ rendered: ResponseRenderer.Rendered, _ name: String) -> String? {

@@ -48,7 +48,8 @@ public enum ResponseRenderer {
         switch result {
         case .failure(let failure, let message):
             return .failure(transportProblem(failure, message, context: context))
-        case .response(let status, let contentType, let body, _, _):
+        case .response(let response):
+            let status = response.status
             if status == 404 {
                 return .failure(context.problem(404, "upstream-not-found", "Not found upstream", "the upstream answered 404"))
             }
@@ -56,7 +57,7 @@ public enum ResponseRenderer {
                 return .failure(context.problem(502, "upstream-status", "Upstream error", "the upstream answered \(status)",
                                                 [.init(key: "upstream_status", value: .number(JSONNumber(status)))]))
             }
-            return parse(body, contentType: contentType, context: context)
+            return parse(response.body, contentType: response.contentType, context: context)
         }
     }
 

@@ -23,7 +23,7 @@ final class RouteExchangeTests: XCTestCase {
     }
 
     private func ok(_ json: String, status: Int = 200) -> UpstreamResult {
-        .response(status: status, contentType: "application/json", body: Array(json.utf8))
+        .response(UpstreamResponse(status: status, contentType: "application/json", body: Array(json.utf8)))
     }
 
     private func orders(_ step: RequestLifecycle.Step, file: StaticString = #filePath, line: UInt = #line) -> [FetchOrder] {
@@ -275,7 +275,7 @@ final class RouteExchangeTests: XCTestCase {
         let request = try XCTUnwrap(orders(step).first?.request)
         XCTAssertEqual(request.body.map { String(decoding: $0, as: UTF8.self) }, "name=Ada%20Lovelace&age=36")
         XCTAssertTrue(request.headers.contains(NameValue(name: "Content-Type", value: "application/x-www-form-urlencoded")))
-        let (answer, _) = response(lifecycle.fetchFinished(0, .response(status: 204, contentType: nil, body: []), seconds: 0))
+        let (answer, _) = response(lifecycle.fetchFinished(0, .response(UpstreamResponse(status: 204, contentType: nil, body: [])), seconds: 0))
         XCTAssertEqual(answer.status, 204)
         XCTAssertTrue(answer.body.isEmpty)
         XCTAssertFalse(answer.head(bodyBytes: 0, keepAlive: true).text.contains("Content-Length"))
@@ -293,8 +293,8 @@ final class RouteExchangeTests: XCTestCase {
 
         route.exposeUpstreamErrors = true
         (lifecycle, _) = begin(route, post(#"{"name":"Ada"}"#))
-        let (limited, _) = response(lifecycle.fetchFinished(0, .response(status: 429, contentType: "application/json",
-                                                                         body: Array(#"{"error":"slow down"}"#.utf8), retryAfter: "30"),
+        let (limited, _) = response(lifecycle.fetchFinished(0, .response(UpstreamResponse(status: 429, contentType: "application/json",
+                                                                         body: Array(#"{"error":"slow down"}"#.utf8), retryAfter: "30")),
                                                             seconds: 0))
         XCTAssertEqual(limited.status, 429)
         XCTAssertEqual(limited.headers.first { $0.name == "Retry-After" }?.value, "30")

@@ -1,0 +1,35 @@
+/// How one upstream fetch ended.
+public enum UpstreamResult: Sendable {
+    case response(UpstreamResponse)
+    case failure(UpstreamFailure, message: String)
+}
+
+/// What an upstream answered.
+public struct UpstreamResponse: Sendable {
+    public var status: Int
+    public var contentType: String?
+    public var body: [UInt8]
+    /// The upstream's `Retry-After`, passed on with a 429 it answered.
+    public var retryAfter: String?
+    /// The upstream's `Cache-Control`, which may forbid or shorten caching the answer.
+    public var cacheControl: String?
+
+    public init(status: Int, contentType: String?, body: [UInt8], retryAfter: String? = nil, cacheControl: String? = nil) {
+        self.status = status
+        self.contentType = contentType
+        self.body = body
+        self.retryAfter = retryAfter
+        self.cacheControl = cacheControl
+    }
+}
+
+/// Why a fetch produced no usable response; the metrics label and the problem code follow from it.
+public enum UpstreamFailure: String, Sendable, CaseIterable {
+    case dns
+    case connect
+    case tls
+    case timeout
+    case tooLarge = "too-large"
+    case transfer
+    case other
+}
