@@ -30,6 +30,7 @@ let package = Package(
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        .systemLibrary(name: "CCompression", providers: [.apt(["libdeflate-dev", "libbrotli-dev", "libzstd-dev"])]),
 
         .target(name: "ReshapeJSON"),
         .target(name: "ReshapeRegex", dependencies: ["CPCRE2"]),
@@ -37,9 +38,10 @@ let package = Package(
         .target(name: "ReshapeYAML", dependencies: ["CYAML"]),
         .target(name: "ReshapeRules", dependencies: ["ReshapeJSON", "ReshapeSchema", "ReshapeYAML"]),
         .target(name: "ReshapeDigest", dependencies: ["CCrypto"]),
+        .target(name: "ReshapeCompression", dependencies: ["CCompression"]),
         // The OpenAPI 3.1 document of a rule set, response schemas derived from the transforms.
         .target(name: "ReshapeOpenAPI", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
-        .target(name: "ReshapeProxy", dependencies: ["ReshapeRules", "ReshapeJSON", "ReshapeDigest", "ReshapeOpenAPI"]),
+        .target(name: "ReshapeProxy", dependencies: ["ReshapeRules", "ReshapeJSON", "ReshapeDigest", "ReshapeOpenAPI", "ReshapeCompression"]),
         .target(name: "ReshapeServer", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON", "CLibUV", "CCurl", "CHTTPParser", "CHiredis"]),
         // Authoring tools over rule sets (infer, explain): kept out of ReshapeRules so that the
         // serving path carries none of it.
@@ -54,10 +56,11 @@ let package = Package(
         .executableTarget(name: "reshape-bench", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"], path: "bench/Sources"),
 
         .testTarget(name: "ReshapeJSONTests", dependencies: ["ReshapeJSON"]),
+        .testTarget(name: "ReshapeCompressionTests", dependencies: ["ReshapeCompression"]),
         .testTarget(name: "ReshapeSchemaTests", dependencies: ["ReshapeSchema", "ReshapeJSON", "ReshapeRegex"]),
         .testTarget(name: "ReshapeRulesTests", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
         .testTarget(name: "ReshapeContractTests", dependencies: ["ReshapeContract", "ReshapeRules", "ReshapeJSON"]),
-        .testTarget(name: "ReshapeProxyTests", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON"]),
+        .testTarget(name: "ReshapeProxyTests", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON", "ReshapeCompression"]),
         .testTarget(name: "ReshapeServerTests", dependencies: ["ReshapeServer", "ReshapeJSON", "reshape", "reshape-demo-upstream"]),
         .testTarget(name: "CLITests", dependencies: ["reshape", "ReshapeJSON"]),
         .testTarget(name: "ReshapeOpenAPITests", dependencies: ["ReshapeOpenAPI", "ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
