@@ -8,6 +8,7 @@ static inline uv_handle_t *reshape_timer_handle(uv_timer_t *t) { return (uv_hand
 static inline uv_handle_t *reshape_poll_handle(uv_poll_t *p) { return (uv_handle_t *)p; }
 static inline uv_handle_t *reshape_async_handle(uv_async_t *a) { return (uv_handle_t *)a; }
 static inline uv_handle_t *reshape_signal_handle(uv_signal_t *s) { return (uv_handle_t *)s; }
+static inline uv_handle_t *reshape_fs_event_handle(uv_fs_event_t *e) { return (uv_handle_t *)e; }
 
 // glibc's allocator tuning (malloc.h is not in Swift's Glibc module): a fixed mmap threshold,
 // so large per-request buffers are mapped and unmapped instead of kept in the heap, and a trim

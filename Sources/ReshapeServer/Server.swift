@@ -26,6 +26,7 @@ public final class Server {
     private let workerExited = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
     private let drainDeadline = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     private let exitedCount = AtomicCounter()
+    private var rulesWatcher: RulesWatcher?
     private var draining = false
 
     public init(configuration: ServerConfiguration, environment: [String: String]) {
@@ -97,6 +98,14 @@ public final class Server {
                 uv_async_send(UnsafeMutablePointer<uv_async_t>(bitPattern: exitedSignal))
             }
         }
+        if configuration.watchRules {
+            let watcher = RulesWatcher(loop: loop, rulesPath: configuration.rulesPath,
+                                       debounceMilliseconds: configuration.watchDebounceMilliseconds) { [unowned self] in
+                self.reload(trigger: .watch)
+            }
+            watcher.start()
+            rulesWatcher = watcher
+        }
         Log.event("listening", ["address": .string(address), "admin_address": .string(adminAddress),
                                 "workers": .number(JSONNumber(configuration.workers)),
                                 "routes": .number(JSONNumber(ruleSet.routes.count)), "rules": .string(ruleSet.digest)])
@@ -114,7 +123,7 @@ public final class Server {
         }
         uv_signal_start(hangup, { handle, _ in
             guard let handle, let data = handle.pointee.data else { return }
-            Unmanaged<Server>.fromOpaque(data).takeUnretainedValue().reload()
+            Unmanaged<Server>.fromOpaque(data).takeUnretainedValue().reload(trigger: .signal)
         }, SIGHUP)
         let drain: uv_signal_cb = { handle, signal in
             guard let handle, let data = handle.pointee.data else { return }
@@ -130,16 +139,27 @@ public final class Server {
         Log.event("rules loaded with warnings", ["warnings": .array(ruleSet.warnings.map { .string($0.description) })])
     }
 
-    private func reload() {
+    /// What asked for a reload: SIGHUP, or a change the rules watch saw.
+    private enum ReloadTrigger: String {
+        case signal = "SIGHUP"
+        case watch = "file change"
+    }
+
+    /// Load, check, swap: a bad set is refused and the old one keeps serving. A watched change
+    /// that leaves the rules as they were (another file in a rules file's directory, an editor's
+    /// swap file) is not a reload.
+    private func reload(trigger: ReloadTrigger) {
         switch RuleLoader.load(path: configuration.rulesPath, environment: environment) {
         case .success(let ruleSet):
+            if trigger == .watch, ruleSet.digest == shared.rules.ruleSet.digest { return }
             shared.replaceRules(ServingRules(ruleSet))
-            Log.event("rules reloaded", ["rules": .string(ruleSet.digest), "routes": .number(JSONNumber(ruleSet.routes.count))])
+            Log.event("rules reloaded", ["rules": .string(ruleSet.digest), "routes": .number(JSONNumber(ruleSet.routes.count)),
+                                         "trigger": .string(trigger.rawValue)])
             logWarnings(ruleSet)
         case .failure(let diagnostics):
             shared.reloadRefused()
             Log.event("rules reload refused; keeping the rules in service",
-                      ["rules": .string(shared.rules.ruleSet.digest),
+                      ["rules": .string(shared.rules.ruleSet.digest), "trigger": .string(trigger.rawValue),
                        "problems": .array(diagnostics.diagnostics.map { .string($0.description) })])
         }
     }
@@ -177,6 +197,7 @@ public final class Server {
             uv_close(reshape_signal_handle(handle), nil)
         }
         uv_close(reshape_async_handle(workerExited), nil)
+        rulesWatcher?.close()
         if draining { uv_close(reshape_timer_handle(drainDeadline), nil) }
         adminListener?.close()
     }

@@ -18,6 +18,10 @@ public struct ServerConfiguration: Sendable {
     public var redis: RedisAddress?
     /// Every shared-cache command's bound; a later answer is a miss.
     public var redisTimeoutMilliseconds = 50
+    /// Reload the rules when their files change (`--no-watch-rules` turns it off).
+    public var watchRules = true
+    /// How long the rules must be quiet after a change before they are reloaded.
+    public var watchDebounceMilliseconds = 1000
 
     public init(rulesPath: String, listenHost: String = "127.0.0.1", listenPort: Int = 8080,
                 adminListen: (host: String, port: Int)? = nil, workers: Int = 1,

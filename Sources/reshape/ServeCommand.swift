@@ -10,7 +10,7 @@ struct ServeCommand: ParsableCommand {
         abstract: "Serve the rules: fetch upstreams, reshape, validate, answer normalized JSON.",
         discussion: """
         Every option can also be set by the environment variable in brackets; a flag wins over \
-        its variable. SIGHUP reloads the rules (a bad new set is refused, the old one kept); \
+        its variable. SIGHUP, or a change to the rules' files, reloads the rules (a bad new set is refused, the old one kept); \
         SIGTERM stops accepting, finishes in-flight requests (up to --drain-timeout) and exits 0, \
         or 3 when the timeout cut some off. \
         Health: /_reshape/live, /_reshape/ready; Prometheus metrics: /_reshape/metrics; on the main \
@@ -69,6 +69,12 @@ struct ServeCommand: ParsableCommand {
 
     @Flag(name: .customLong("no-access-log"), help: "Do not write access-log lines [RESHAPE_ACCESS_LOG=off].")
     var noAccessLog = false
+
+    @Flag(name: .customLong("no-watch-rules"), help: "Reload the rules only on SIGHUP, not when their files change [RESHAPE_WATCH_RULES=off].")
+    var noWatchRules = false
+
+    @Option(name: .customLong("watch-debounce"), help: ArgumentHelp("Milliseconds the rules must be quiet after a change before they are reloaded (default 1000) [RESHAPE_WATCH_DEBOUNCE].", valueName: "ms"))
+    var watchDebounce: Int?
 
     func run() throws {
         let environment = LocalFiles.environment
@@ -136,6 +142,8 @@ struct ServeCommand: ParsableCommand {
             accessLog: !noAccessLog && environment["RESHAPE_ACCESS_LOG"] != "off",
             cacheBytes: cacheSize, redis: redis)
         configuration.redisTimeoutMilliseconds = try setting(cacheRedisTimeout, "RESHAPE_CACHE_REDIS_TIMEOUT", default: 50)
+        configuration.watchRules = !noWatchRules && environment["RESHAPE_WATCH_RULES"] != "off"
+        configuration.watchDebounceMilliseconds = try setting(watchDebounce, "RESHAPE_WATCH_DEBOUNCE", default: 1000)
         let status = Server(configuration: configuration, environment: environment).run()
         if status != 0 { throw ExitCode(status) }
     }

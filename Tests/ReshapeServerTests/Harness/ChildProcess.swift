@@ -124,10 +124,16 @@ final class ReshapeServer {
     let adminPort: Int
     let rulesDirectory: URL
 
-    init(rules: String, arguments: [String] = [], environment: [String: String] = [:]) throws {
-        rulesDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("reshape-rules-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: rulesDirectory, withIntermediateDirectories: true)
-        try rules.write(to: rulesDirectory.appendingPathComponent("rules.yaml"), atomically: true, encoding: .utf8)
+    convenience init(rules: String, arguments: [String] = [], environment: [String: String] = [:]) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reshape-rules-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try rules.write(to: directory.appendingPathComponent("rules.yaml"), atomically: true, encoding: .utf8)
+        try self.init(rulesDirectory: directory, arguments: arguments, environment: environment)
+    }
+
+    /// Serves the rules already in `rulesDirectory` (which `stop` removes).
+    init(rulesDirectory: URL, arguments: [String] = [], environment: [String: String] = [:]) throws {
+        self.rulesDirectory = rulesDirectory
         child = try ChildProcess("reshape", ["serve", "--rules", rulesDirectory.path, "--listen", "127.0.0.1:0", "--workers", "2"] + arguments,
                                  environment: environment)
         try child.waitFor(15, "reshape to listen") { $0.stderr.contains("\"listening\"") }
