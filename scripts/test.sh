@@ -5,7 +5,7 @@
 #   2. debug build of everything, tests included
 #   3. the example rules' own examples, the demo upstream, the quick start end to end, the
 #      OpenAPI document (validator, and schemathesis against the live demo; scripts/check-openapi.sh)
-#   4. shipping: hadolint, Kubernetes manifests, runtime libraries of the release binary, and the
+#   4. shipping: hadolint, Kubernetes manifests, the Grafana dashboard against live metrics, runtime libraries of the release binary, and the
 #      runtime stage itself run for real (a debootstrap root, the binaries inside it)
 #   5. hardening (docs/hardening.md): every fuzz target for a short bound, the test suite
 #      under AddressSanitizer, the server tests under ThreadSanitizer; each in its own
@@ -45,6 +45,7 @@ scripts/check-openapi.sh .build/debug
 step "shipping"
 scripts/check-dockerfile.sh
 scripts/check-k8s.sh
+scripts/check-grafana.sh .build/debug
 scripts/check-runtime-deps.sh
 scripts/check-image-runtime.sh
 
