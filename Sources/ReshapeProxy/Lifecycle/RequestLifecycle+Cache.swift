@@ -31,11 +31,11 @@ extension RequestLifecycle {
               let waiter = makeWaiter() else { return nil }
         switch cache.lookup(key, now: now, waiter: waiter) {
         case .fresh(let stored):
-            let response = stored.response(now: now, cacheStatus: "hit")
+            let response = stored.response(now: now, cacheStatus: .hit)
             return .respond(notModified(response) ?? response, cancel: [])
         case .stale(let stored, let refresh):
             if refresh { pendingRefresh = PendingRefresh(route: route, parameters: parameters, key: key, policy: policy, stale: stored) }
-            let response = stored.response(now: now, cacheStatus: "stale")
+            let response = stored.response(now: now, cacheStatus: .stale)
             return .respond(notModified(response) ?? response, cancel: [])
         case .lead(let staleIfError):
             cacheRole = .leader(key, policy, staleIfError: staleIfError)
@@ -75,9 +75,9 @@ extension RequestLifecycle {
            let stored = SharedCacheEntry.decode(bytes, route: route, now: now, unixMilliseconds: unixMilliseconds),
            now < stored.freshUntil {
             cacheRole = .none
-            var shared = stored.response(now: now, cacheStatus: "coalesced")
+            var shared = stored.response(now: now, cacheStatus: .coalesced)
             for waiter in cache.finish(key, storing: stored) { waiter(.answer(shared)) }
-            shared = stored.response(now: now, cacheStatus: "hit")
+            shared = stored.response(now: now, cacheStatus: .hit)
             return .respond(notModified(shared) ?? shared, cancel: [])
         }
         return startExchange(route: route, parameters: parameters)
@@ -109,17 +109,18 @@ extension RequestLifecycle {
             let kept = ResponseCache.Stored(response: answer, dropped: rendered.dropped.count, route: exchange.route, policy: policy,
                                             now: started, upstreamMaxAge: exchange.cacheControl.maxAge)
             stored = kept
-            answer = kept.response(now: started, cacheStatus: "miss")
+            answer = kept.response(now: started, cacheStatus: .miss)
             settings.sharedStore?(SharedCacheEntry.key(key), kept)
         } else if answer.status >= 500, let stale = staleIfError, started < stale.staleIfErrorUntil {
-            answer = stale.response(now: started, cacheStatus: "stale")
+            answer = stale.response(now: started, cacheStatus: .stale)
             cache.recordStaleIfError()
         } else if answer.status == 200 {
-            answer.headers.append(NameValue(name: "Reshape-Cache", value: "miss"))
+            answer.headers.append(CacheStatus.miss.header)
         }
         var shared = answer
-        if let index = shared.headers.firstIndex(where: { $0.name == "Reshape-Cache" }), shared.headers[index].value == "miss" {
-            shared.headers[index].value = "coalesced"
+        if let index = shared.headers.firstIndex(where: { $0.name == CacheStatus.headerName }),
+           shared.headers[index].value == CacheStatus.miss.rawValue {
+            shared.headers[index] = CacheStatus.coalesced.header
         }
         for waiter in cache.finish(key, storing: stored) { waiter(.answer(shared)) }
         return answer
