@@ -128,7 +128,7 @@ public final class RequestLifecycle: @unchecked Sendable {
             settings.metrics.recordUpstream(upstream: upstream, seconds: seconds, failure: failure)
             settings.metrics.recordFetch(route: exchange.route.name, upstream: upstream)
         }
-        return step(for: exchange.finished(id, result, seconds: seconds))
+        return step(for: exchange.fetchFinished(id, result, seconds: seconds))
     }
 
     /// The route's `timeout` passed: a 504, and every fetch in flight is to be cancelled.
@@ -140,7 +140,7 @@ public final class RequestLifecycle: @unchecked Sendable {
     /// Fetches still in flight (to cancel when the client goes away).
     public var fetchesInFlight: [Int] { exchange?.inFlightIDs ?? [] }
 
-    func step(for reaction: RouteExchange.Reaction) -> Step {
+    func step(for reaction: RouteExchange.Action) -> Step {
         switch reaction {
         case .wait: return .wait
         case .fetch(let orders): return .fetch(orders)
