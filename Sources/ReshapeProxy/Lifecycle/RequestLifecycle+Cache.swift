@@ -50,8 +50,8 @@ extension RequestLifecycle {
     private func backgroundRefresh(_ match: RouteMatch, lead: CacheLead, now: Double) -> RequestLifecycle {
         var headers = request.headers
         headers.removeAll { RequestFraming.equalsIgnoringCase($0.name, "If-None-Match") }
-        let refresh = RequestLifecycle(HTTPRequest(method: "GET", target: request.target, headers: headers), rules: rules,
-                                       settings: settings, now: now, isBackground: true)
+        let refresh = RequestLifecycle(HTTPRequest(method: "GET", target: request.target, headers: headers),
+                                       rules: rules, settings: settings, now: now, isBackground: true)
         refresh.state = .refreshPending(match, lead)
         return refresh
     }
@@ -69,7 +69,8 @@ extension RequestLifecycle {
             impossible("sharedLookupFinished", in: stateName)
         }
         if let bytes, let cache = settings.cache,
-           let stored = SharedCacheEntry.decode(bytes, route: match.route, now: now, unixMilliseconds: unixMilliseconds),
+           let stored = SharedCacheEntry.decode(bytes, route: match.route, now: now,
+                                                unixMilliseconds: unixMilliseconds),
            now < stored.freshUntil {
             var shared = stored.response(now: now, cacheStatus: .coalesced)
             for waiter in cache.finish(lead.key, storing: stored) { waiter(.answer(shared)) }
@@ -100,7 +101,8 @@ extension RequestLifecycle {
         var fetched = false
         if answer.status == 200, rendered.errorCode == nil, let exchange, exchange.cacheControl.mayStore {
             let kept = ResponseCache.Stored(response: answer, dropped: rendered.dropped.count, route: exchange.route,
-                                            policy: lead.policy, now: started, upstreamMaxAge: exchange.cacheControl.maxAge)
+                                            policy: lead.policy, now: started,
+                                            upstreamMaxAge: exchange.cacheControl.maxAge)
             stored = kept
             answer = kept.response(now: started, cacheStatus: .miss)
             fetched = true

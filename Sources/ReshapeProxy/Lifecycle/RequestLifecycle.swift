@@ -107,7 +107,8 @@ public final class RequestLifecycle: @unchecked Sendable {
     /// Set only by the events (here and in `RequestLifecycle+Cache.swift`).
     var state = State.routing
 
-    init(_ request: HTTPRequest, rules: ServingRules, settings: LifecycleSettings, now: Double, isBackground: Bool = false) {
+    init(_ request: HTTPRequest, rules: ServingRules, settings: LifecycleSettings, now: Double,
+         isBackground: Bool = false) {
         self.request = request
         ifNoneMatch = request.header("If-None-Match")
         started = now
@@ -152,7 +153,8 @@ public final class RequestLifecycle: @unchecked Sendable {
     /// evaluated for a route with `cache:`.
     public static func begin(_ request: HTTPRequest, rules: ServingRules, draining: Bool,
                              settings: LifecycleSettings, now: Double,
-                             cacheWaiter: @autoclosure () -> ResponseCache.Waiter? = nil) -> (RequestLifecycle, Action) {
+                             cacheWaiter: @autoclosure () -> ResponseCache.Waiter? = nil)
+        -> (RequestLifecycle, Action) {
         let lifecycle = RequestLifecycle(request, rules: rules, settings: settings, now: now)
         settings.metrics.requestStarted()
         // The action first: it changes the lifecycle, which is returned after it.
@@ -188,8 +190,8 @@ public final class RequestLifecycle: @unchecked Sendable {
             settings.metrics.recordUpstream(upstream: upstream, seconds: seconds, failure: failure)
             settings.metrics.recordFetch(route: exchange.route.name, upstream: upstream)
         }
-        return follow(exchange.fetchFinished(id, result, seconds: seconds), of: exchange, routeName: exchange.route.name,
-                      lead: lead)
+        let action = exchange.fetchFinished(id, result, seconds: seconds)
+        return follow(action, of: exchange, routeName: exchange.route.name, lead: lead)
     }
 
     /// The route's `timeout` passed: a 504, and every fetch in flight is to be cancelled. The
@@ -212,7 +214,8 @@ public final class RequestLifecycle: @unchecked Sendable {
         let path = String(request.path)
         let exchange = record.exchange
         let entry = AccessLogEntry(timeMilliseconds: wallClockMilliseconds, method: request.method, path: path,
-                                   route: record.routeName, status: response.status, upstreamStatus: exchange?.upstreamStatus,
+                                   route: record.routeName, status: response.status,
+                                   upstreamStatus: exchange?.upstreamStatus,
                                    durationMilliseconds: seconds * 1000,
                                    upstreamMilliseconds: exchange.map { $0.upstreamSeconds * 1000 },
                                    bytes: response.body.count, dropped: record.dropped, errorCode: record.errorCode,
@@ -242,7 +245,8 @@ public final class RequestLifecycle: @unchecked Sendable {
 
     /// Starts the route's fetches (no cached answer to give).
     func startExchange(_ match: RouteMatch, lead: CacheLead?) -> Action {
-        let (exchange, action) = RouteExchange.start(request, route: match.route, parameters: match.parameters, rules: rules)
+        let (exchange, action) = RouteExchange.start(request, route: match.route, parameters: match.parameters,
+                                                     rules: rules)
         if let exchange { state = .exchanging(exchange, lead: lead) }
         return follow(action, of: exchange, routeName: match.route.name, lead: lead)
     }

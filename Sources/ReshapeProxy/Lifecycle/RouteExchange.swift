@@ -158,7 +158,8 @@ final class RouteExchange: @unchecked Sendable {
     /// The upstream a fetch in flight talks to (for its metrics).
     func upstreamName(of id: Int) -> String? {
         switch state {
-        case .fetchingPrimaries(let fetched): fetched.indices.contains(id) && fetched[id] == nil ? route.fetches[id].upstream : nil
+        case .fetchingPrimaries(let fetched):
+            fetched.indices.contains(id) && fetched[id] == nil ? route.fetches[id].upstream : nil
         case .expanding(let followUps): followUps.inFlight[id] == nil ? nil : followUps.rule.fetch.upstream
         case .finished: nil
         }
@@ -227,8 +228,8 @@ final class RouteExchange: @unchecked Sendable {
         if case .finished = state { impossible("timedOut", in: stateName) }
         let inFlight = inFlightIDs
         let milliseconds = route.timeoutMilliseconds ?? 0
-        let problem = Problem(status: 504, code: "route-timeout", title: "Route timed out",
-                              detail: "the route's timeout (\(milliseconds) ms) passed with \(inFlight.count) fetches in flight",
+        let detail = "the route's timeout (\(milliseconds) ms) passed with \(inFlight.count) fetches in flight"
+        let problem = Problem(status: 504, code: "route-timeout", title: "Route timed out", detail: detail,
                               extra: [.init(key: "route", value: .string(route.name))])
         return fail(problem, cancel: inFlight)
     }
@@ -322,7 +323,11 @@ final class RouteExchange: @unchecked Sendable {
             }
             var bodies: [(name: String, body: JSON?)] = []
             for (fetch, fetched) in zip(route.fetches, fetched) {
-                if case .tape(let tape) = fetched { bodies.append((fetch.name, tape.materialize(tape.root))) } else { bodies.append((fetch.name, nil)) }
+                if case .tape(let tape) = fetched {
+                    bodies.append((fetch.name, tape.materialize(tape.root)))
+                } else {
+                    bodies.append((fetch.name, nil))
+                }
             }
             return progress(try run.start(RouteRun.fanOutInput(bodies)))
         } catch {

@@ -61,7 +61,8 @@ final class RequestDriver {
     }
 
     private func armTimeout(_ id: Int, _ lifecycle: RequestLifecycle, _ action: RequestLifecycle.Action) {
-        guard case .fetch = action, routeTimers[id] == nil, let milliseconds = lifecycle.timeoutMilliseconds else { return }
+        guard case .fetch = action, routeTimers[id] == nil,
+              let milliseconds = lifecycle.timeoutMilliseconds else { return }
         routeTimers[id] = RouteTimer(loop: owner.loop, milliseconds: milliseconds) { [weak self] in
             guard let self, let lifecycle = self.requests[id] else { return }
             let action = lifecycle.timedOut()

@@ -12,8 +12,8 @@ final class ResponseRendererTests: XCTestCase {
                                          routes: [makeRoute("users", "GET", "/users", steps: steps)], digest: "d"))
         let settings = LifecycleSettings(endpoints: .all, canFetch: true, accessLog: false, metrics: Metrics(),
                                          admin: { _ in HTTPResponse(status: 404) })
-        let (lifecycle, _) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users"), rules: rules, draining: false,
-                                                    settings: settings, now: 0)
+        let (lifecycle, _) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users"), rules: rules,
+                                                    draining: false, settings: settings, now: 0)
         let response = lifecycle.finishOnlyFetch(result, seconds: 0)
         guard case .responding(let record) = lifecycle.state else {
             XCTFail("an answered fetch leaves the request responding, not \(lifecycle.stateName)")

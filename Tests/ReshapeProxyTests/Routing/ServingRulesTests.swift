@@ -51,8 +51,8 @@ final class ServingRulesTests: XCTestCase {
         let rules = ServingRules(RuleSet(upstreams: ["api": makeUpstream(secrets: ["s3cret"]),
                                                      "other": makeUpstream("other", secrets: ["0ther"])],
                                          routes: [route], digest: "d1"))
-        XCTAssertEqual(rules.routeRedactors["user"]?.redact("auth=s3cret h3ader 0ther"), "auth=[REDACTED] [REDACTED] 0ther",
-                       "what the exchange redacts a route's problems and log lines with")
+        XCTAssertEqual(rules.routeRedactors["user"]?.redact("auth=s3cret h3ader 0ther"),
+                       "auth=[REDACTED] [REDACTED] 0ther", "what the exchange redacts a route's problems and log lines with")
         XCTAssertEqual(rules.allSecrets.redact("s3cret 0ther"), "[REDACTED] [REDACTED]")
     }
 }
