@@ -56,7 +56,8 @@ extension RequestLifecycle {
         return refresh
     }
 
-    /// The server runs a refresh a stale answer asked for (`Action.respondAndRefresh`).
+    /// A refresh's first event, when the server runs it (`Action.respondAndRefresh`): it
+    /// fetches the key.
     public func startRefresh() -> Action {
         guard case .refreshPending(let match, let lead) = state else { impossible("startRefresh", in: stateName) }
         return startExchange(match, lead: lead)

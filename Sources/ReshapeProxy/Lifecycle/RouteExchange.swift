@@ -248,6 +248,7 @@ final class RouteExchange: @unchecked Sendable {
         answer(.init(problem, code: problem.code), cancel: cancel)
     }
 
+    /// The answer is decided: nothing more is expected.
     private func answer(_ rendered: ResponseRenderer.Rendered, cancel: [Int] = []) -> Action {
         state = .finished
         return .respond(rendered, cancel: cancel)
