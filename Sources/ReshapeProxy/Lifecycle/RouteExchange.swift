@@ -59,10 +59,8 @@ final class RouteExchange: @unchecked Sendable {
     let route: Route
     private let parameters: [String: String]
     private let rules: ServingRules
-    private let rawQuery: Substring
     /// Forwarded client headers, the route's headers, and their secrets: sent on every fetch.
     private let extras: OutgoingExtras
-    private let requestBody: (bytes: [UInt8], contentType: String)?
     let redactor: Redactor
     private(set) var state: State
     /// The transform, run once the primary fetches are in and resumed after each `expand`.
@@ -96,10 +94,10 @@ final class RouteExchange: @unchecked Sendable {
         // Forwarded values are secrets too; without any, the route's prebuilt redactor serves.
         let redactor = secrets.count == route.secrets.count ? (rules.routeRedactors[route.name] ?? rules.allSecrets)
             : Redactor(secrets: ServingRules.secrets(of: route, in: rules.ruleSet) + secrets)
-        let exchange = RouteExchange(route: route, parameters: parameters, rules: rules, rawQuery: request.rawQuery,
+        let exchange = RouteExchange(route: route, parameters: parameters, rules: rules,
                                      extras: OutgoingExtras(headers: headers, timeoutMilliseconds: route.timeoutMilliseconds,
                                                             secrets: secrets),
-                                     requestBody: body, redactor: redactor)
+                                     redactor: redactor)
         var orders: [FetchOrder] = []
         for (index, fetch) in route.fetches.enumerated() {
             switch exchange.order(fetch, method: route.method, parameters: parameters, query: request.rawQuery, body: body) {
@@ -113,14 +111,12 @@ final class RouteExchange: @unchecked Sendable {
         return (exchange, .fetch(orders))
     }
 
-    private init(route: Route, parameters: [String: String], rules: ServingRules, rawQuery: Substring,
-                 extras: OutgoingExtras, requestBody: (bytes: [UInt8], contentType: String)?, redactor: Redactor) {
+    private init(route: Route, parameters: [String: String], rules: ServingRules, extras: OutgoingExtras,
+                 redactor: Redactor) {
         self.route = route
         self.parameters = parameters
         self.rules = rules
-        self.rawQuery = rawQuery
         self.extras = extras
-        self.requestBody = requestBody
         self.redactor = redactor
         state = .fetchingPrimaries(Array(repeating: nil, count: route.fetches.count))
         run = RouteRun(route: route, parameters: parameters)
