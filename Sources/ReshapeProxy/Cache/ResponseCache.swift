@@ -199,13 +199,13 @@ extension ResponseCache.Stored {
     }
 
     /// The stored answer as sent at `now`, with its age, remaining freshness and how it was found.
-    public func response(now: Double, cacheStatus: String) -> HTTPResponse {
+    public func response(now: Double, cacheStatus: CacheStatus) -> HTTPResponse {
         let age = max(0, Int(now - storedAt))
         let remaining = max(0, Int(freshUntil - now))
         return HTTPResponse(status: 200, headers: headers + [
             NameValue(name: "Cache-Control", value: "max-age=\(remaining)"),
             NameValue(name: "Age", value: String(age)),
-            NameValue(name: "Reshape-Cache", value: cacheStatus),
+            cacheStatus.header,
         ], body: body)
     }
 }

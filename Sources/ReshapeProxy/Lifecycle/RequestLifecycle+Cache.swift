@@ -1,134 +1,132 @@
 import ReshapeJSON
 import ReshapeRules
 
-/// What a request does with the answer cache.
-enum CacheRole: Sendable {
-    case none
-    /// It fetches the key; whoever joined is answered when it finishes.
-    case leader(CacheKey, CachePolicy, staleIfError: ResponseCache.Stored?)
-    /// It waits for another request's fetch of the key.
-    case waiter(CacheKey, Route, parameters: [String: String], ResponseCache.Waiter)
-}
-
-/// A stale answer's background refresh, started after the stale copy is sent.
-struct PendingRefresh: Sendable {
-    let route: Route
-    let parameters: [String: String]
+/// A request that leads the fetch of a cache key: it stores the answer (when it may) and
+/// answers the requests that joined meanwhile.
+struct CacheLead: Sendable {
     let key: CacheKey
     let policy: CachePolicy
-    let stale: ResponseCache.Stored
+    /// The last good copy, answered instead of an upstream failure within `stale-if-error`.
+    let staleIfError: ResponseCache.Stored?
 }
 
 extension RequestLifecycle {
-    /// The cached answer for a GET of a route with `cache:`, or nil to fetch (possibly as the
-    /// leader others wait for). `.wait` when another request is fetching the same key.
-    /// `waiter` is only asked for on a cached route, so other requests allocate none.
-    func lookUpCache(route: Route, parameters: [String: String], now: Double,
-                              waiter makeWaiter: () -> ResponseCache.Waiter?) -> Step? {
+    /// The action for a GET of a route with `cache:`: a cached answer, waiting for another
+    /// request's fetch, or leading the fetch (asking the shared cache first when there is
+    /// one); nil to fetch without the cache. `waiter` is only asked for on a cached route, so
+    /// other requests allocate none.
+    func lookUpCache(_ match: RouteMatch, now: Double, waiter makeWaiter: () -> ResponseCache.Waiter?) -> Action? {
+        let route = match.route
         guard let cache = settings.cache, let policy = route.cache,
               request.method == "GET" || request.method == "HEAD", request.body.isEmpty,
-              let key = CacheKey.of(route: route, parameters: parameters, request: request),
+              let key = CacheKey.of(route: route, parameters: match.parameters, request: request),
               let waiter = makeWaiter() else { return nil }
         switch cache.lookup(key, now: now, waiter: waiter) {
         case .fresh(let stored):
-            let response = stored.response(now: now, cacheStatus: "hit")
-            return .respond(notModified(response) ?? response, cancel: [])
+            let response = stored.response(now: now, cacheStatus: .hit)
+            return respond(notModified(response) ?? response, AnswerRecord(routeName: route.name))
         case .stale(let stored, let refresh):
-            if refresh { pendingRefresh = PendingRefresh(route: route, parameters: parameters, key: key, policy: policy, stale: stored) }
-            let response = stored.response(now: now, cacheStatus: "stale")
-            return .respond(notModified(response) ?? response, cancel: [])
+            var response = stored.response(now: now, cacheStatus: .stale)
+            response = notModified(response) ?? response
+            let action = respond(response, AnswerRecord(routeName: route.name))
+            guard refresh else { return action }
+            let lead = CacheLead(key: key, policy: policy, staleIfError: stored)
+            return .respondAndRefresh(response, refresh: backgroundRefresh(match, lead: lead, now: now))
         case .lead(let staleIfError):
-            cacheRole = .leader(key, policy, staleIfError: staleIfError)
-            guard settings.sharedStore != nil else { return nil }
+            let lead = CacheLead(key: key, policy: policy, staleIfError: staleIfError)
+            guard settings.sharedStore != nil else { return startExchange(match, lead: lead) }
             // Another replica may have it: ask the shared cache before the upstream.
-            sharedLookup = (route, parameters)
+            state = .awaitingSharedCache(match, lead)
             return .lookUpShared(SharedCacheEntry.key(key))
         case .joined:
-            cacheRole = .waiter(key, route, parameters: parameters, waiter)
+            state = .waitingForLeader(match, waiter)
             return .wait
         }
     }
 
-    /// The background refresh a stale answer asked for, once: a request without a client
-    /// that fetches the key again and stores what it gets. The server runs it like any other
-    /// and drops its answer.
-    public func takeBackgroundRefresh(now: Double) -> (RequestLifecycle, Step)? {
-        guard let refresh = pendingRefresh else { return nil }
-        pendingRefresh = nil
+    /// The refresh a stale answer asks for: a request without a client that fetches the key
+    /// again (as its leader) and stores what it gets. The server runs it like any other and
+    /// drops its answer.
+    private func backgroundRefresh(_ match: RouteMatch, lead: CacheLead, now: Double) -> RequestLifecycle {
         var headers = request.headers
         headers.removeAll { RequestFraming.equalsIgnoringCase($0.name, "If-None-Match") }
-        let background = RequestLifecycle(HTTPRequest(method: "GET", target: request.target, headers: headers), rules: rules,
-                                          settings: settings, now: now)
-        background.isBackground = true
-        background.routeName = refresh.route.name
-        background.cacheRole = .leader(refresh.key, refresh.policy, staleIfError: refresh.stale)
-        let step = background.startExchange(route: refresh.route, parameters: refresh.parameters)
-        return (background, step)
+        let refresh = RequestLifecycle(HTTPRequest(method: "GET", target: request.target, headers: headers),
+                                       rules: rules, settings: settings, now: now, isBackground: true)
+        refresh.state = .refreshPending(match, lead)
+        return refresh
+    }
+
+    /// A refresh's first event, when the server runs it (`Action.respondAndRefresh`): it
+    /// fetches the key.
+    public func startRefresh() -> Action {
+        guard case .refreshPending(let match, let lead) = state else { impossible("startRefresh", in: stateName) }
+        return startExchange(match, lead: lead)
     }
 
     /// The shared cache answered (`bytes`; nil: a miss, an error, or too late). A fresh entry
     /// is answered and kept here too; anything else is fetched.
-    public func sharedLookupFinished(_ bytes: [UInt8]?, now: Double, unixMilliseconds: Int) -> Step {
-        guard let (route, parameters) = sharedLookup else { return .wait }
-        sharedLookup = nil
-        if let bytes, case .leader(let key, _, _) = cacheRole, let cache = settings.cache,
-           let stored = SharedCacheEntry.decode(bytes, route: route, now: now, unixMilliseconds: unixMilliseconds),
-           now < stored.freshUntil {
-            cacheRole = .none
-            var shared = stored.response(now: now, cacheStatus: "coalesced")
-            for waiter in cache.finish(key, storing: stored) { waiter(.answer(shared)) }
-            shared = stored.response(now: now, cacheStatus: "hit")
-            return .respond(notModified(shared) ?? shared, cancel: [])
+    public func sharedLookupFinished(_ bytes: [UInt8]?, now: Double, unixMilliseconds: Int) -> Action {
+        guard case .awaitingSharedCache(let match, let lead) = state else {
+            impossible("sharedLookupFinished", in: stateName)
         }
-        return startExchange(route: route, parameters: parameters)
+        if let bytes, let cache = settings.cache,
+           let stored = SharedCacheEntry.decode(bytes, route: match.route, now: now,
+                                                unixMilliseconds: unixMilliseconds),
+           now < stored.freshUntil {
+            var shared = stored.response(now: now, cacheStatus: .coalesced)
+            for waiter in cache.finish(lead.key, storing: stored) { waiter(.answer(shared)) }
+            shared = stored.response(now: now, cacheStatus: .hit)
+            return respond(notModified(shared) ?? shared, AnswerRecord(routeName: match.route.name))
+        }
+        return startExchange(match, lead: lead)
     }
 
     /// Another request's fetch of this request's key ended.
-    public func cacheDelivered(_ delivery: ResponseCache.Delivery, now: Double) -> Step {
-        guard case .waiter(_, let route, let parameters, let waiter) = cacheRole else { return .wait }
-        cacheRole = .none
+    public func cacheDelivered(_ delivery: ResponseCache.Delivery, now: Double) -> Action {
+        guard case .waitingForLeader(let match, let waiter) = state else { impossible("cacheDelivered", in: stateName) }
         switch delivery {
         case .answer(let response):
-            return .respond(notModified(response) ?? response, cancel: [])
+            return respond(notModified(response) ?? response, AnswerRecord(routeName: match.route.name))
         case .retry:
-            if let step = lookUpCache(route: route, parameters: parameters, now: now, waiter: { waiter }) { return step }
-            return startExchange(route: route, parameters: parameters)
+            return lookUpCache(match, now: now, waiter: { waiter }) ?? startExchange(match, lead: nil)
         }
     }
 
     /// As the leader: stores a good answer, answers the waiters, and serves the last good copy
     /// instead of an upstream failure within `stale-if-error`. Returns what this request answers.
-    func settleCache(_ rendered: ResponseRenderer.Rendered) -> HTTPResponse {
-        guard case .leader(let key, let policy, let staleIfError) = cacheRole, let cache = settings.cache else {
-            return rendered.response
-        }
-        cacheRole = .none
+    func settle(_ rendered: ResponseRenderer.Rendered, lead: CacheLead, exchange: RouteExchange?) -> HTTPResponse {
+        guard let cache = settings.cache else { return rendered.response }
         var answer = rendered.response
         var stored: ResponseCache.Stored?
+        // The waiters get what this request fetched as `coalesced`; a stale copy or an error as it is.
+        var fetched = false
         if answer.status == 200, rendered.errorCode == nil, let exchange, exchange.cacheControl.mayStore {
-            let kept = ResponseCache.Stored(response: answer, dropped: rendered.dropped.count, route: exchange.route, policy: policy,
-                                            now: started, upstreamMaxAge: exchange.cacheControl.maxAge)
+            let kept = ResponseCache.Stored(response: answer, dropped: rendered.dropped.count, route: exchange.route,
+                                            policy: lead.policy, now: started,
+                                            upstreamMaxAge: exchange.cacheControl.maxAge)
             stored = kept
-            answer = kept.response(now: started, cacheStatus: "miss")
-            settings.sharedStore?(SharedCacheEntry.key(key), kept)
-        } else if answer.status >= 500, let stale = staleIfError, started < stale.staleIfErrorUntil {
-            answer = stale.response(now: started, cacheStatus: "stale")
+            answer = kept.response(now: started, cacheStatus: .miss)
+            fetched = true
+            settings.sharedStore?(SharedCacheEntry.key(lead.key), kept)
+        } else if answer.status >= 500, let stale = lead.staleIfError, started < stale.staleIfErrorUntil {
+            answer = stale.response(now: started, cacheStatus: .stale)
             cache.recordStaleIfError()
         } else if answer.status == 200 {
-            answer.headers.append(NameValue(name: "Reshape-Cache", value: "miss"))
+            answer.headers.append(CacheStatus.miss.header)
+            fetched = true
         }
         var shared = answer
-        if let index = shared.headers.firstIndex(where: { $0.name == "Reshape-Cache" }), shared.headers[index].value == "miss" {
-            shared.headers[index].value = "coalesced"
+        if fetched, let index = shared.headers.firstIndex(where: { $0.name == CacheStatus.headerName }) {
+            shared.headers[index] = CacheStatus.coalesced.header
         }
-        for waiter in cache.finish(key, storing: stored) { waiter(.answer(shared)) }
+        for waiter in cache.finish(lead.key, storing: stored) { waiter(.answer(shared)) }
         return answer
     }
 
     /// A leader that goes away without an answer hands the fetch to one of its waiters.
-    func abandonCache() {
-        guard case .leader(let key, _, _) = cacheRole, let cache = settings.cache else { return }
-        for waiter in cache.abandon(key) { waiter(.retry) }
+    func abandon(_ lead: CacheLead) {
+        guard let cache = settings.cache else { return }
+        for waiter in cache.abandon(lead.key) { waiter(.retry) }
     }
 
     /// `POST /_reshape/cache/purge?route=NAME`: only on the admin listener, or, without one,

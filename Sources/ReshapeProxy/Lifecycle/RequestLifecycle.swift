@@ -11,7 +11,7 @@ public struct LifecycleSettings: Sendable {
     /// The process's answer cache; nil: routes with `cache:` are fetched every time.
     public var cache: ResponseCache?
     /// Stores an answer in the cache replicas share (its key, the answer); nil without one. When
-    /// set, a local miss asks the shared cache (`Step.lookUpShared`) before fetching.
+    /// set, a local miss asks the shared cache (`Action.lookUpShared`) before fetching.
     public var sharedStore: (@Sendable (String, ResponseCache.Stored) -> Void)?
     /// `/_reshape/<name>`: the server's admin answers (they report process-wide state).
     public var admin: @Sendable (String) -> HTTPResponse
@@ -28,25 +28,70 @@ public struct LifecycleSettings: Sendable {
 }
 
 /// One client request from dispatch to answer, as pure logic: the decision (answer at once or
-/// fetch), the route's fetches and follow-ups (`RouteExchange`), the rendering, the metrics,
-/// and the access-log line. The server only starts the fetches it is handed, cancels the ones
-/// it is told to, and writes the response it gets back; nothing here touches a socket or a
-/// clock (times come in as arguments), so every rule is tested without I/O.
+/// fetch), the route's fetches and follow-ups (`RouteExchange`), the answer cache, the
+/// rendering, the metrics, and the access-log line. Each event is a method that returns the
+/// `Action` for the server: it starts the fetches it is handed, cancels the ones it is told
+/// to, and writes the response it gets back. Nothing here touches a socket or a clock (times
+/// come in as arguments), so every rule is tested without I/O.
 ///
 /// A class, not a struct: it carries the request, the listener's settings and the exchange,
 /// several hundred bytes that as a value were copied (and their references retained) at every
-/// hand-over between the server's tables and closures, about 8% of a small request's
-/// instructions. One request's lifecycle is only ever touched on its connection's loop.
+/// hand-over between the server's tables and closures. One request's lifecycle is only ever
+/// touched on its connection's loop.
 public final class RequestLifecycle: @unchecked Sendable {
-    public enum Step: Sendable {
+    /// Where the request is, with what that phase needs.
+    enum State {
+        /// Created; the rules have not said yet what the request is (only `begin` sees this).
+        case routing
+        /// A refresh a stale answer asked for, not started yet; it leads the key's fetch.
+        case refreshPending(RouteMatch, CacheLead)
+        /// Leads the key's fetch, and asks the cache replicas share before the upstream.
+        case awaitingSharedCache(RouteMatch, CacheLead)
+        /// Another request is fetching the key; what it gets comes through `cacheDelivered`.
+        case waitingForLeader(RouteMatch, ResponseCache.Waiter)
+        /// The route's fetches are running; with `lead`, the answer is kept for the key.
+        case exchanging(RouteExchange, lead: CacheLead?)
+        /// The answer is decided and handed to the server, which reports it with `answered`.
+        case responding(AnswerRecord)
+        /// The answer is recorded (metrics, access log): nothing more happens.
+        case answered
+        /// The client went away before its answer: nothing more happens.
+        case cancelled
+    }
+
+    /// Every state's name, as `stateName` gives it.
+    static let stateNames = ["routing", "refreshPending", "awaitingSharedCache", "waitingForLeader", "exchanging",
+                             "responding", "answered", "cancelled"]
+
+    /// What the server does next for this request.
+    public enum Action: Sendable {
         /// Answer now; stop the fetches in `cancel` (still in flight) first.
         case respond(HTTPResponse, cancel: [Int])
+        /// Answer now (a stale copy), then run `refresh`, a request without a client that
+        /// fetches the key again: its first event is `startRefresh`.
+        case respondAndRefresh(HTTPResponse, refresh: RequestLifecycle)
         /// Start these fetches and call `fetchFinished` with each one's result.
         case fetch([FetchOrder])
-        /// Nothing to do until another fetch finishes.
-        case wait
         /// Ask the shared cache (Redis) for this key and call `sharedLookupFinished`.
         case lookUpShared(String)
+        /// Nothing to do until the next event.
+        case wait
+    }
+
+    /// The route a request matched, and its path captures.
+    struct RouteMatch {
+        let route: Route
+        let parameters: [String: String]
+    }
+
+    /// What the metrics and the access-log line say about an answer, kept until it is recorded.
+    struct AnswerRecord {
+        var routeName: String?
+        /// The route's fetches, when the answer came from them.
+        var exchange: RouteExchange?
+        var dropped: [DroppedElement] = []
+        /// The problem code when the answer is an error.
+        var errorCode: String?
     }
 
     let request: HTTPRequest
@@ -57,27 +102,50 @@ public final class RequestLifecycle: @unchecked Sendable {
     let rules: ServingRules
     /// Taken with the rules at dispatch, so answering needs no second look at them.
     private let redactor: Redactor
-    var exchange: RouteExchange?
-    var routeName: String?
-    var dropped: [DroppedElement] = []
-    var errorCode: String?
-    /// What this request does with the answer cache.
-    var cacheRole = CacheRole.none
-    /// A refresh run for the cache with no client waiting: not a request in the metrics or the log.
-    var isBackground = false
-    /// Set by a stale answer that must start the one background refresh.
-    var pendingRefresh: PendingRefresh?
-    /// The route and captures a shared-cache lookup is for, until it answers.
-    var sharedLookup: (route: Route, parameters: [String: String])?
+    /// A cache refresh with no client waiting: not a request in the metrics or the log.
+    let isBackground: Bool
+    /// Set only by the events (here and in `RequestLifecycle+Cache.swift`).
+    var state = State.routing
 
-    init(_ request: HTTPRequest, rules: ServingRules, settings: LifecycleSettings, now: Double) {
+    init(_ request: HTTPRequest, rules: ServingRules, settings: LifecycleSettings, now: Double,
+         isBackground: Bool = false) {
         self.request = request
         ifNoneMatch = request.header("If-None-Match")
         started = now
         self.settings = settings
         self.rules = rules
         redactor = rules.allSecrets
+        self.isBackground = isBackground
     }
+
+    /// The state's name, one of `stateNames`.
+    var stateName: String {
+        switch state {
+        case .routing: "routing"
+        case .refreshPending: "refreshPending"
+        case .awaitingSharedCache: "awaitingSharedCache"
+        case .waitingForLeader: "waitingForLeader"
+        case .exchanging: "exchanging"
+        case .responding: "responding"
+        case .answered: "answered"
+        case .cancelled: "cancelled"
+        }
+    }
+
+    /// The route's `timeout` in milliseconds, when its fetches run and it has one: the server
+    /// calls `timedOut` after it unless the request was answered.
+    public var timeoutMilliseconds: Int? {
+        guard case .exchanging(let exchange, _) = state else { return nil }
+        return exchange.route.timeoutMilliseconds
+    }
+
+    /// Fetches still in flight (to cancel when the client goes away).
+    public var fetchesInFlight: [Int] {
+        guard case .exchanging(let exchange, _) = state else { return [] }
+        return exchange.inFlightIDs
+    }
+
+    // MARK: - Events
 
     /// Decides what to do with a request. `now` is a monotonic time in seconds. `cacheWaiter`
     /// is called (on any thread) when this request waits for another's fetch of the same
@@ -85,74 +153,124 @@ public final class RequestLifecycle: @unchecked Sendable {
     /// evaluated for a route with `cache:`.
     public static func begin(_ request: HTTPRequest, rules: ServingRules, draining: Bool,
                              settings: LifecycleSettings, now: Double,
-                             cacheWaiter: @autoclosure () -> ResponseCache.Waiter? = nil) -> (RequestLifecycle, Step) {
+                             cacheWaiter: @autoclosure () -> ResponseCache.Waiter? = nil)
+        -> (RequestLifecycle, Action) {
         let lifecycle = RequestLifecycle(request, rules: rules, settings: settings, now: now)
         settings.metrics.requestStarted()
+        // The action first: it changes the lifecycle, which is returned after it.
+        let action = lifecycle.route(draining: draining, now: now, cacheWaiter: cacheWaiter)
+        return (lifecycle, action)
+    }
+
+    private func route(draining: Bool, now: Double, cacheWaiter: () -> ResponseCache.Waiter?) -> Action {
+        guard case .routing = state else { impossible("begin", in: stateName) }
         switch rules.decide(request, endpoints: settings.endpoints) {
         case .respond(let response, let route, let errorCode):
-            lifecycle.routeName = route
-            lifecycle.errorCode = errorCode
-            return (lifecycle, .respond(response, cancel: []))
+            return respond(response, AnswerRecord(routeName: route, errorCode: errorCode))
         case .admin(let name):
-            if let purge = lifecycle.cachePurge(name) { return (lifecycle, .respond(purge, cancel: [])) }
-            return (lifecycle, .respond(settings.admin(name), cancel: []))
+            return respond(cachePurge(name) ?? settings.admin(name), AnswerRecord())
         case .route(let route, let parameters):
-            if draining { return (lifecycle, .respond(Problem.shuttingDown.response, cancel: [])) }
+            if draining { return respond(Problem.shuttingDown.response, AnswerRecord()) }
             // A listener that serves no routes is never handed one; if it were, no route here.
-            guard settings.canFetch else { return (lifecycle, .respond(Problem.notFound(path: String(request.path)).response, cancel: [])) }
-            lifecycle.routeName = route.name
-            // The step first: it changes the lifecycle, which is returned after it.
-            let step = lifecycle.lookUpCache(route: route, parameters: parameters, now: now, waiter: cacheWaiter)
-                ?? lifecycle.startExchange(route: route, parameters: parameters)
-            return (lifecycle, step)
+            guard settings.canFetch else {
+                return respond(Problem.notFound(path: String(request.path)).response, AnswerRecord())
+            }
+            let match = RouteMatch(route: route, parameters: parameters)
+            return lookUpCache(match, now: now, waiter: cacheWaiter) ?? startExchange(match, lead: nil)
         }
     }
 
-    /// Starts the route's fetches (no cached answer to give).
-    func startExchange(route: Route, parameters: [String: String]) -> Step {
-        let (exchange, reaction) = RouteExchange.start(request, route: route, parameters: parameters, rules: rules)
-        self.exchange = exchange
-        return step(for: reaction)
-    }
-
-    /// The route's `timeout` in milliseconds, when it has one: the server calls `timedOut`
-    /// after it unless the request was answered.
-    public var timeoutMilliseconds: Int? { exchange?.route.timeoutMilliseconds }
-
-    /// A fetch finished with `result` after `seconds`.
-    public func fetchFinished(_ id: Int, _ result: UpstreamResult, seconds: Double) -> Step {
-        guard let exchange else { return .wait }
+    /// A fetch finished with `result` after `seconds`. The server reports only fetches in
+    /// flight: it cancels the others, and a cancelled fetch never reports.
+    public func fetchFinished(_ id: Int, _ result: UpstreamResult, seconds: Double) -> Action {
+        guard case .exchanging(let exchange, let lead) = state else { impossible("fetchFinished", in: stateName) }
         if let upstream = exchange.upstreamName(of: id) {
             var failure: UpstreamFailure?
             if case .failure(let kind, _) = result { failure = kind }
             settings.metrics.recordUpstream(upstream: upstream, seconds: seconds, failure: failure)
             settings.metrics.recordFetch(route: exchange.route.name, upstream: upstream)
         }
-        return step(for: exchange.finished(id, result, seconds: seconds))
+        let action = exchange.fetchFinished(id, result, seconds: seconds)
+        return follow(action, of: exchange, routeName: exchange.route.name, lead: lead)
     }
 
-    /// The route's `timeout` passed: a 504, and every fetch in flight is to be cancelled.
-    public func timedOut() -> Step {
-        guard let exchange else { return .wait }
-        return step(for: exchange.timedOut())
+    /// The route's `timeout` passed: a 504, and every fetch in flight is to be cancelled. The
+    /// server arms the timer with the first fetches and stops it with the answer.
+    public func timedOut() -> Action {
+        guard case .exchanging(let exchange, let lead) = state else { impossible("timedOut", in: stateName) }
+        return follow(exchange.timedOut(), of: exchange, routeName: exchange.route.name, lead: lead)
     }
 
-    /// Fetches still in flight (to cancel when the client goes away).
-    public var fetchesInFlight: [Int] { exchange?.inFlightIDs ?? [] }
+    /// Records the answer; returns the access-log line when access logging is on.
+    /// `wallClockMilliseconds` is the Unix time the line carries.
+    public func answered(_ response: HTTPResponse, now: Double, wallClockMilliseconds: Int) -> [UInt8]? {
+        guard case .responding(let record) = state else { impossible("answered", in: stateName) }
+        state = .answered
+        if isBackground { return nil }
+        let seconds = now - started
+        settings.metrics.requestFinished()
+        settings.metrics.recordRequest(route: record.routeName ?? "-", status: response.status, seconds: seconds)
+        guard settings.accessLog else { return nil }
+        let path = String(request.path)
+        let exchange = record.exchange
+        let entry = AccessLogEntry(timeMilliseconds: wallClockMilliseconds, method: request.method, path: path,
+                                   route: record.routeName, status: response.status,
+                                   upstreamStatus: exchange?.upstreamStatus,
+                                   durationMilliseconds: seconds * 1000,
+                                   upstreamMilliseconds: exchange.map { $0.upstreamSeconds * 1000 },
+                                   bytes: response.body.count, dropped: record.dropped, errorCode: record.errorCode,
+                                   fetches: exchange?.fetchCount ?? 0)
+        return entry.line(redactor: exchange?.redactor ?? redactor)
+    }
 
-    func step(for reaction: RouteExchange.Reaction) -> Step {
-        switch reaction {
+    /// The client went away before the answer: the request is no longer in flight, and a
+    /// fetch it leads for the cache is handed to one of its waiters. The server only cancels
+    /// requests it has not answered.
+    public func cancelled() {
+        switch state {
+        case .refreshPending(_, let lead), .awaitingSharedCache(_, let lead), .exchanging(_, let lead?):
+            abandon(lead)
+        case .exchanging(_, lead: nil):
+            break
+        case .waitingForLeader:
+            break  // its waiter stays with the cache; what it delivers finds the request gone
+        case .routing, .responding, .answered, .cancelled:
+            impossible("cancelled", in: stateName)
+        }
+        state = .cancelled
+        if !isBackground { settings.metrics.requestFinished() }
+    }
+
+    // MARK: - Transitions
+
+    /// Starts the route's fetches (no cached answer to give).
+    func startExchange(_ match: RouteMatch, lead: CacheLead?) -> Action {
+        let (exchange, action) = RouteExchange.start(request, route: match.route, parameters: match.parameters,
+                                                     rules: rules)
+        if let exchange { state = .exchanging(exchange, lead: lead) }
+        return follow(action, of: exchange, routeName: match.route.name, lead: lead)
+    }
+
+    /// The exchange's next step as this request's: its answer settles the cache key this
+    /// request leads, counts its drops, and is what the request answers.
+    private func follow(_ action: RouteExchange.Action, of exchange: RouteExchange?, routeName: String,
+                        lead: CacheLead?) -> Action {
+        switch action {
         case .wait: return .wait
         case .fetch(let orders): return .fetch(orders)
         case .respond(let rendered, let cancel):
-            dropped = rendered.dropped
-            errorCode = rendered.errorCode
-            if let route = routeName {
-                for element in rendered.dropped { settings.metrics.recordDropped(route: route, type: element.type) }
-            }
-            let response = settleCache(rendered)
+            for element in rendered.dropped { settings.metrics.recordDropped(route: routeName, type: element.type) }
+            let response = lead.map { settle(rendered, lead: $0, exchange: exchange) } ?? rendered.response
+            state = .responding(AnswerRecord(routeName: routeName, exchange: exchange, dropped: rendered.dropped,
+                                             errorCode: rendered.errorCode))
             return .respond(notModified(response) ?? response, cancel: cancel)
         }
+    }
+
+    /// Answers `response`, with nothing in flight.
+    func respond(_ response: HTTPResponse, _ record: AnswerRecord) -> Action {
+        state = .responding(record)
+        return .respond(response, cancel: [])
     }
 
     /// `304 Not Modified`, with the tag and no content, when the client already has this answer.
@@ -161,29 +279,5 @@ public final class RequestLifecycle: @unchecked Sendable {
               let tag = response.headers.first(where: { $0.name == "ETag" })?.value,
               EntityTag.ifNoneMatch(ifNoneMatch, matches: tag) else { return nil }
         return HTTPResponse(status: 304, headers: response.headers.filter { $0.name != "Content-Type" }, body: [])
-    }
-
-    /// Records the answer; returns the access-log line when access logging is on.
-    /// `wallClockMilliseconds` is the Unix time the line carries.
-    public func answered(_ response: HTTPResponse, now: Double, wallClockMilliseconds: Int) -> [UInt8]? {
-        if isBackground { return nil }
-        let seconds = now - started
-        settings.metrics.requestFinished()
-        settings.metrics.recordRequest(route: routeName ?? "-", status: response.status, seconds: seconds)
-        guard settings.accessLog else { return nil }
-        let path = String(request.path)
-        let entry = AccessLogEntry(timeMilliseconds: wallClockMilliseconds, method: request.method, path: path, route: routeName,
-                                   status: response.status, upstreamStatus: exchange?.upstreamStatus,
-                                   durationMilliseconds: seconds * 1000,
-                                   upstreamMilliseconds: exchange.map { $0.upstreamSeconds * 1000 },
-                                   bytes: response.body.count, dropped: dropped, errorCode: errorCode,
-                                   fetches: exchange?.fetchCount ?? 0)
-        return entry.line(redactor: exchange?.redactor ?? redactor)
-    }
-
-    /// The client went away before the answer: the request is no longer in flight.
-    public func cancelled() {
-        abandonCache()
-        if !isBackground { settings.metrics.requestFinished() }
     }
 }

@@ -1,9 +1,9 @@
 import ReshapeJSON
 import ReshapeRules
 
-/// Turns what upstreams answered into what the client gets. Fails closed: a body that could
-/// not be normalized is never passed on. Each piece is used by `RouteExchange` for every kind
-/// of route; `render` is the whole path of a single-fetch route without `expand`.
+/// Turns what upstreams answered into what the client gets, for `RouteExchange`: a body
+/// decoded or the problem instead, and the normalized answer. Fails closed: a body that could
+/// not be normalized is never passed on.
 public enum ResponseRenderer {
     public struct Rendered: Sendable {
         public var response: HTTPResponse
@@ -24,22 +24,6 @@ public enum ResponseRenderer {
             var members: [JSONMember] = [.init(key: "route", value: .string(route)), .init(key: "upstream", value: .string(upstream))]
             if let fetch { members.append(.init(key: "fetch", value: .string(fetch))) }
             return Problem(status: status, code: code, title: title, detail: redactor.redact(detail), extra: members + extra)
-        }
-    }
-
-    public static func render(_ result: UpstreamResult, route: Route, parameters: [String: String],
-                              redactor: Redactor) -> Rendered {
-        let context = Context(route: route.name, upstream: route.upstream, redactor: redactor)
-        let document: JSONTape
-        switch decode(result, context: context) {
-        case .failure(let problem): return Rendered(problem, code: problem.code)
-        case .success(let tape): document = tape
-        }
-        do {
-            return success(try route.pipeline.run(document, parameters: parameters), status: 200, entityTag: true)
-        } catch {
-            let problem = pipelineProblem(error, context: context)
-            return Rendered(problem, code: problem.code)
         }
     }
 

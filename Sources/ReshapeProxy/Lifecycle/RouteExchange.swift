@@ -1,36 +1,43 @@
 import ReshapeJSON
 import ReshapeRules
 
-/// A fetch for the server to start; `id` names it when it finishes or is cancelled.
-public struct FetchOrder: Sendable {
-    public var id: Int
-    public var request: UpstreamRequest
-}
-
 /// One routed request's upstream work, as pure logic: the route's fetches all at once, then
 /// each `expand`'s follow-ups (de-duplicated, at most `concurrency` in flight), then the
 /// answer. The server starts what it is handed and reports what finished; cancelling what is
 /// still in flight when the answer is decided early is part of the answer.
 ///
 /// A class, not a struct, like the lifecycle that owns it: it holds the route and every
-/// fetch's state, and as a value all of it was copied (and retained) at every event, which
-/// cost a 3 KB request about a fifth of its CPU. One request's exchange is only ever touched
-/// on its connection's loop.
+/// fetch's state, which as a value was copied (and its references retained) at every event.
+/// One request's exchange is only ever touched on its connection's loop.
 final class RouteExchange: @unchecked Sendable {
-    enum Reaction: Sendable {
+    /// Where the exchange is. An event takes its phase's data out of `state` and leaves
+    /// `.finished` there until it sets the next state, so the arrays it changes are not shared
+    /// with `state` and change in place instead of being copied.
+    enum State {
+        /// The route's own fetches are in flight; each one's result is kept (by fetch index)
+        /// until all are in. A primary fetch's id is its index, and nil marks one in flight.
+        case fetchingPrimaries([Fetched?])
+        /// An `expand` stage's follow-up fetches are queued or in flight.
+        case expanding(FollowUps)
+        /// The answer is decided: nothing is in flight and no event is expected.
+        case finished
+    }
+
+    /// Every state's name, as `stateName` gives it.
+    static let stateNames = ["fetchingPrimaries", "expanding", "finished"]
+
+    /// What the exchange asks the lifecycle to do next.
+    enum Action: Sendable {
+        /// Nothing to do until another fetch finishes.
         case wait
+        /// Start these fetches and report each one's result to `fetchFinished`.
         case fetch([FetchOrder])
         /// The answer; `cancel` lists the fetches still in flight, to stop now.
         case respond(ResponseRenderer.Rendered, cancel: [Int])
     }
 
-    private enum Pending: Sendable {
-        case primary(index: Int)
-        case followUp(value: String)
-    }
-
     /// A fetch's body as the transform's input, or its absence.
-    private enum Fetched: Sendable {
+    enum Fetched: Sendable {
         case tape(JSONTape)
         /// A failed optional fetch: `null` in the input.
         case absent
@@ -38,26 +45,27 @@ final class RouteExchange: @unchecked Sendable {
         case noContent(status: Int)
     }
 
-    /// Statuses that answer the client's own credentials or data on routes that forward them.
-    static let clientVerdicts: Set<Int> = [401, 403, 409, 422, 429]
-    /// The largest upstream error body shown under `upstream-error`.
-    static let maxExposedErrorBytes = 4096
+    /// One `expand` stage's follow-ups.
+    struct FollowUps {
+        let rule: ExpandRule
+        /// Values not fetched yet, in the order they were found.
+        var queue: ArraySlice<String>
+        /// What each value's fetch came to.
+        var outcomes: [String: RouteRun.FollowUp] = [:]
+        /// The follow-ups in flight: each one's id and value.
+        var inFlight: [Int: String] = [:]
+    }
 
     let route: Route
     private let parameters: [String: String]
     private let rules: ServingRules
-    private let rawQuery: Substring
     /// Forwarded client headers, the route's headers, and their secrets: sent on every fetch.
     private let extras: OutgoingExtras
-    private let requestBody: (bytes: [UInt8], contentType: String)?
     let redactor: Redactor
-    private var inFlight: [Int: Pending] = [:]
-    private var nextID = 0
-    private var primaries: [Fetched?]
+    private(set) var state: State
+    /// The transform, run once the primary fetches are in and resumed after each `expand`.
     private var run: RouteRun
-    private var expand: ExpandRule?
-    private var queue: ArraySlice<String> = []
-    private var outcomes: [String: RouteRun.FollowUp] = [:]
+    /// Fetches issued so far; also the next fetch's id.
     private(set) var fetchCount = 0
     /// The single fetch's status (the first fetch's on a `fetch:` route), for the access log.
     private(set) var upstreamStatus: Int?
@@ -68,7 +76,7 @@ final class RouteExchange: @unchecked Sendable {
     /// Checks the client's body and builds the route's fetches; a problem instead when the
     /// request cannot go upstream.
     static func start(_ request: HTTPRequest, route: Route, parameters: [String: String],
-                      rules: ServingRules) -> (RouteExchange?, Reaction) {
+                      rules: ServingRules) -> (RouteExchange?, Action) {
         let body: (bytes: [UInt8], contentType: String)?
         switch ClientBody.prepare(request, route: route, parameters: parameters) {
         case .failure(let problem): return (nil, .respond(.init(problem, code: problem.code), cancel: []))
@@ -86,44 +94,59 @@ final class RouteExchange: @unchecked Sendable {
         // Forwarded values are secrets too; without any, the route's prebuilt redactor serves.
         let redactor = secrets.count == route.secrets.count ? (rules.routeRedactors[route.name] ?? rules.allSecrets)
             : Redactor(secrets: ServingRules.secrets(of: route, in: rules.ruleSet) + secrets)
-        let exchange = RouteExchange(route: route, parameters: parameters, rules: rules, rawQuery: request.rawQuery,
+        let exchange = RouteExchange(route: route, parameters: parameters, rules: rules,
                                      extras: OutgoingExtras(headers: headers, timeoutMilliseconds: route.timeoutMilliseconds,
                                                             secrets: secrets),
-                                     requestBody: body, redactor: redactor)
+                                     redactor: redactor)
         var orders: [FetchOrder] = []
         for (index, fetch) in route.fetches.enumerated() {
             switch exchange.order(fetch, method: route.method, parameters: parameters, query: request.rawQuery, body: body) {
             case .failure(let problem):
                 return (nil, .respond(.init(problem, code: problem.code), cancel: []))
             case .success(let request):
-                orders.append(exchange.issue(request, as: .primary(index: index)))
+                orders.append(FetchOrder(id: index, request: request))
+                exchange.fetchCount += 1
             }
         }
         return (exchange, .fetch(orders))
     }
 
-    private init(route: Route, parameters: [String: String], rules: ServingRules, rawQuery: Substring,
-                 extras: OutgoingExtras, requestBody: (bytes: [UInt8], contentType: String)?, redactor: Redactor) {
+    private init(route: Route, parameters: [String: String], rules: ServingRules, extras: OutgoingExtras,
+                 redactor: Redactor) {
         self.route = route
         self.parameters = parameters
         self.rules = rules
-        self.rawQuery = rawQuery
         self.extras = extras
-        self.requestBody = requestBody
         self.redactor = redactor
-        primaries = Array(repeating: nil, count: route.fetches.count)
+        state = .fetchingPrimaries(Array(repeating: nil, count: route.fetches.count))
         run = RouteRun(route: route, parameters: parameters)
     }
 
+    /// The state's name, one of `stateNames`.
+    var stateName: String {
+        switch state {
+        case .fetchingPrimaries: "fetchingPrimaries"
+        case .expanding: "expanding"
+        case .finished: "finished"
+        }
+    }
+
     /// Fetches still in flight.
-    var inFlightIDs: [Int] { inFlight.keys.sorted() }
+    var inFlightIDs: [Int] {
+        switch state {
+        case .fetchingPrimaries(let fetched): fetched.indices.filter { fetched[$0] == nil }
+        case .expanding(let followUps): followUps.inFlight.keys.sorted()
+        case .finished: []
+        }
+    }
 
     /// The upstream a fetch in flight talks to (for its metrics).
     func upstreamName(of id: Int) -> String? {
-        switch inFlight[id] {
-        case .primary(let index): route.fetches[index].upstream
-        case .followUp: expand?.fetch.upstream
-        case nil: nil
+        switch state {
+        case .fetchingPrimaries(let fetched):
+            fetched.indices.contains(id) && fetched[id] == nil ? route.fetches[id].upstream : nil
+        case .expanding(let followUps): followUps.inFlight[id] == nil ? nil : followUps.rule.fetch.upstream
+        case .finished: nil
         }
     }
 
@@ -145,124 +168,107 @@ final class RouteExchange: @unchecked Sendable {
         }
     }
 
-    private func issue(_ request: UpstreamRequest, as pending: Pending) -> FetchOrder {
-        let id = nextID
-        nextID += 1
-        inFlight[id] = pending
-        fetchCount += 1
-        return FetchOrder(id: id, request: request)
-    }
+    // MARK: - Events
 
-    /// A fetch finished: what to do next.
-    func finished(_ id: Int, _ result: UpstreamResult, seconds: Double) -> Reaction {
-        guard let pending = inFlight.removeValue(forKey: id) else { return .wait }
-        upstreamSeconds = max(upstreamSeconds, seconds)
-        if case .response(let response) = result { cacheControl = cacheControl.combined(with: CacheControl(header: response.cacheControl)) }
-        switch pending {
-        case .primary(let index):
-            if index == 0, case .response(let response) = result { upstreamStatus = response.status }
-            switch classify(result, fetch: route.fetches[index]) {
-            case .failure(let problem): return fail(problem)
-            case .success(let fetched): primaries[index] = fetched
+    /// A fetch finished with `result` after `seconds`: what to do next. Only a fetch in flight
+    /// finishes: the server cancels the others, and a cancelled fetch never reports.
+    func fetchFinished(_ id: Int, _ result: UpstreamResult, seconds: Double) -> Action {
+        switch state {
+        case .fetchingPrimaries(var fetched):
+            guard fetched.indices.contains(id), fetched[id] == nil else {
+                impossible("fetchFinished of a fetch not in flight", in: stateName)
             }
-            guard inFlight.isEmpty else { return .wait }
-            return startRun()
-        case .followUp(let value):
-            switch followUpOutcome(result, value: value) {
-            case .failure(let problem): return fail(problem)
-            case .success(let outcome): outcomes[value] = outcome
+            state = .finished
+            record(result, seconds: seconds)
+            if id == 0, case .response(let response) = result { upstreamStatus = response.status }
+            switch classify(result, fetch: route.fetches[id]) {
+            case .failure(let problem):
+                return fail(problem, cancel: fetched.indices.filter { $0 != id && fetched[$0] == nil })
+            case .success(let value):
+                fetched[id] = value
             }
-            return continueFollowUps()
+            guard !fetched.contains(where: { $0 == nil }) else {
+                state = .fetchingPrimaries(fetched)
+                return .wait
+            }
+            return startRun(fetched)
+        case .expanding(var followUps):
+            state = .finished
+            guard let value = followUps.inFlight.removeValue(forKey: id) else {
+                impossible("fetchFinished of a fetch not in flight", in: "expanding")
+            }
+            record(result, seconds: seconds)
+            switch followUpOutcome(result, value: value, rule: followUps.rule) {
+            case .failure(let problem): return fail(problem, cancel: followUps.inFlight.keys.sorted())
+            case .success(let outcome): followUps.outcomes[value] = outcome
+            }
+            return continueFollowUps(&followUps)
+        case .finished:
+            impossible("fetchFinished", in: stateName)
         }
     }
 
-    /// The route's `timeout` passed before the answer.
-    func timedOut() -> Reaction {
+    /// The route's `timeout` passed before the answer: a 504, and what is in flight is cancelled.
+    func timedOut() -> Action {
+        if case .finished = state { impossible("timedOut", in: stateName) }
+        let inFlight = inFlightIDs
         let milliseconds = route.timeoutMilliseconds ?? 0
-        let problem = Problem(status: 504, code: "route-timeout", title: "Route timed out",
-                              detail: "the route's timeout (\(milliseconds) ms) passed with \(inFlight.count) fetches in flight",
+        let detail = "the route's timeout (\(milliseconds) ms) passed with \(inFlight.count) fetches in flight"
+        let problem = Problem(status: 504, code: "route-timeout", title: "Route timed out", detail: detail,
                               extra: [.init(key: "route", value: .string(route.name))])
-        return fail(problem)
+        return fail(problem, cancel: inFlight)
     }
 
-    private func fail(_ problem: Problem) -> Reaction {
-        let cancel = inFlightIDs
-        inFlight.removeAll()
-        queue = []
-        return .respond(.init(problem, code: problem.code), cancel: cancel)
-    }
-
-    // MARK: - Primary fetches
-
-    private func context(for fetch: FetchRule) -> ResponseRenderer.Context {
-        .init(route: route.name, upstream: fetch.upstream, fetch: route.isSingleFetch ? nil : fetch.name, redactor: redactor)
-    }
-
-    /// A primary fetch's result as input, or the problem that answers the request.
-    private func classify(_ result: UpstreamResult, fetch: FetchRule) -> Result<Fetched, Problem> {
-        let context = context(for: fetch)
+    /// What every fetch's result tells, whichever phase it belongs to: how long the slowest
+    /// took, and what caching the upstreams allow.
+    private func record(_ result: UpstreamResult, seconds: Double) {
+        upstreamSeconds = max(upstreamSeconds, seconds)
         if case .response(let response) = result {
-            if route.speaksForClient, Self.clientVerdicts.contains(response.status), !fetch.optional {
-                return .failure(rejected(response, context: context))
-            }
-            if (200..<300).contains(response.status), route.method != "GET", route.isSingleFetch,
-               response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
-                return .success(.noContent(status: response.status))
-            }
-        }
-        switch ResponseRenderer.decode(result, context: context) {
-        case .success(let tape):
-            return .success(.tape(tape))
-        case .failure(let problem):
-            if fetch.optional { return .success(.absent) }
-            if route.isSingleFetch || problem.status == 404 { return .failure(problem) }
-            var failed = context.problem(502, "fetch-failed", "A fetch failed", "fetch '\(fetch.name)' failed: \(problem.detail)",
-                                         [.init(key: "reason", value: .string(problem.code))])
-            failed.extra += problem.extra.filter { !["route", "upstream", "fetch"].contains($0.key) }
-            return .failure(failed)
+            cacheControl = cacheControl.combined(with: CacheControl(header: response.cacheControl))
         }
     }
 
-    /// The upstream refused the client's credentials or data: the same status, as a problem.
-    private func rejected(_ response: UpstreamResponse, context: ResponseRenderer.Context) -> Problem {
-        let status = response.status
-        var extra: [JSONMember] = [.init(key: "upstream_status", value: .number(JSONNumber(status)))]
-        if route.exposeUpstreamErrors, response.body.count <= Self.maxExposedErrorBytes,
-           response.contentType.map({ $0.lowercased().contains("json") }) ?? false,
-           let value = try? JSON.parse(response.body) {
-            extra.append(.init(key: "upstream-error", value: value))
-        }
-        var problem = context.problem(status, "upstream-rejected", "Upstream rejected the request",
-                                      "the upstream answered \(status) \(HTTPResponse.reason(status))", extra)
-        if let retryAfter = response.retryAfter, !retryAfter.isEmpty, retryAfter.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
-            problem.extraHeaders.append(NameValue(name: "Retry-After", value: retryAfter))
-        }
-        return problem
+    /// Answers `problem`, stopping the fetches in `cancel`.
+    private func fail(_ problem: Problem, cancel: [Int]) -> Action {
+        answer(.init(problem, code: problem.code), cancel: cancel)
     }
+
+    /// The answer is decided: nothing more is expected.
+    private func answer(_ rendered: ResponseRenderer.Rendered, cancel: [Int] = []) -> Action {
+        state = .finished
+        return .respond(rendered, cancel: cancel)
+    }
+
+    // MARK: - The transform
 
     /// All primary fetches are in: run the transform.
-    private func startRun() -> Reaction {
+    private func startRun(_ fetched: [Fetched?]) -> Action {
         let context = context(for: route.fetches[0])
         do {
             if route.isSingleFetch {
-                switch primaries[0] {
+                switch fetched[0] {
                 case .tape(let tape): return progress(try run.start(tape))
                 case .noContent(let status):
-                    return .respond(.init(response: HTTPResponse(status: status), dropped: [], errorCode: nil), cancel: [])
+                    return answer(.init(response: HTTPResponse(status: status), dropped: [], errorCode: nil))
                 case .absent, nil: return progress(try run.start(JSON.null))
                 }
             }
             var bodies: [(name: String, body: JSON?)] = []
-            for (fetch, fetched) in zip(route.fetches, primaries) {
-                if case .tape(let tape) = fetched { bodies.append((fetch.name, tape.materialize(tape.root))) } else { bodies.append((fetch.name, nil)) }
+            for (fetch, fetched) in zip(route.fetches, fetched) {
+                if case .tape(let tape) = fetched {
+                    bodies.append((fetch.name, tape.materialize(tape.root)))
+                } else {
+                    bodies.append((fetch.name, nil))
+                }
             }
             return progress(try run.start(RouteRun.fanOutInput(bodies)))
         } catch {
-            return fail(ResponseRenderer.pipelineProblem(error, context: context))
+            return fail(ResponseRenderer.pipelineProblem(error, context: context), cancel: [])
         }
     }
 
-    private func progress(_ progress: RouteRun.Progress) -> Reaction {
+    /// The transform's next step: the answer, or an `expand` stage's follow-ups.
+    private func progress(_ progress: RouteRun.Progress) -> Action {
         switch progress {
         case .done(let output):
             let status: Int
@@ -271,53 +277,43 @@ final class RouteExchange: @unchecked Sendable {
             } else {
                 status = 200
             }
-            return .respond(ResponseRenderer.success(output, status: status, entityTag: route.method == "GET"), cancel: [])
+            return answer(ResponseRenderer.success(output, status: status, entityTag: route.method == "GET"))
         case .followUps(let rule, let values):
-            expand = rule
-            queue = values[...]
-            outcomes = [:]
-            return continueFollowUps()
+            var followUps = FollowUps(rule: rule, queue: values[...])
+            return continueFollowUps(&followUps)
         }
     }
 
     // MARK: - Follow-up fetches
 
     /// Starts follow-ups up to the concurrency bound; resumes the run when all are in.
-    private func continueFollowUps() -> Reaction {
-        guard let expand else { return .wait }
+    private func continueFollowUps(_ followUps: inout FollowUps) -> Action {
         var orders: [FetchOrder] = []
-        while inFlight.count < expand.concurrency, let value = queue.popFirst() {
+        while followUps.inFlight.count < followUps.rule.concurrency, let value = followUps.queue.popFirst() {
             var captures = parameters
             captures["value"] = value
-            switch order(expand.fetch, method: "GET", parameters: captures, query: "", body: nil) {
-            case .success(let request): orders.append(issue(request, as: .followUp(value: value)))
+            switch order(followUps.rule.fetch, method: "GET", parameters: captures, query: "", body: nil) {
+            case .success(let request):
+                let id = fetchCount
+                fetchCount += 1
+                followUps.inFlight[id] = value
+                orders.append(FetchOrder(id: id, request: request))
             // A value that cannot be a path segment (".", "..") is never fetched: it is missing.
-            case .failure: outcomes[value] = .notFound
+            case .failure: followUps.outcomes[value] = .notFound
             }
         }
-        if !orders.isEmpty { return .fetch(orders) }
-        guard inFlight.isEmpty, queue.isEmpty else { return .wait }
-        self.expand = nil
-        do {
-            return progress(try run.resume(outcomes))
-        } catch {
-            return fail(ResponseRenderer.pipelineProblem(error, context: context(for: route.fetches[0])))
+        guard orders.isEmpty else {
+            state = .expanding(followUps)
+            return .fetch(orders)
         }
-    }
-
-    /// A follow-up's result: a body, missing (404), or the problem that fails the request.
-    private func followUpOutcome(_ result: UpstreamResult, value: String) -> Result<RouteRun.FollowUp, Problem> {
-        guard let expand else { return .success(.notFound) }
-        if case .response(let response) = result, response.status == 404 { return .success(.notFound) }
-        let context = ResponseRenderer.Context(route: route.name, upstream: expand.fetch.upstream, fetch: expand.member, redactor: redactor)
-        switch ResponseRenderer.decode(result, context: context) {
-        case .success(let tape): return .success(.body(tape))
-        case .failure(let problem):
-            var failed = context.problem(502, "fetch-failed", "A follow-up fetch failed",
-                                         "the '\(expand.member)' follow-up for '\(value)' failed: \(problem.detail)",
-                                         [.init(key: "reason", value: .string(problem.code))])
-            failed.extra += problem.extra.filter { !["route", "upstream", "fetch"].contains($0.key) }
-            return .failure(failed)
+        guard followUps.inFlight.isEmpty, followUps.queue.isEmpty else {
+            state = .expanding(followUps)
+            return .wait
+        }
+        do {
+            return progress(try run.resume(followUps.outcomes))
+        } catch {
+            return fail(ResponseRenderer.pipelineProblem(error, context: context(for: route.fetches[0])), cancel: [])
         }
     }
 }

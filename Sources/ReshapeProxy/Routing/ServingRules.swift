@@ -2,12 +2,11 @@ import ReshapeJSON
 import ReshapeOpenAPI
 import ReshapeRules
 
-/// A rule set prepared for serving: its router and each upstream's redactor, built once per
+/// A rule set prepared for serving: its router and each route's redactor, built once per
 /// (re)load and shared read-only by every worker.
 public final class ServingRules: Sendable {
     public let ruleSet: RuleSet
     public let router: Router
-    public let redactors: [String: Redactor]
     /// Every secret of every upstream, for log lines that are not about one upstream.
     public let allSecrets: Redactor
     /// Per route: the secrets of every upstream it fetches from and of its own headers.
@@ -19,7 +18,6 @@ public final class ServingRules: Sendable {
     public init(_ ruleSet: RuleSet) {
         self.ruleSet = ruleSet
         router = Router(routes: ruleSet.routes)
-        redactors = ruleSet.upstreams.mapValues { Redactor(secrets: $0.secrets) }
         allSecrets = Redactor(secrets: ruleSet.upstreams.values.flatMap(\.secrets))
         var routeRedactors: [String: Redactor] = [:]
         for route in ruleSet.routes {
@@ -59,9 +57,5 @@ public final class ServingRules: Sendable {
             names.append(name)
         }
         return route.secrets + names.flatMap { ruleSet.upstreams[$0]?.secrets ?? [] }
-    }
-
-    public func redactor(for upstream: String) -> Redactor {
-        redactors[upstream] ?? allSecrets
     }
 }

@@ -61,7 +61,7 @@ final class AdminListener: ConnectionOwner {
     var sharedCache: RedisClient? { nil }
 
     /// Admin connections never serve a route, so never a stale answer to refresh.
-    func runInBackground(_ lifecycle: RequestLifecycle, _ step: RequestLifecycle.Step) {}
+    func runInBackground(_ refresh: RequestLifecycle) {}
 
     func fillReadBuffer(_ buffer: UnsafeMutablePointer<uv_buf_t>?) {
         buffer?.pointee = uv_buf_init(readBuffer.assumingMemoryBound(to: CChar.self), 64 * 1024)

@@ -21,8 +21,9 @@ protocol ConnectionOwner: AnyObject {
     var mailbox: LoopMailbox? { get }
     /// This loop's connection to the cache replicas share; nil without `--cache-redis`.
     var sharedCache: RedisClient? { get }
-    /// Runs a lifecycle nobody waits for (a cache refresh) until it is answered.
-    func runInBackground(_ lifecycle: RequestLifecycle, _ step: RequestLifecycle.Step)
+    /// Runs a cache refresh a stale answer asked for (`RequestLifecycle.Action.respondAndRefresh`),
+    /// a request nobody waits for, until it is answered.
+    func runInBackground(_ refresh: RequestLifecycle)
 }
 
 /// A loop-confined object handed across threads inside a `@Sendable` closure: the closure only
@@ -134,18 +135,15 @@ final class ClientConnection {
     }
 
     /// Runs a request's lifecycle: what to fetch and what to answer is `RequestLifecycle`'s to
-    /// decide; the driver starts and cancels the fetches it names, and this writes the answer.
+    /// decide; the driver performs its actions, and this writes the answer.
     private func dispatch(_ id: Int, _ request: HTTPRequest) {
         var request = request
         request.fromLoopback = peerIsLoopback
-        let (lifecycle, step) = RequestLifecycle.begin(request, rules: owner.shared.rules,
-                                                       draining: owner.shared.draining.load(ordering: .relaxed),
-                                                       settings: owner.lifecycleSettings, now: Clock.monotonicSeconds(),
-                                                       cacheWaiter: cacheWaiter(for: id))
-        // A stale answer goes out at once; the refresh it asked for runs on without a client.
-        let refresh = lifecycle.takeBackgroundRefresh(now: Clock.monotonicSeconds())
-        driver.run(id, lifecycle, step)
-        if let refresh { owner.runInBackground(refresh.0, refresh.1) }
+        let (lifecycle, action) = RequestLifecycle.begin(request, rules: owner.shared.rules,
+                                                         draining: owner.shared.draining.load(ordering: .relaxed),
+                                                         settings: owner.lifecycleSettings, now: Clock.monotonicSeconds(),
+                                                         cacheWaiter: cacheWaiter(for: id))
+        driver.run(id, lifecycle, action)
     }
 
     /// Another request's fetch of the same cached answer may end on any worker's thread: what

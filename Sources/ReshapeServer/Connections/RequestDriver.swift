@@ -1,10 +1,16 @@
 import CLibUV
 import ReshapeProxy
 
-/// Executes request lifecycles on one loop: starts the fetches a lifecycle asks for, hands it
-/// their results, arms its route timeout, cancels what it no longer needs, and passes its
-/// answer on. A connection has one for its requests; a worker has one for background cache
-/// refreshes, whose answers nobody waits for.
+/// Performs request lifecycles' actions on one loop: starts the fetches a lifecycle asks for,
+/// hands it their results, arms its route timeout, cancels what it no longer needs, passes
+/// its answer on, and hands the refreshes it asks for to the loop's owner. A connection has
+/// one for its requests; a worker has one for background cache refreshes, whose answers
+/// nobody waits for.
+///
+/// Events reach a lifecycle only while its request is in `requests`, from its first action
+/// until it is answered or cancelled; whatever arrives later for it (a cached answer, a
+/// shared-cache reply, a timer) finds it gone and is dropped here, and a cancelled transfer
+/// never reports. So the lifecycle may treat any event after its answer as impossible.
 final class RequestDriver {
     private unowned let owner: any ConnectionOwner
     private let answered: (Int, RequestLifecycle, HTTPResponse) -> Void
@@ -14,9 +20,9 @@ final class RequestDriver {
         let request: Int
         let fetch: Int
     }
-    /// Fetches in flight. One flat table, whose storage outlives the requests: a table per
-    /// request cost two allocations per request. The lifecycle knows which of its fetches are
-    /// still in flight, so stopping a request's fetches needs no second index.
+    /// Fetches in flight. One flat table, whose storage outlives the requests, rather than a
+    /// table allocated for every request. The lifecycle knows which of its fetches are still
+    /// in flight, so stopping a request's fetches needs no second index.
     private var inFlight: [FetchKey: UpstreamTransfer] = [:]
     /// The route `timeout` of requests that have one, until they are answered.
     private var routeTimers: [Int: RouteTimer] = [:]
@@ -29,22 +35,19 @@ final class RequestDriver {
 
     var isIdle: Bool { requests.isEmpty }
 
-    /// Takes over a lifecycle `begin` made, with its first step.
-    func run(_ id: Int, _ lifecycle: RequestLifecycle, _ step: RequestLifecycle.Step) {
+    /// Takes over a lifecycle with its first action (from `begin`, or `startRefresh`).
+    func run(_ id: Int, _ lifecycle: RequestLifecycle, _ action: RequestLifecycle.Action) {
         requests[id] = lifecycle
-        armTimeout(id, lifecycle, step)
-        perform(id, step)
+        armTimeout(id, lifecycle, action)
+        perform(id, action)
     }
 
     /// The answer cache delivered what this request waited for.
     func cacheDelivered(_ id: Int, _ delivery: ResponseCache.Delivery) {
         guard let lifecycle = requests[id] else { return }
-        let step = lifecycle.cacheDelivered(delivery, now: Clock.monotonicSeconds())
-        // A retried lookup may find a stale copy whose refresh is this request's to start.
-        let refresh = lifecycle.takeBackgroundRefresh(now: Clock.monotonicSeconds())
-        if let refresh { owner.runInBackground(refresh.0, refresh.1) }
-        armTimeout(id, lifecycle, step)
-        perform(id, step)
+        let action = lifecycle.cacheDelivered(delivery, now: Clock.monotonicSeconds())
+        armTimeout(id, lifecycle, action)
+        perform(id, action)
     }
 
     /// The client went away: stop everything of this request, now.
@@ -57,26 +60,26 @@ final class RequestDriver {
         for id in Array(requests.keys) { cancel(id) }
     }
 
-    private func armTimeout(_ id: Int, _ lifecycle: RequestLifecycle, _ step: RequestLifecycle.Step) {
-        guard case .fetch = step, routeTimers[id] == nil, let milliseconds = lifecycle.timeoutMilliseconds else { return }
+    private func armTimeout(_ id: Int, _ lifecycle: RequestLifecycle, _ action: RequestLifecycle.Action) {
+        guard case .fetch = action, routeTimers[id] == nil,
+              let milliseconds = lifecycle.timeoutMilliseconds else { return }
         routeTimers[id] = RouteTimer(loop: owner.loop, milliseconds: milliseconds) { [weak self] in
             guard let self, let lifecycle = self.requests[id] else { return }
-            let step = lifecycle.timedOut()
-            self.perform(id, step)
+            let action = lifecycle.timedOut()
+            self.perform(id, action)
         }
     }
 
-    private func perform(_ id: Int, _ step: RequestLifecycle.Step) {
-        switch step {
+    private func perform(_ id: Int, _ action: RequestLifecycle.Action) {
+        switch action {
         case .wait:
             return
         case .respond(let response, let cancel):
-            // Whatever the lifecycle still had in flight for this request is stopped now.
-            stopFetches(of: id, cancel)
-            guard let lifecycle = requests.removeValue(forKey: id) else { return }
-            // The table of transfers relies on it: an answer lists every fetch still running.
-            assert(lifecycle.fetchesInFlight.isEmpty, "an answer left fetches in flight that it did not list in `cancel`")
-            answered(id, lifecycle, response)
+            respond(id, response, cancel: cancel)
+        case .respondAndRefresh(let response, let refresh):
+            respond(id, response, cancel: [])
+            // The stale copy is out; the refresh it asked for runs on without a client.
+            owner.runInBackground(refresh)
         case .lookUpShared(let key):
             guard let shared = owner.sharedCache else { return sharedAnswered(id, nil) }
             shared.get(key) { [weak self] bytes in self?.sharedAnswered(id, bytes) }
@@ -86,11 +89,20 @@ final class RequestDriver {
         }
     }
 
+    /// Stops what the lifecycle still had in flight for this request (the fetches in
+    /// `cancel`, listed by the answer, and the route timer), then passes the answer on.
+    private func respond(_ id: Int, _ response: HTTPResponse, cancel: [Int]) {
+        stopFetches(of: id, cancel)
+        guard let lifecycle = requests.removeValue(forKey: id) else { return }
+        answered(id, lifecycle, response)
+    }
+
     private func sharedAnswered(_ id: Int, _ bytes: [UInt8]?) {
         guard let lifecycle = requests[id] else { return }
-        let step = lifecycle.sharedLookupFinished(bytes, now: Clock.monotonicSeconds(), unixMilliseconds: Clock.unixMilliseconds())
-        armTimeout(id, lifecycle, step)
-        perform(id, step)
+        let action = lifecycle.sharedLookupFinished(bytes, now: Clock.monotonicSeconds(),
+                                                    unixMilliseconds: Clock.unixMilliseconds())
+        armTimeout(id, lifecycle, action)
+        perform(id, action)
     }
 
     private func start(_ order: FetchOrder, for id: Int) {
@@ -100,8 +112,8 @@ final class RequestDriver {
             guard let self else { return }
             self.inFlight[key] = nil
             guard let lifecycle = self.requests[id] else { return }
-            let step = lifecycle.fetchFinished(fetchID, result, seconds: seconds)
-            self.perform(id, step)
+            let action = lifecycle.fetchFinished(fetchID, result, seconds: seconds)
+            self.perform(id, action)
         }
         // A transfer that could not start has already reported its failure.
         guard let transfer else { return }

@@ -116,10 +116,11 @@ final class Worker: ConnectionOwner {
         return known
     }
 
-    func runInBackground(_ lifecycle: RequestLifecycle, _ step: RequestLifecycle.Step) {
-        guard !draining else { return lifecycle.cancelled() }
+    /// A draining worker starts no refresh: cancelled, it hands the key's fetch back.
+    func runInBackground(_ refresh: RequestLifecycle) {
+        guard !draining else { return refresh.cancelled() }
         nextBackgroundID += 1
-        background.run(nextBackgroundID, lifecycle, step)
+        background.run(nextBackgroundID, refresh, refresh.startRefresh())
     }
 
     /// libuv asks for a buffer before each read; the bytes are parsed before the next read,

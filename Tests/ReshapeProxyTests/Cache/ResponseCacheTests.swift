@@ -23,7 +23,7 @@ final class ResponseCacheTests: XCTestCase {
         guard case .lead(nil) = cache.lookup(key("a"), now: 0, waiter: ignore) else { return XCTFail() }
         XCTAssertTrue(cache.finish(key("a"), storing: stored("[1]", now: 0)).isEmpty)
         guard case .fresh(let hit) = cache.lookup(key("a"), now: 9, waiter: ignore) else { return XCTFail() }
-        XCTAssertEqual(hit.response(now: 9, cacheStatus: "hit").headers.map(\.value), ["application/json", "\"t\"", "max-age=1", "9", "hit"])
+        XCTAssertEqual(hit.response(now: 9, cacheStatus: .hit).headers.map(\.value), ["application/json", "\"t\"", "max-age=1", "9", "hit"])
         guard case .stale(_, refresh: true) = cache.lookup(key("a"), now: 11, waiter: ignore) else { return XCTFail("the first stale lookup refreshes") }
         guard case .stale(_, refresh: false) = cache.lookup(key("a"), now: 12, waiter: ignore) else { return XCTFail("exactly one refresh") }
         guard case .joined = cache.lookup(key("a"), now: 16, waiter: ignore) else { return XCTFail("past the window, wait for the refresh") }

@@ -21,15 +21,19 @@ final class CacheLifecycleTests: XCTestCase {
     }
 
     private func begin(_ cache: ResponseCache, _ route: Route, now: Double, headers: [NameValue] = [],
-                       waiter: @escaping ResponseCache.Waiter = { _ in }) -> (RequestLifecycle, RequestLifecycle.Step) {
+                       waiter: @escaping ResponseCache.Waiter = { _ in }) -> (RequestLifecycle, RequestLifecycle.Action) {
         RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users", headers: headers),
                                rules: ServingRules(RuleSet(upstreams: ["api": makeUpstream()], routes: [route], digest: "d")),
                                draining: false, settings: settings(cache), now: now, cacheWaiter: waiter)
     }
 
-    private func header(_ step: RequestLifecycle.Step, _ name: String) -> String? {
-        guard case .respond(let response, _) = step else { return nil }
-        return response.headers.first { $0.name == name }?.value
+    private func header(_ action: RequestLifecycle.Action, _ name: String) -> String? {
+        switch action {
+        case .respond(let response, _), .respondAndRefresh(let response, _):
+            return response.headers.first { $0.name == name }?.value
+        default:
+            return nil
+        }
     }
 
     private func ok(_ body: String, cacheControl: String? = nil) -> UpstreamResult {
@@ -95,13 +99,13 @@ final class CacheLifecycleTests: XCTestCase {
         let cache = ResponseCache(capacityBytes: 1 << 20)
         let (first, _) = begin(cache, route(), now: 0)
         _ = first.fetchFinished(0, ok("[1]"), seconds: 0)
-        let (stale, step) = begin(cache, route(), now: 12)
-        XCTAssertEqual(header(step, "Reshape-Cache"), "stale")
-        guard let (refresh, firstStep) = stale.takeBackgroundRefresh(now: 12) else { return XCTFail("one refresh starts") }
-        guard case .fetch = firstStep else { return XCTFail() }
-        XCTAssertNil(stale.takeBackgroundRefresh(now: 12))
-        let (second, _) = begin(cache, route(), now: 13)
-        XCTAssertNil(second.takeBackgroundRefresh(now: 13), "exactly one refresh while it runs")
+        let (_, action) = begin(cache, route(), now: 12)
+        XCTAssertEqual(header(action, "Reshape-Cache"), "stale")
+        guard case .respondAndRefresh(_, let refresh) = action else { return XCTFail("one refresh starts") }
+        guard case .fetch = refresh.startRefresh() else { return XCTFail() }
+        let (_, second) = begin(cache, route(), now: 13)
+        XCTAssertEqual(header(second, "Reshape-Cache"), "stale")
+        guard case .respond = second else { return XCTFail("exactly one refresh while it runs") }
         _ = refresh.fetchFinished(0, ok("[2]"), seconds: 0)
         XCTAssertNil(refresh.answered(HTTPResponse(status: 200), now: 13, wallClockMilliseconds: 0), "a refresh is not a request")
         guard case .respond(let fresh, _) = begin(cache, route(), now: 14).1 else { return XCTFail() }

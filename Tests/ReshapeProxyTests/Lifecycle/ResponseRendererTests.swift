@@ -3,11 +3,23 @@ import ReshapeJSON
 import ReshapeRules
 @testable import ReshapeProxy
 
+/// What the client gets for what an upstream answered, through the path the server runs: a
+/// request of a single-fetch route begun, and its fetch finished with the upstream's result.
 final class ResponseRendererTests: XCTestCase {
-    private let redactor = Redactor(secrets: ["tok3n"])
-
+    /// The answer and what the lifecycle recorded of it (its drops and error code).
     private func render(_ result: UpstreamResult, steps: [any TransformOperation] = []) -> ResponseRenderer.Rendered {
-        ResponseRenderer.render(result, route: makeRoute("users", "GET", "/users", steps: steps), parameters: [:], redactor: redactor)
+        let rules = ServingRules(RuleSet(upstreams: ["api": makeUpstream(secrets: ["tok3n"])],
+                                         routes: [makeRoute("users", "GET", "/users", steps: steps)], digest: "d"))
+        let settings = LifecycleSettings(endpoints: .all, canFetch: true, accessLog: false, metrics: Metrics(),
+                                         admin: { _ in HTTPResponse(status: 404) })
+        let (lifecycle, _) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users"), rules: rules,
+                                                    draining: false, settings: settings, now: 0)
+        let response = lifecycle.finishOnlyFetch(result, seconds: 0)
+        guard case .responding(let record) = lifecycle.state else {
+            XCTFail("an answered fetch leaves the request responding, not \(lifecycle.stateName)")
+            return ResponseRenderer.Rendered(response: response, dropped: [], errorCode: nil)
+        }
+        return ResponseRenderer.Rendered(response: response, dropped: record.dropped, errorCode: record.errorCode)
     }
 
     private func json(_ status: Int, _ body: String, contentType: String? = "application/json") -> UpstreamResult {

@@ -45,8 +45,14 @@ final class ServingRulesTests: XCTestCase {
         XCTAssertEqual(response.status, 404)
     }
 
-    func testRedactorsKnowEachUpstreamsSecrets() {
-        XCTAssertEqual(rules.redactor(for: "api").redact("auth=s3cret"), "auth=[REDACTED]")
-        XCTAssertEqual(rules.allSecrets.redact("s3cret"), "[REDACTED]")
+    func testARoutesRedactorKnowsTheSecretsOfItsOwnUpstreamsAndHeaders() {
+        var route = makeRoute("user", "GET", "/users/{id}", upstreamPath: "/users/{id}.json")
+        route.secrets = ["h3ader"]
+        let rules = ServingRules(RuleSet(upstreams: ["api": makeUpstream(secrets: ["s3cret"]),
+                                                     "other": makeUpstream("other", secrets: ["0ther"])],
+                                         routes: [route], digest: "d1"))
+        XCTAssertEqual(rules.routeRedactors["user"]?.redact("auth=s3cret h3ader 0ther"),
+                       "auth=[REDACTED] [REDACTED] 0ther", "what the exchange redacts a route's problems and log lines with")
+        XCTAssertEqual(rules.allSecrets.redact("s3cret 0ther"), "[REDACTED] [REDACTED]")
     }
 }
