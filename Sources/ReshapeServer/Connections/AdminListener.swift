@@ -61,7 +61,9 @@ final class AdminListener: ConnectionOwner {
     var sharedCache: RedisClient? { nil }
 
     /// Admin connections never serve a route, so never a stale answer to refresh.
-    func runInBackground(_ refresh: RequestLifecycle) {}
+    /// The admin listener serves no routes, so no answer of its own asks for a refresh; should
+    /// one ever be handed here, its cache key is given back rather than led forever.
+    func runInBackground(_ refresh: RequestLifecycle) { refresh.cancelled() }
 
     func fillReadBuffer(_ buffer: UnsafeMutablePointer<uv_buf_t>?) {
         buffer?.pointee = uv_buf_init(readBuffer.assumingMemoryBound(to: CChar.self), 64 * 1024)
