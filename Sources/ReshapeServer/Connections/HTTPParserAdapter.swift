@@ -12,7 +12,7 @@ final class HTTPParserAdapter {
     private let parser = UnsafeMutablePointer<http_parser>.allocate(capacity: 1)
     private let settings = UnsafeMutablePointer<http_parser_settings>.allocate(capacity: 1)
     /// Receives parse events; returns false to stop parsing (the connection refused the request).
-    private let deliver: (HTTPConnection.Event) -> Bool
+    private let deliver: (HTTPConnectionStateMachine.Event) -> Bool
 
     private var url: [UInt8] = []
     private var headers: [NameValue] = []
@@ -26,7 +26,7 @@ final class HTTPParserAdapter {
         settings.deallocate()
     }
 
-    init(deliver: @escaping (HTTPConnection.Event) -> Bool) {
+    init(deliver: @escaping (HTTPConnectionStateMachine.Event) -> Bool) {
         self.deliver = deliver
         parser.initialize(to: http_parser())
         settings.initialize(to: http_parser_settings())
