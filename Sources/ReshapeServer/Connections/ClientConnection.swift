@@ -57,10 +57,11 @@ final class ClientConnection {
     private var handles = Handles.open
     /// Events raised while another is being handled, in order.
     private var pendingEvents: [HTTPConnectionStateMachine.Event] = []
-    /// An event is being handled. Beside `handles` and the protocol state: any of them can
-    /// raise another event (an answer ready during dispatch), which must wait its turn.
+    /// An event is being handled. A flag of this driver's call stack, not a phase: in any
+    /// state, executing an action can raise another event (an answer ready during dispatch).
     private var processing = false
-    /// `uv_write`s in flight. Beside `handles`: writes are queued while open too.
+    /// `uv_write`s in flight. A count beside `handles`: writes are in flight while open too,
+    /// and only the last one to finish lets a closing connection close.
     private var pendingWrites = 0
     /// The lifecycles of this connection's requests and their fetches.
     private var driver: RequestDriver!

@@ -11,7 +11,7 @@ final class HTTPParserAdapter {
     // holds them, which Swift's exclusivity rules forbid for stored properties.
     private let parser = UnsafeMutablePointer<http_parser>.allocate(capacity: 1)
     private let settings = UnsafeMutablePointer<http_parser_settings>.allocate(capacity: 1)
-    /// Receives parse events; returns false to stop parsing (the connection refused the request).
+    /// Receives parse events; returns false to stop parsing (the connection reads no more requests).
     private let deliver: (HTTPConnectionStateMachine.Event) -> Bool
 
     private var url: [UInt8] = []
