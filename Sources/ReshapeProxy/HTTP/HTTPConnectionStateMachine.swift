@@ -14,8 +14,7 @@ public struct HTTPConnectionStateMachine: Sendable {
         /// Accepted, no request begun: the header timer runs from the start, so a client that
         /// connects and never finishes a request head is cut off like a slow one.
         case awaitingFirstRequest
-        /// Between requests; earlier ones may still await their answers (the idle timer runs
-        /// once none does).
+        /// Between requests; earlier ones may still await their answers (if none does, the idle timer runs).
         case idle
         /// A request head is arriving, under the header timer.
         case readingHead(RequestCounts)
@@ -46,6 +45,13 @@ public struct HTTPConnectionStateMachine: Sendable {
         var headerBytes = 0
         var headerCount = 0
         var bodyBytes = 0
+
+        func adding(headerBytes bytes: Int, field: Bool) -> RequestCounts {
+            var counts = self
+            counts.headerBytes += bytes
+            if field { counts.headerCount += 1 }
+            return counts
+        }
     }
 
     private struct Slot {
@@ -72,10 +78,9 @@ public struct HTTPConnectionStateMachine: Sendable {
         self.limits = limits
     }
 
-    public var isClosed: Bool { state == .closed }
+    public var isClosed: Bool { if case .closed = state { true } else { false } }
 
-    /// Whether requests are still read: the driver stops the parser at the event that ends
-    /// reading, and never resumes reading after it.
+    /// Whether requests are still read; once false, the driver stops parsing and never reads again.
     public var readsRequests: Bool {
         switch state {
         case .awaitingFirstRequest, .idle, .readingHead, .readingBody: true
@@ -129,9 +134,7 @@ public struct HTTPConnectionStateMachine: Sendable {
     }
 
     // MARK: - Parser events
-    //
-    // In `readingDone` and `closed` they are the rest of a buffer the parser was given before
-    // reading stopped (it stops at the callback that is refused): ignored.
+    // In `readingDone` and `closed`: the rest of a buffer parsed as reading stopped, ignored.
 
     private mutating func messageBegan() -> [Action] {
         switch state {
@@ -158,19 +161,16 @@ public struct HTTPConnectionStateMachine: Sendable {
 
     /// A header name (`startsField`) or value piece; after the head, of a chunked trailer.
     private mutating func headerBytes(_ count: Int, startsField: Bool, event: String) -> [Action] {
-        var counts: RequestCounts
+        let counts: RequestCounts
         switch state {
-        case .readingHead(let current): counts = current
-        case .readingBody(let current, _): counts = current
+        case .readingHead(let current):
+            counts = current.adding(headerBytes: count, field: startsField)
+            state = .readingHead(counts)
+        case .readingBody(let current, let promise):
+            counts = current.adding(headerBytes: count, field: startsField)
+            state = .readingBody(counts, promise)
         case .awaitingFirstRequest, .idle: impossible(event, in: stateName)
         case .readingDone, .closed: return []
-        }
-        counts.headerBytes += count
-        if startsField { counts.headerCount += 1 }
-        if case .readingBody(_, let promise) = state {
-            state = .readingBody(counts, promise)
-        } else {
-            state = .readingHead(counts)
         }
         if startsField && counts.headerCount > limits.maxHeaderCount {
             return fail(.headersTooLarge("more than \(limits.maxHeaderCount) header fields"))
@@ -204,7 +204,7 @@ public struct HTTPConnectionStateMachine: Sendable {
 
     private mutating func bodyBytes(_ count: Int) -> [Action] {
         switch state {
-        // Counted even without a promise: a chunked body past the limit is refused as it grows.
+        // Counted as it grows: a chunked body has no length to refuse up front.
         case .readingBody(var counts, let promise):
             counts.bodyBytes += count
             state = .readingBody(counts, promise)
@@ -294,8 +294,7 @@ public struct HTTPConnectionStateMachine: Sendable {
         }
     }
 
-    // A timer event outside its phase is stale (the body timer shares the header timer's
-    // handle, and a driver may deliver an expiry it raced with): ignored.
+    // A timer event outside its phase is stale (the body timer shares the header timer's handle): ignored.
 
     private mutating func headerTimeout() -> [Action] {
         switch state {
