@@ -37,8 +37,7 @@ public struct HTTPRequest: Sendable {
     }
 
     /// Where `?` is: searched as a byte, since `String.firstIndex(of:)` walks grapheme
-    /// clusters (several thousand instructions per lookup on a short target, and both parts
-    /// are asked for a few times per request).
+    /// clusters, which is slow, and both parts are asked for a few times per request.
     private var queryMark: String.Index? {
         target.utf8.firstIndex(of: UInt8(ascii: "?"))
     }
@@ -147,5 +146,12 @@ public struct HTTPResponse: Sendable {
         case 505: "HTTP Version Not Supported"
         default: "Status \(status)"
         }
+    }
+}
+
+extension HTTPRequest: Equatable {
+    public static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
+        lhs.method == rhs.method && lhs.target == rhs.target && lhs.headers == rhs.headers && lhs.body == rhs.body
+            && lhs.keepAlive == rhs.keepAlive
     }
 }

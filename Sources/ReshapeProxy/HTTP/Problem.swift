@@ -55,6 +55,9 @@ extension Problem {
     }
     public static let headerTimeout = Problem(status: 408, code: "request-timeout", title: "Request timeout",
                                               detail: "the request head did not arrive in time")
+    /// A body promised by its head that did not all arrive within `bodyTimeoutMilliseconds`.
+    public static let bodyTimeout = Problem(status: 408, code: "request-timeout", title: "Request timeout",
+                                            detail: "the request body did not arrive in time")
     public static func bodyTooLarge(limit: Int) -> Problem {
         Problem(status: 413, code: "body-too-large", title: "Request body too large", detail: "the body exceeds \(limit) bytes")
     }

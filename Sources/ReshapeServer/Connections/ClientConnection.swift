@@ -27,42 +27,57 @@ protocol ConnectionOwner: AnyObject {
 }
 
 /// A loop-confined object handed across threads inside a `@Sendable` closure: the closure only
-/// reads `value` once it runs on the object's own loop (via `ConnectionOwner.post`).
+/// reads `value` once it runs on the object's own loop (posted there through its `LoopMailbox`).
 final class LoopBound<Value: AnyObject>: @unchecked Sendable {
     weak var value: Value?
     init(_ value: Value?) { self.value = value }
 }
 
-/// One client socket. Bytes go to the parser adapter, its events to the `HTTPConnection`
-/// state machine, and this class executes the actions that come back. Each of its three uv
-/// handles (socket, header-then-body timer, idle timer) holds a retain, released in its close callback.
+/// One client socket: the I/O driver of an `HTTPConnectionStateMachine`. Bytes go to the
+/// parser adapter, its events to the state machine, and this class executes the actions that
+/// come back. Each of its three uv handles (socket, header-then-body timer, idle timer) holds a
+/// retain, released in its close callback.
 final class ClientConnection {
+    /// Where the socket's handles are in their life. Closing waits for the writes in flight,
+    /// which `uv_close` would cancel.
+    private enum Handles {
+        /// Open: reads, writes and timers may start.
+        case open
+        /// Closing once `pendingWrites` reaches zero; the answers queued are still written.
+        case closingAfterWrites
+        /// `uv_close` called on every handle: nothing may touch them again.
+        case closed
+    }
+
     private let tcp = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
     private let headerTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     private let idleTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     fileprivate unowned let owner: any ConnectionOwner
-    private var state: HTTPConnection
+    private var state: HTTPConnectionStateMachine
     private var parser: HTTPParserAdapter!
-    private var pendingEvents: [HTTPConnection.Event] = []
+    private var handles = Handles.open
+    /// Events raised while another is being handled, in order.
+    private var pendingEvents: [HTTPConnectionStateMachine.Event] = []
+    /// An event is being handled. A flag of this driver's call stack, not a phase: in any
+    /// state, executing an action can raise another event (an answer ready during dispatch).
     private var processing = false
+    /// `uv_write`s in flight. A count beside `handles`: writes are in flight while open too,
+    /// and only the last one to finish lets a closing connection close.
+    private var pendingWrites = 0
     /// The lifecycles of this connection's requests and their fetches.
     private var driver: RequestDriver!
     /// The peer is on a loopback address (admin endpoints without their own port answer only it).
     private var peerIsLoopback = false
-    private var pendingWrites = 0
-    private var closeRequested = false
-    private var handlesClosed = false
-    private var readingStopped = false
 
     init(owner: any ConnectionOwner) {
         self.owner = owner
-        state = HTTPConnection(limits: owner.shared.configuration.limits)
+        state = HTTPConnectionStateMachine(limits: owner.shared.configuration.limits)
         driver = RequestDriver(owner: owner) { [unowned self] id, lifecycle, response in
             self.answer(id, lifecycle, response)
         }
         parser = HTTPParserAdapter { [unowned self] event in
             self.send(event)
-            return !self.state.isClosed && !self.readingStopped
+            return self.state.readsRequests
         }
         uv_tcp_init(owner.loop, tcp)
         uv_timer_init(owner.loop, headerTimer)
@@ -81,7 +96,7 @@ final class ClientConnection {
         uv_tcp_nodelay(tcp, 1)
         peerIsLoopback = PeerAddress.isLoopback(tcp)
         owner.metrics.connectionOpened()
-        startTimer(headerTimer, owner.shared.configuration.limits.headerTimeoutMilliseconds, .headerTimeout)
+        for action in state.opened() { execute(action) }
         resumeReading()
         return true
     }
@@ -96,7 +111,7 @@ final class ClientConnection {
 
     // MARK: - Events and actions
 
-    private func send(_ event: HTTPConnection.Event) {
+    private func send(_ event: HTTPConnectionStateMachine.Event) {
         // An event raised while another is being handled (a response ready during dispatch)
         // waits its turn, so the state machine never sees events out of order.
         guard !processing else {
@@ -112,25 +127,26 @@ final class ClientConnection {
         processing = false
     }
 
-    private func execute(_ action: HTTPConnection.Action) {
+    private func execute(_ action: HTTPConnectionStateMachine.Action) {
         switch action {
         case .dispatch(let id, let request): dispatch(id, request)
         case .write(let head, let body): write(head, body)
         case .close: requestClose()
         case .cancel(let id):
             driver.cancel(id)
-        case .stopReading:
-            readingStopped = true
-            if !handlesClosed { uv_read_stop(reshape_tcp_stream(tcp)) }
-        case .pauseReading: if !handlesClosed { uv_read_stop(reshape_tcp_stream(tcp)) }
-        case .resumeReading: if !handlesClosed && !readingStopped { resumeReading() }
-        case .startHeaderTimer: startTimer(headerTimer, owner.shared.configuration.limits.headerTimeoutMilliseconds, .headerTimeout)
-        case .stopHeaderTimer: if !handlesClosed { uv_timer_stop(headerTimer) }
+        case .stopReading, .pauseReading: if handles != .closed { uv_read_stop(reshape_tcp_stream(tcp)) }
+        // Actions run once the event is handled: a machine that stopped reading meanwhile says so.
+        case .resumeReading: if handles != .closed && state.readsRequests { resumeReading() }
+        case .startHeaderTimer:
+            startTimer(headerTimer, owner.shared.configuration.limits.headerTimeoutMilliseconds, .headerTimeout)
+        case .stopHeaderTimer: if handles != .closed { uv_timer_stop(headerTimer) }
         // The head and then its body: the phases never overlap, so they share one timer.
-        case .startBodyTimer: startTimer(headerTimer, owner.shared.configuration.limits.bodyTimeoutMilliseconds, .bodyTimeout)
-        case .stopBodyTimer: if !handlesClosed { uv_timer_stop(headerTimer) }
-        case .startIdleTimer: startTimer(idleTimer, owner.shared.configuration.limits.idleTimeoutMilliseconds, .idleTimeout)
-        case .stopIdleTimer: if !handlesClosed { uv_timer_stop(idleTimer) }
+        case .startBodyTimer:
+            startTimer(headerTimer, owner.shared.configuration.limits.bodyTimeoutMilliseconds, .bodyTimeout)
+        case .stopBodyTimer: if handles != .closed { uv_timer_stop(headerTimer) }
+        case .startIdleTimer:
+            startTimer(idleTimer, owner.shared.configuration.limits.idleTimeoutMilliseconds, .idleTimeout)
+        case .stopIdleTimer: if handles != .closed { uv_timer_stop(idleTimer) }
         }
     }
 
@@ -184,7 +200,7 @@ final class ClientConnection {
     }
 
     private func write(_ head: [UInt8], _ body: [UInt8]) {
-        guard !handlesClosed, !(head.isEmpty && body.isEmpty) else { return }
+        guard handles != .closed, !(head.isEmpty && body.isEmpty) else { return }
         let pending = WriteRequest(head: head, body: body, connection: self)
         pending.request.pointee.data = Unmanaged.passRetained(pending).toOpaque()
         pendingWrites += 1
@@ -228,19 +244,19 @@ final class ClientConnection {
 
     private func writeFinished() {
         pendingWrites -= 1
-        if closeRequested && pendingWrites == 0 { closeHandles() }
+        if handles == .closingAfterWrites && pendingWrites == 0 { closeHandles() }
     }
 
     /// Closes once queued writes are on the wire (uv_close would cancel them).
     func requestClose() {
-        closeRequested = true
+        if handles == .open { handles = .closingAfterWrites }
         driver.cancelAll()
         if pendingWrites == 0 { closeHandles() }
     }
 
     private func closeHandles() {
-        guard !handlesClosed else { return }
-        handlesClosed = true
+        guard handles != .closed else { return }
+        handles = .closed
         if owner.forget(self) { owner.metrics.connectionClosed() }
         let onClose: uv_close_cb = { handle in
             guard let handle, let data = handle.pointee.data else { return }
@@ -267,8 +283,9 @@ final class ClientConnection {
         })
     }
 
-    private func startTimer(_ timer: UnsafeMutablePointer<uv_timer_t>, _ milliseconds: Int, _ event: HTTPConnection.Event) {
-        guard !handlesClosed else { return }
+    private func startTimer(_ timer: UnsafeMutablePointer<uv_timer_t>, _ milliseconds: Int,
+                            _ event: HTTPConnectionStateMachine.Event) {
+        guard handles != .closed else { return }
         let callback: uv_timer_cb
         switch event {
         case .headerTimeout:

@@ -11,8 +11,8 @@ final class HTTPParserAdapter {
     // holds them, which Swift's exclusivity rules forbid for stored properties.
     private let parser = UnsafeMutablePointer<http_parser>.allocate(capacity: 1)
     private let settings = UnsafeMutablePointer<http_parser_settings>.allocate(capacity: 1)
-    /// Receives parse events; returns false to stop parsing (the connection refused the request).
-    private let deliver: (HTTPConnection.Event) -> Bool
+    /// Receives parse events; returns false to stop parsing (the connection reads no more requests).
+    private let deliver: (HTTPConnectionStateMachine.Event) -> Bool
 
     private var url: [UInt8] = []
     private var headers: [NameValue] = []
@@ -26,7 +26,7 @@ final class HTTPParserAdapter {
         settings.deallocate()
     }
 
-    init(deliver: @escaping (HTTPConnection.Event) -> Bool) {
+    init(deliver: @escaping (HTTPConnectionStateMachine.Event) -> Bool) {
         self.deliver = deliver
         parser.initialize(to: http_parser())
         settings.initialize(to: http_parser_settings())

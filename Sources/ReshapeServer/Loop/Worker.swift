@@ -5,8 +5,18 @@ import ReshapeProxy
 
 /// One event loop on its own thread: a listening socket (SO_REUSEPORT), the client
 /// connections it accepted, and one upstream client. Nothing here is touched from another
-/// thread except `commands`, an async handle (uv_async_send is thread-safe).
+/// thread except `commands` and `mailbox`, async handles (uv_async_send is thread-safe).
 final class Worker: ConnectionOwner {
+    /// Where the worker is in its life.
+    private enum Phase {
+        /// Accepting connections and serving them.
+        case serving
+        /// Accepting no more (SIGTERM); the connections it has finish their requests.
+        case draining
+        /// Every connection is gone: the loop's last handles close and `run` returns.
+        case stopped
+    }
+
     let index: Int
     let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
     let shared: SharedState
@@ -24,8 +34,9 @@ final class Worker: ConnectionOwner {
     private var background: RequestDriver!
     private var nextBackgroundID = 0
     private let readBuffer = UnsafeMutableRawPointer.allocate(byteCount: 64 * 1024, alignment: 16)
-    private var draining = false
-    private var stopped = false
+    private var phase = Phase.serving
+    /// Past serving: new connections are drained at once, refreshes no longer start.
+    private var draining: Bool { phase != .serving }
     private var thread = pthread_t()
     private var owningThread = pthread_t()
 
@@ -132,16 +143,16 @@ final class Worker: ConnectionOwner {
     // MARK: - Shutdown
 
     private func beginDrain() {
-        guard !draining else { return }
-        draining = true
+        guard phase == .serving else { return }
+        phase = .draining
         uv_close(UnsafeMutableRawPointer(listener).assumingMemoryBound(to: uv_handle_t.self), nil)
         for connection in Array(connections.values) { connection.drain() }
         finishDrainIfIdle()
     }
 
     private func finishDrainIfIdle() {
-        guard connections.isEmpty, !stopped else { return }
-        stopped = true
+        guard connections.isEmpty, phase == .draining else { return }
+        phase = .stopped
         // Refreshes are nobody's request: they do not hold up the drain.
         background.cancelAll()
         mailbox?.close()

@@ -3,9 +3,9 @@ import ReshapeProxy
 import ReshapeRules
 @testable import ReshapeServer
 
-// Bytes from a client go through the http_parser adapter into the `HTTPConnection` state
-// machine, and this target executes the actions the way `ClientConnection` does, without
-// sockets: requests are decided by a small rule set, errors answered at once, fetches later.
+// Bytes from a client go through the http_parser adapter into `HTTPConnectionStateMachine`,
+// and this target executes the actions the way `ClientConnection` does, without sockets:
+// requests are decided by a small rule set, errors answered at once, fetches later.
 //
 // Input: byte 0 holds flags (bit 0: small limits, so they are reached by short inputs; bits
 // 1-3: n); the next n bytes are a schedule, used in a cycle; the rest is what the client sends.
@@ -64,9 +64,9 @@ func fuzzHTTP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
 /// One client connection and what the server does with its actions.
 private final class ConnectionSimulation {
-    private var state: HTTPConnection
+    private var state: HTTPConnectionStateMachine
     private var parser: HTTPParserAdapter!
-    private var pendingEvents: [HTTPConnection.Event] = []
+    private var pendingEvents: [HTTPConnectionStateMachine.Event] = []
     private var processing = false
 
     private var readingStopped = false
@@ -84,10 +84,13 @@ private final class ConnectionSimulation {
     private var headOnly: Set<Int> = []
 
     init(limits: ServerLimits) {
-        state = HTTPConnection(limits: limits)
+        state = HTTPConnectionStateMachine(limits: limits)
         parser = HTTPParserAdapter { [unowned self] event in
             self.send(event)
-            return !self.state.isClosed && !self.readingStopped
+            // What `ClientConnection` asks, which must agree with the actions seen so far.
+            require(self.state.readsRequests == !(self.closed || self.readingStopped),
+                    "readsRequests is \(self.state.readsRequests) in state \(self.state.stateName)")
+            return self.state.readsRequests
         }
     }
 
@@ -141,7 +144,7 @@ private final class ConnectionSimulation {
     }
 
     /// Like `ClientConnection.send`: an event raised while another is handled waits its turn.
-    private func send(_ event: HTTPConnection.Event) {
+    private func send(_ event: HTTPConnectionStateMachine.Event) {
         guard !processing else {
             pendingEvents.append(event)
             return
@@ -154,7 +157,7 @@ private final class ConnectionSimulation {
         processing = false
     }
 
-    private func execute(_ actions: [HTTPConnection.Action]) {
+    private func execute(_ actions: [HTTPConnectionStateMachine.Action]) {
         require(!closed || actions.isEmpty, "actions after close: \(actions)")
         for (index, action) in actions.enumerated() {
             require(!closed, "an action after close: \(action)")

@@ -4,14 +4,14 @@ import ReshapeRules
 
 /// The connection state machine driven the way the server's parser adapter drives it, with
 /// no sockets and no clock: timer expiry is just another event.
-final class HTTPConnectionTests: XCTestCase {
-    private var connection = HTTPConnection(limits: ServerLimits())
+final class HTTPConnectionStateMachineTests: XCTestCase {
+    private var connection = HTTPConnectionStateMachine(limits: ServerLimits())
 
-    override func setUp() { connection = HTTPConnection(limits: ServerLimits()) }
+    override func setUp() { connection = HTTPConnectionStateMachine(limits: ServerLimits()) }
 
     /// Feeds one whole request and returns every action it produced.
     @discardableResult
-    private func send(_ request: HTTPRequest, bodyBytes: Int = 0) -> [HTTPConnection.Action] {
+    private func send(_ request: HTTPRequest, bodyBytes: Int = 0) -> [HTTPConnectionStateMachine.Action] {
         var actions = connection.handle(.messageBegan)
         actions += connection.handle(.urlBytes(request.target.utf8.count))
         for header in request.headers {
@@ -29,11 +29,11 @@ final class HTTPConnectionTests: XCTestCase {
         HTTPRequest(method: "GET", target: target, headers: headers, keepAlive: keepAlive)
     }
 
-    private func writes(_ actions: [HTTPConnection.Action]) -> [String] {
+    private func writes(_ actions: [HTTPConnectionStateMachine.Action]) -> [String] {
         actions.compactMap { if case .write(let head, let body) = $0 { (head + body).text } else { nil } }
     }
 
-    private func dispatchedIDs(_ actions: [HTTPConnection.Action]) -> [Int] {
+    private func dispatchedIDs(_ actions: [HTTPConnectionStateMachine.Action]) -> [Int] {
         actions.compactMap { if case .dispatch(let id, _) = $0 { id } else { nil } }
     }
 
@@ -66,7 +66,7 @@ final class HTTPConnectionTests: XCTestCase {
     func testReadingPausesPastThePipelineDepthAndResumesWhenAnswered() {
         var limits = ServerLimits()
         limits.maxPipelinedRequests = 2
-        connection = HTTPConnection(limits: limits)
+        connection = HTTPConnectionStateMachine(limits: limits)
         XCTAssertFalse(send(get("/1")).contains(.pauseReading))
         XCTAssertTrue(send(get("/2")).contains(.pauseReading))
         XCTAssertTrue(connection.handle(.responseReady(id: 0, ok("1"))).contains(.resumeReading))
@@ -102,7 +102,7 @@ final class HTTPConnectionTests: XCTestCase {
 
     // MARK: - Limits
 
-    private func assertRefused(_ actions: [HTTPConnection.Action], status: String, code: String,
+    private func assertRefused(_ actions: [HTTPConnectionStateMachine.Action], status: String, code: String,
                                file: StaticString = #filePath, line: UInt = #line) {
         let written = writes(actions)
         XCTAssertEqual(written.count, 1, file: file, line: line)
@@ -230,7 +230,7 @@ final class HTTPConnectionTests: XCTestCase {
 
     func testEveryOtherVersionIs505AndCloses() {
         for (major, minor) in [(0, 9), (1, 2), (2, 0), (3, 0), (9, 9)] {
-            connection = HTTPConnection(limits: ServerLimits())
+            connection = HTTPConnectionStateMachine(limits: ServerLimits())
             let actions = send(HTTPRequest(method: "GET", target: "/users", versionMajor: major, versionMinor: minor))
             XCTAssertEqual(dispatchedIDs(actions), [], "HTTP/\(major).\(minor)")
             assertRefused(actions, status: "505", code: "http-version-not-supported")
@@ -288,7 +288,7 @@ final class HTTPConnectionTests: XCTestCase {
     }
 
     /// A request's head only, as the parser delivers it before the body.
-    private func head(of request: HTTPRequest) -> [HTTPConnection.Action] {
+    private func head(of request: HTTPRequest) -> [HTTPConnectionStateMachine.Action] {
         var actions = connection.handle(.messageBegan)
         actions += connection.handle(.urlBytes(request.target.utf8.count))
         actions += connection.handle(.headersComplete(RequestHead(headers: request.headers, versionMajor: request.versionMajor,
@@ -351,17 +351,5 @@ final class HTTPConnectionTests: XCTestCase {
         _ = connection.handle(.messageComplete(request))
         XCTAssertEqual(connection.handle(.bodyTimeout), [])
         XCTAssertFalse(connection.isClosed)
-    }
-
-    func testRequestHeadReadsTheFraming() {
-        let head = RequestHead(headers: [NameValue(name: "transfer-encoding", value: "chunked"),
-                                         NameValue(name: "EXPECT", value: " 100-continue ")], versionMajor: 1, versionMinor: 1)
-        XCTAssertEqual(head, RequestHead(contentLength: nil, chunked: true, expectsContinue: true))
-        XCTAssertTrue(head.bodyExpected)
-        let twoLengths = RequestHead(headers: [NameValue(name: "Content-Length", value: "3"), NameValue(name: "Content-Length", value: "4")],
-                                     versionMajor: 1, versionMinor: 1)
-        XCTAssertNil(twoLengths.contentLength, "ambiguous: refused at the message's end, promises nothing here")
-        XCTAssertFalse(RequestHead(headers: [NameValue(name: "Expect", value: "something-else"),
-                                            NameValue(name: "Content-Length", value: "3")], versionMajor: 1, versionMinor: 1).expectsContinue)
     }
 }

@@ -1,0 +1,65 @@
+/// The machine's vocabulary: what the driver reports (`Event`) and what it is told to do
+/// (`Action`). The states and transitions are in HTTPConnectionStateMachine.swift.
+extension HTTPConnectionStateMachine {
+    public enum Event: Sendable {
+        /// The parser saw the first byte of a request.
+        case messageBegan
+        /// A piece of the request target.
+        case urlBytes(Int)
+        /// The first piece of a header (or chunked trailer) name.
+        case headerField(bytes: Int)
+        /// A piece of a header value, or a further piece of a name.
+        case headerValue(bytes: Int)
+        /// The head is complete; `head` is what it says about the body to come.
+        case headersComplete(RequestHead)
+        /// A piece of the body, after any chunked framing.
+        case bodyBytes(Int)
+        /// The request is complete, body included.
+        case messageComplete(HTTPRequest)
+        /// The parser refused the bytes; `reason` is its error name (e.g. `HPE_INVALID_CHUNK_SIZE`).
+        case parseError(reason: String)
+        /// The client closed its side, or the socket failed.
+        case peerClosed
+        /// The answer to the request dispatched with `id`.
+        case responseReady(id: Int, HTTPResponse)
+        /// The header timer ran out (`startHeaderTimer`).
+        case headerTimeout
+        /// The body timer ran out (`startBodyTimer`).
+        case bodyTimeout
+        /// The idle timer ran out (`startIdleTimer`).
+        case idleTimeout
+        /// The server is shutting down: finish what was read, keep nothing alive.
+        case drain
+    }
+
+    public enum Action: Sendable, Equatable {
+        /// Run the request; its answer comes back as `responseReady(id:)`.
+        case dispatch(id: Int, HTTPRequest)
+        /// A response's head and body, kept apart so a large body is written from where it was
+        /// rendered (one `writev`) instead of being copied behind its head.
+        case write(head: [UInt8], body: [UInt8])
+        /// Close once queued writes are done.
+        case close
+        /// The client is gone: stop the upstream work for this request.
+        case cancel(id: Int)
+        /// Read no more requests from this connection, ever.
+        case stopReading
+        /// Stop reading for now: as many requests as may be pipelined await their answers.
+        case pauseReading
+        /// Read again after `pauseReading` (unless reading stopped meanwhile).
+        case resumeReading
+        /// From the start of a request head (or of the connection) to the head's end.
+        case startHeaderTimer
+        /// The head is complete, or the connection stops reading.
+        case stopHeaderTimer
+        /// From a complete head to the end of its body (`bodyTimeoutMilliseconds`). Never runs
+        /// with the header timer, so both may share one timer.
+        case startBodyTimer
+        /// The body is complete, or the request was refused.
+        case stopBodyTimer
+        /// No request is being read and none awaits its answer.
+        case startIdleTimer
+        /// A request begins.
+        case stopIdleTimer
+    }
+}

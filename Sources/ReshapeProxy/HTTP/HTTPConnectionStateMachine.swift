@@ -1,0 +1,399 @@
+import ReshapeRules
+
+/// One client connection's protocol state: events from the parser and the socket go in,
+/// actions for the server to execute come out. No I/O here, so every rule (ordering,
+/// keep-alive, limits, timeouts) is tested without sockets; `ClientConnection` is its driver.
+///
+/// Reading requests is one `State`; the answers owed are a queue beside it (`slots`). Parser
+/// events out of http_parser's order trap (`impossible`); events that can come late (bytes
+/// read before reading stopped, a timer that outlived its phase, an answer after the client
+/// left) are ignored where documented.
+public struct HTTPConnectionStateMachine: Sendable {
+    /// Where the connection is in reading requests.
+    enum State: Sendable, Equatable {
+        /// Accepted, no request begun: the header timer runs from the start, so a client that
+        /// connects and never finishes a request head is cut off like a slow one.
+        case awaitingFirstRequest
+        /// Between requests; earlier ones may still await their answers (if none does, the idle timer runs).
+        case idle
+        /// A request head is arriving, under the header timer.
+        case readingHead(RequestCounts)
+        /// The head is complete; its body (if any) and chunked trailers are arriving.
+        case readingBody(RequestCounts, BodyPromise)
+        /// No more requests are read (the last one asked to close, or one was refused): the
+        /// queued answers are written in order and the last one closes the connection.
+        case readingDone
+        /// Closed: whatever still arrives is late and ignored.
+        case closed
+    }
+
+    /// What a complete head promised about its body.
+    enum BodyPromise: Sendable, Equatable {
+        /// No body: the parser ends the message next, and no body timer runs.
+        case none
+        /// A body, timed by the body timer.
+        case body
+        /// A body the client sends once it gets `100 Continue`, still owed: it waits for the
+        /// earlier answers to be written (an interim answer before them would be read as theirs).
+        case bodyAfterContinue
+    }
+
+    /// The sizes of the request being read, checked against `limits` as they grow.
+    struct RequestCounts: Sendable, Equatable {
+        var urlBytes = 0
+        /// The target and every header name and value; trailers count on after the head.
+        var headerBytes = 0
+        var headerCount = 0
+        var bodyBytes = 0
+
+        func adding(headerBytes bytes: Int, field: Bool) -> RequestCounts {
+            var counts = self
+            counts.headerBytes += bytes
+            if field { counts.headerCount += 1 }
+            return counts
+        }
+    }
+
+    private struct Slot {
+        let id: Int
+        let headOnly: Bool
+        let keepAlive: Bool
+        var response: HTTPResponse?
+    }
+
+    public let limits: ServerLimits
+    private(set) var state: State = .awaitingFirstRequest
+    /// Requests read and not yet written, in order. Beside `state`, not in it: pipelined
+    /// requests await their answers while the next is read, and after reading is done.
+    private var slots: [Slot] = []
+    private var nextID = 0
+    /// Reading paused at the pipelining depth (backpressure). Beside `state`: the parser still
+    /// delivers the rest of a buffer it was given, so any reading state can be paused.
+    private var paused = false
+    /// The server is shutting down. Beside `state`: it can come in any state, and from then on
+    /// no answer keeps the connection alive and it closes as soon as it is idle.
+    private var draining = false
+
+    public init(limits: ServerLimits) {
+        self.limits = limits
+    }
+
+    public var isClosed: Bool { if case .closed = state { true } else { false } }
+
+    /// Whether requests are still read; once false, the driver stops parsing and never reads again.
+    public var readsRequests: Bool {
+        switch state {
+        case .awaitingFirstRequest, .idle, .readingHead, .readingBody: true
+        case .readingDone, .closed: false
+        }
+    }
+
+    /// The current state's case name, one of `stateNames` (docs/architecture.md draws them).
+    public var stateName: String {
+        switch state {
+        case .awaitingFirstRequest: "awaitingFirstRequest"
+        case .idle: "idle"
+        case .readingHead: "readingHead"
+        case .readingBody: "readingBody"
+        case .readingDone: "readingDone"
+        case .closed: "closed"
+        }
+    }
+
+    /// Every case name of `State`, in declaration order.
+    public static let stateNames = ["awaitingFirstRequest", "idle", "readingHead", "readingBody", "readingDone",
+                                    "closed"]
+
+    /// Actions for a freshly accepted connection: the header timer runs from the start.
+    public mutating func opened() -> [Action] {
+        switch state {
+        case .awaitingFirstRequest: return [.startHeaderTimer]
+        // Drained before it was opened: nothing to time.
+        case .closed: return []
+        case .idle, .readingHead, .readingBody, .readingDone: impossible("opened", in: stateName)
+        }
+    }
+
+    public mutating func handle(_ event: Event) -> [Action] {
+        switch event {
+        case .messageBegan: return messageBegan()
+        case .urlBytes(let count): return urlBytes(count)
+        case .headerField(let count): return headerBytes(count, startsField: true, event: "headerField")
+        case .headerValue(let count): return headerBytes(count, startsField: false, event: "headerValue")
+        case .headersComplete(let head): return headersComplete(head)
+        case .bodyBytes(let count): return bodyBytes(count)
+        case .messageComplete(let request): return messageComplete(request)
+        case .parseError(let reason): return parseError(reason)
+        case .peerClosed: return peerClosed()
+        case .responseReady(let id, let response): return responseReady(id, response)
+        case .headerTimeout: return headerTimeout()
+        case .bodyTimeout: return bodyTimeout()
+        case .idleTimeout: return idleTimeout()
+        case .drain: return drain()
+        }
+    }
+
+    // MARK: - Parser events
+    // In `readingDone` and `closed`: the rest of a buffer parsed as reading stopped, ignored.
+
+    private mutating func messageBegan() -> [Action] {
+        switch state {
+        case .awaitingFirstRequest, .idle:
+            state = .readingHead(RequestCounts())
+            return [.stopIdleTimer, .startHeaderTimer]
+        case .readingHead, .readingBody: impossible("messageBegan", in: stateName)
+        case .readingDone, .closed: return []
+        }
+    }
+
+    private mutating func urlBytes(_ count: Int) -> [Action] {
+        switch state {
+        case .readingHead(var counts):
+            counts.urlBytes += count
+            counts.headerBytes += count
+            state = .readingHead(counts)
+            if counts.urlBytes > limits.maxURLBytes { return fail(.uriTooLong(limit: limits.maxURLBytes)) }
+            return checkHeaderBytes(counts)
+        case .awaitingFirstRequest, .idle, .readingBody: impossible("urlBytes", in: stateName)
+        case .readingDone, .closed: return []
+        }
+    }
+
+    /// A header name (`startsField`) or value piece; after the head, of a chunked trailer.
+    private mutating func headerBytes(_ count: Int, startsField: Bool, event: String) -> [Action] {
+        let counts: RequestCounts
+        switch state {
+        case .readingHead(let current):
+            counts = current.adding(headerBytes: count, field: startsField)
+            state = .readingHead(counts)
+        case .readingBody(let current, let promise):
+            counts = current.adding(headerBytes: count, field: startsField)
+            state = .readingBody(counts, promise)
+        case .awaitingFirstRequest, .idle: impossible(event, in: stateName)
+        case .readingDone, .closed: return []
+        }
+        if startsField && counts.headerCount > limits.maxHeaderCount {
+            return fail(.headersTooLarge("more than \(limits.maxHeaderCount) header fields"))
+        }
+        return checkHeaderBytes(counts)
+    }
+
+    private mutating func headersComplete(_ head: RequestHead) -> [Action] {
+        switch state {
+        case .readingHead(let counts):
+            // A declared length past the limit is refused now, before the client sends it
+            // (or waits for a `100 Continue` that would only invite it).
+            if let length = head.contentLength, length > limits.maxBodyBytes {
+                return fail(.bodyTooLarge(limit: limits.maxBodyBytes))
+            }
+            guard head.bodyExpected else {
+                state = .readingBody(counts, .none)
+                return [.stopHeaderTimer]
+            }
+            guard head.expectsContinue else {
+                state = .readingBody(counts, .body)
+                return [.stopHeaderTimer, .startBodyTimer]
+            }
+            state = .readingBody(counts, .bodyAfterContinue)
+            return [.stopHeaderTimer, .startBodyTimer] + writeContinueIfDue()
+        // Trailers end without a second `headersComplete`.
+        case .awaitingFirstRequest, .idle, .readingBody: impossible("headersComplete", in: stateName)
+        case .readingDone, .closed: return []
+        }
+    }
+
+    private mutating func bodyBytes(_ count: Int) -> [Action] {
+        switch state {
+        // Counted as it grows: a chunked body has no length to refuse up front.
+        case .readingBody(var counts, let promise):
+            counts.bodyBytes += count
+            state = .readingBody(counts, promise)
+            if counts.bodyBytes > limits.maxBodyBytes { return fail(.bodyTooLarge(limit: limits.maxBodyBytes)) }
+            return []
+        case .awaitingFirstRequest, .idle, .readingHead: impossible("bodyBytes", in: stateName)
+        case .readingDone, .closed: return []
+        }
+    }
+
+    private mutating func messageComplete(_ request: HTTPRequest) -> [Action] {
+        switch state {
+        case .readingBody(_, let promise):
+            // http_parser accepts any digit pair as a version (and reads a request line without
+            // one as 0.9); only the two versions this server speaks are answered.
+            guard request.versionMajor == 1, request.versionMinor <= 1 else {
+                return fail(.httpVersionNotSupported(major: request.versionMajor, minor: request.versionMinor))
+            }
+            if let ambiguity = RequestFraming.ambiguity(in: request.headers) {
+                return fail(.badRequest("ambiguous message framing: \(ambiguity)"))
+            }
+            let id = nextID
+            nextID += 1
+            let keepAlive = request.keepAlive && !draining
+            slots.append(Slot(id: id, headOnly: request.method == "HEAD", keepAlive: keepAlive))
+            var actions: [Action] = promise == .none ? [.dispatch(id: id, request)]
+                                                     : [.stopBodyTimer, .dispatch(id: id, request)]
+            if !keepAlive {
+                state = .readingDone
+                actions.append(.stopReading)
+            } else {
+                state = .idle
+                if slots.count >= limits.maxPipelinedRequests && !paused {
+                    paused = true
+                    actions.append(.pauseReading)
+                }
+            }
+            return actions
+        // http_parser completes a message only after its head.
+        case .awaitingFirstRequest, .idle, .readingHead: impossible("messageComplete", in: stateName)
+        case .readingDone, .closed: return []
+        }
+    }
+
+    private mutating func parseError(_ reason: String) -> [Action] {
+        switch state {
+        // Before a message too: bytes that cannot start a request are refused before it begins.
+        case .awaitingFirstRequest, .idle, .readingHead, .readingBody:
+            // http_parser's own head limit (80 KiB as Debian builds it) is still "too large",
+            // whatever our configured limit; everything else it refuses is malformed.
+            if reason == "HPE_HEADER_OVERFLOW" {
+                return fail(.headersTooLarge("the request head is larger than the parser accepts"))
+            }
+            return fail(.badRequest("the request is not valid HTTP/1.1 (\(reason))"))
+        case .readingDone, .closed: return []
+        }
+    }
+
+    private mutating func checkHeaderBytes(_ counts: RequestCounts) -> [Action] {
+        guard counts.headerBytes > limits.maxHeaderBytes else { return [] }
+        return fail(.headersTooLarge("the request head exceeds \(limits.maxHeaderBytes) bytes"))
+    }
+
+    // MARK: - Socket, answers and timers
+
+    private mutating func peerClosed() -> [Action] {
+        switch state {
+        case .awaitingFirstRequest, .idle, .readingHead, .readingBody, .readingDone:
+            state = .closed
+            return slots.filter { $0.response == nil }.map { .cancel(id: $0.id) } + [.close]
+        // The socket reports its end after the connection closed it.
+        case .closed: return []
+        }
+    }
+
+    private mutating func responseReady(_ id: Int, _ response: HTTPResponse) -> [Action] {
+        switch state {
+        case .awaitingFirstRequest, .idle, .readingHead, .readingBody, .readingDone:
+            // Each dispatched request is answered once, unless cancelled (which closes).
+            guard let index = slots.firstIndex(where: { $0.id == id }), slots[index].response == nil else {
+                impossible("responseReady(id: \(id))", in: stateName)
+            }
+            slots[index].response = response
+            return flush()
+        // Answered as the client left, before the cancel reached it.
+        case .closed: return []
+        }
+    }
+
+    // A timer event outside its phase is stale (the body timer shares the header timer's handle): ignored.
+
+    private mutating func headerTimeout() -> [Action] {
+        switch state {
+        case .awaitingFirstRequest, .readingHead: return fail(.headerTimeout)
+        case .idle, .readingBody, .readingDone, .closed: return []
+        }
+    }
+
+    private mutating func bodyTimeout() -> [Action] {
+        switch state {
+        case .readingBody(_, .body), .readingBody(_, .bodyAfterContinue): return fail(.bodyTimeout)
+        case .awaitingFirstRequest, .idle, .readingHead, .readingBody(_, .none), .readingDone, .closed: return []
+        }
+    }
+
+    private mutating func idleTimeout() -> [Action] {
+        switch state {
+        case .awaitingFirstRequest, .idle:
+            guard slots.isEmpty else { return [] }
+            state = .closed
+            return [.close]
+        case .readingHead, .readingBody, .readingDone, .closed: return []
+        }
+    }
+
+    private mutating func drain() -> [Action] {
+        switch state {
+        case .awaitingFirstRequest, .idle:
+            draining = true
+            guard slots.isEmpty else { return [] }
+            state = .closed
+            return [.close]
+        // What is being read is still answered, with `Connection: close`.
+        case .readingHead, .readingBody, .readingDone:
+            draining = true
+            return []
+        case .closed: return []
+        }
+    }
+
+    // MARK: - Answers
+
+    /// Answers the broken request in turn (after earlier pipelined ones) and ends the connection.
+    private mutating func fail(_ problem: Problem) -> [Action] {
+        var actions: [Action] = [.stopReading, .stopHeaderTimer]
+        switch state {
+        case .readingBody(_, .body), .readingBody(_, .bodyAfterContinue): actions.append(.stopBodyTimer)
+        case .awaitingFirstRequest, .idle, .readingHead, .readingBody(_, .none): break
+        // Refused already: one answer ends a connection.
+        case .readingDone, .closed: return []
+        }
+        state = .readingDone
+        let id = nextID
+        nextID += 1
+        slots.append(Slot(id: id, headOnly: false, keepAlive: false, response: problem.response))
+        return actions + flush()
+    }
+
+    /// `HTTP/1.1 100 Continue`, when owed and nothing is waiting to be written before it.
+    private mutating func writeContinueIfDue() -> [Action] {
+        guard case .readingBody(let counts, .bodyAfterContinue) = state, slots.isEmpty else { return [] }
+        state = .readingBody(counts, .body)
+        return [.write(head: HTTPConnectionStateMachine.continueHead, body: [])]
+    }
+
+    static let continueHead = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+
+    /// Writes every response that is next in order.
+    private mutating func flush() -> [Action] {
+        var actions: [Action] = []
+        while let first = slots.first, let response = first.response {
+            slots.removeFirst()
+            let keepAlive = first.keepAlive && !draining
+            actions.append(.write(head: response.head(bodyBytes: response.body.count, keepAlive: keepAlive),
+                                  body: first.headOnly ? [] : response.body))
+            if !keepAlive {
+                state = .closed
+                actions += slots.filter { $0.response == nil }.map { .cancel(id: $0.id) }
+                actions.append(.close)
+                return actions
+            }
+        }
+        if paused && slots.count < limits.maxPipelinedRequests {
+            paused = false
+            actions.append(.resumeReading)
+        }
+        guard slots.isEmpty else { return actions }
+        switch state {
+        case .readingBody: actions += writeContinueIfDue()
+        case .awaitingFirstRequest, .idle:
+            if draining {
+                state = .closed
+                actions.append(.close)
+            } else {
+                actions.append(.startIdleTimer)
+            }
+        // `readingDone` never gets here: its last answer does not keep alive, and closed above.
+        case .readingHead, .readingDone, .closed: break
+        }
+        return actions
+    }
+}

@@ -1,0 +1,40 @@
+import ReshapeRules
+
+/// What a complete request head says about its body, for `HTTPConnectionStateMachine`.
+public struct RequestHead: Sendable, Equatable {
+    /// The declared `Content-Length`, when there is exactly one valid one.
+    public var contentLength: Int?
+    public var chunked: Bool
+    /// `Expect: 100-continue` on an HTTP/1.1 request (RFC 9110 §10.1.1: never to HTTP/1.0).
+    public var expectsContinue: Bool
+
+    public init(contentLength: Int? = nil, chunked: Bool = false, expectsContinue: Bool = false) {
+        self.contentLength = contentLength
+        self.chunked = chunked
+        self.expectsContinue = expectsContinue
+    }
+
+    /// Read from the header fields as received. Ambiguous framing is refused later, at the
+    /// message's end (`RequestFraming`); here an unclear length only means "no promise".
+    public init(headers: [NameValue], versionMajor: Int, versionMinor: Int) {
+        var lengths: [String] = []
+        var chunked = false
+        var expects = false
+        for header in headers {
+            if RequestFraming.equalsIgnoringCase(header.name, "content-length") {
+                lengths.append(header.value)
+            } else if RequestFraming.equalsIgnoringCase(header.name, "transfer-encoding") {
+                chunked = true
+            } else if RequestFraming.equalsIgnoringCase(header.name, "expect") {
+                let value = header.value.filter { $0 != " " && $0 != "\t" }
+                expects = expects || RequestFraming.equalsIgnoringCase(value, "100-continue")
+            }
+        }
+        let length = lengths.count == 1 ? Int(lengths[0].filter { $0 != " " && $0 != "\t" }) : nil
+        self.init(contentLength: length.flatMap { $0 >= 0 ? $0 : nil }, chunked: chunked,
+                  expectsContinue: expects && versionMajor == 1 && versionMinor >= 1)
+    }
+
+    /// Whether a body follows the head.
+    public var bodyExpected: Bool { chunked || (contentLength ?? 0) > 0 }
+}

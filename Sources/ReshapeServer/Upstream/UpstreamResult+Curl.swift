@@ -1,0 +1,70 @@
+import CCurl
+import ReshapeProxy
+
+extension UpstreamResult {
+    /// How a finished transfer ended, from curl's code and what it left in the easy handle.
+    init(_ transfer: UpstreamTransfer, code: CURLcode) {
+        if code == CURLE_OK {
+            var status = 0
+            reshape_easy_getinfo_long(transfer.easy, CURLINFO_RESPONSE_CODE, &status)
+            var contentType: UnsafeMutableRawPointer?
+            reshape_easy_getinfo_pointer(transfer.easy, CURLINFO_CONTENT_TYPE, &contentType)
+            let type = contentType.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
+            let success = (200..<300).contains(status)
+            let retryAfter = status >= 400 ? UpstreamResult.retryAfter(of: transfer.easy) : nil
+            let cacheControl = success ? UpstreamResult.cacheControl(of: transfer.easy) : nil
+            self = .response(UpstreamResponse(status: status, contentType: type, body: transfer.body,
+                                              retryAfter: retryAfter, cacheControl: cacheControl))
+            return
+        }
+        let detail = String(cString: transfer.errorBuffer)
+        let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        if transfer.exceededLimit || code == CURLE_FILESIZE_EXCEEDED {
+            self = .failure(.tooLarge, message: "the upstream body exceeds \(transfer.maxBodyBytes) bytes")
+            return
+        }
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST: self = .failure(.dns, message: message)
+        case CURLE_COULDNT_CONNECT: self = .failure(.connect, message: message)
+        case CURLE_OPERATION_TIMEDOUT: self = .failure(.timeout, message: message)
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE:
+            self = .failure(.tls, message: message)
+        case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_BAD_CONTENT_ENCODING:
+            self = .failure(.transfer, message: message)
+        default: self = .failure(.other, message: message)
+        }
+    }
+
+    /// The upstream's `Retry-After` (the last one, if it sent several), read from the headers
+    /// curl keeps for the finished transfer.
+    private static func retryAfter(of easy: UnsafeMutableRawPointer) -> String? {
+        var header: UnsafeMutablePointer<curl_header>?
+        guard curl_easy_header(easy, "Retry-After", 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
+              let first = header else { return nil }
+        let amount = first.pointee.amount
+        if amount > 1 {
+            var last: UnsafeMutablePointer<curl_header>?
+            if curl_easy_header(easy, "Retry-After", amount - 1, UInt32(CURLH_HEADER), -1, &last) == CURLHE_OK,
+               let value = last?.pointee.value {
+                return String(cString: value)
+            }
+        }
+        return first.pointee.value.map { String(cString: $0) }
+    }
+
+    /// Every `Cache-Control` header of the answer, joined as one list (RFC 9110 §5.3).
+    private static func cacheControl(of easy: UnsafeMutableRawPointer) -> String? {
+        var header: UnsafeMutablePointer<curl_header>?
+        guard curl_easy_header(easy, "Cache-Control", 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
+              let first = header else { return nil }
+        var values: [String] = []
+        for index in 0..<first.pointee.amount {
+            var each: UnsafeMutablePointer<curl_header>?
+            if curl_easy_header(easy, "Cache-Control", index, UInt32(CURLH_HEADER), -1, &each) == CURLHE_OK,
+               let value = each?.pointee.value {
+                values.append(String(cString: value))
+            }
+        }
+        return values.joined(separator: ", ")
+    }
+}

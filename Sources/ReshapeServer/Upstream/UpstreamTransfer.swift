@@ -1,0 +1,103 @@
+import CCurl
+import ReshapeProxy
+
+/// One fetch in flight: a curl easy handle set up for its request, the header list it sends
+/// and the body it receives. Retained by the multi handle (via CURLOPT_PRIVATE) until it
+/// finishes or is cancelled; `UpstreamClient.release` gives that retain back.
+final class UpstreamTransfer {
+    let easy: UnsafeMutableRawPointer
+    /// Held for as long as curl may read it.
+    let headerList: HeaderList
+    private(set) var body: [UInt8] = []
+    let maxBodyBytes: Int
+    /// The body outgrew `maxBodyBytes` as it arrived (without a Content-Length that said so first).
+    private(set) var exceededLimit = false
+    let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    let started = Clock.now()
+    /// Cleared when the transfer is cancelled, so it never runs.
+    var completion: ((UpstreamResult, Double) -> Void)?
+
+    init(easy: UnsafeMutableRawPointer, headerList: HeaderList, maxBodyBytes: Int,
+         completion: @escaping (UpstreamResult, Double) -> Void) {
+        self.easy = easy
+        self.headerList = headerList
+        self.maxBodyBytes = maxBodyBytes
+        self.completion = completion
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    }
+
+    deinit {
+        errorBuffer.deallocate()
+    }
+
+    /// Sets the easy handle up for `request`, the handle's sockets watched by `sockets`, and
+    /// retains this transfer for curl.
+    func configure(for request: UpstreamRequest, sockets: SocketWatches) {
+        let retained = Unmanaged.passRetained(self).toOpaque()
+        reshape_easy_setopt_string(easy, CURLOPT_URL, request.url)
+        reshape_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        reshape_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
+        reshape_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        reshape_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.timeoutMilliseconds)
+        reshape_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, request.connectTimeoutMilliseconds)
+        reshape_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")  // every encoding curl was built with
+        reshape_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        // Waiting for a connection being set up, to learn whether it multiplexes, pays over TLS,
+        // where ALPN says so during the handshake. Over cleartext it is HTTP/1.1, and curl only
+        // learns that from the first response: a route's parallel fetches would wait for it
+        // and then queue on one connection instead of each opening its own.
+        if request.url.hasPrefix("https:") { reshape_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1) }
+        reshape_easy_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxBodyBytes))
+        reshape_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1)
+        reshape_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2)
+        reshape_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
+        reshape_easy_setopt_pointer(easy, CURLOPT_PRIVATE, retained)
+        reshape_easy_setopt_write_function(easy, upstreamWriteCallback)
+        let watches = Unmanaged.passUnretained(sockets).toOpaque()
+        reshape_easy_setopt_opensocket_function(easy, upstreamOpenSocketCallback)
+        reshape_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, watches)
+        reshape_easy_setopt_closesocket_function(easy, upstreamCloseSocketCallback)
+        reshape_easy_setopt_pointer(easy, CURLOPT_CLOSESOCKETDATA, watches)
+        reshape_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, retained)
+        if request.method != "GET" { reshape_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method) }
+        if let body = request.body {
+            setBody(body)
+        } else if request.method == "POST" || request.method == "PUT" || request.method == "PATCH" {
+            setBody([])  // `Content-Length: 0`: some servers refuse a write without a length (411)
+        }
+        reshape_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList.list)
+    }
+
+    /// Sends `body` with its length. curl copies it (and frees the copy when the handle is
+    /// reset or cleaned up), so nothing here must outlive this call; `Content-Type` is among
+    /// the request's headers, which replaces the form type curl would send by default.
+    private func setBody(_ body: [UInt8]) {
+        reshape_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+        body.withUnsafeBytes { bytes in
+            // An empty array may have no storage: curl still needs a valid pointer.
+            var empty: UInt8 = 0
+            if let base = bytes.baseAddress, !bytes.isEmpty {
+                reshape_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: base))
+            } else {
+                reshape_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, &empty)
+            }
+        }
+    }
+
+    /// Keeps a piece of the body curl received; false refuses it (past `maxBodyBytes`).
+    func receive(_ data: UnsafeRawBufferPointer) -> Bool {
+        guard body.count + data.count <= maxBodyBytes else {
+            exceededLimit = true
+            return false
+        }
+        if body.isEmpty {
+            // Sized once from Content-Length, when sent: growing by doubling would copy a large
+            // body several times and leave up to twice its size allocated.
+            var length: curl_off_t = -1
+            reshape_easy_getinfo_off(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
+            if length > 0 && length <= maxBodyBytes { body.reserveCapacity(Int(length)) }
+        }
+        body.append(contentsOf: data)
+        return true
+    }
+}
