@@ -19,6 +19,8 @@ final class HTTPParserAdapter {
     private var field: [UInt8] = []
     private var value: [UInt8] = []
     private var inValue = false
+    /// After the head of a chunked request: the fields that arrive now are trailers.
+    private var inTrailers = false
     private var body: [UInt8] = []
 
     deinit {
@@ -67,6 +69,7 @@ final class HTTPParserAdapter {
         value.removeAll(keepingCapacity: true)
         body.removeAll(keepingCapacity: true)
         inValue = false
+        inTrailers = false
         return deliver(.messageBegan) ? 0 : 1
     }
 
@@ -95,6 +98,7 @@ final class HTTPParserAdapter {
     private func headersComplete() -> Int32 {
         if inValue || !field.isEmpty { completeHeader() }
         inValue = false
+        inTrailers = true
         let head = RequestHead(headers: headers, versionMajor: Int(parser.pointee.http_major),
                                versionMinor: Int(parser.pointee.http_minor))
         return deliver(.headersComplete(head)) ? 0 : 1
@@ -107,6 +111,8 @@ final class HTTPParserAdapter {
     }
 
     private func messageComplete() -> Int32 {
+        if inValue || !field.isEmpty { completeHeader() }
+        inValue = false
         // http_parser ends a CONNECT at its head, whatever its Content-Length says (the bytes after
         // it are a tunnel's): it must not reach dispatch as a request with a body it never read.
         if parser.pointee.method == HTTP_CONNECT.rawValue {
@@ -120,7 +126,15 @@ final class HTTPParserAdapter {
         return deliver(.messageComplete(request)) ? 0 : 1
     }
 
+    /// Ends the field being read. A trailer is counted against the head's limits (the state
+    /// machine saw its bytes) and then discarded (RFC 9110 §6.5.1): nothing reads trailers, and
+    /// one must never pass for a header, a forwarded `Authorization` least of all.
     private func completeHeader() {
+        if inTrailers {
+            field.removeAll(keepingCapacity: true)
+            value.removeAll(keepingCapacity: true)
+            return
+        }
         headers.append(NameValue(name: String(decoding: field, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
         field.removeAll(keepingCapacity: true)
         value.removeAll(keepingCapacity: true)

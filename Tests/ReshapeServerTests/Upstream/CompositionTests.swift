@@ -258,6 +258,22 @@ final class CompositionTests: XCTestCase {
         XCTAssertNil(entry.header("Transfer-Encoding"))
     }
 
+    /// Trailers of a chunked body are discarded: none becomes a header, so none is forwarded.
+    func testTrailersNeverPassForForwardedHeaders() throws {
+        var client = try RawHTTP(port: port)
+        defer { client.close() }
+        let body = #"{"name":"Trailer"}"#
+        client.send("POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + String(body.utf8.count, radix: 16) + "\r\n" + body + "\r\n0\r\n"
+            + "X-One: 1\r\nAuthorization: Bearer smuggled\r\nX-Last: 2\r\n\r\n")
+        let response = try XCTUnwrap(client.readResponse())
+        XCTAssertEqual(response.status, 201, response.text)
+        let entry = try XCTUnwrap(try upstream.entries("/users.json").last { $0.body.contains("Trailer") })
+        XCTAssertNil(entry.header("Authorization"), "\(entry.headers)")
+        XCTAssertNil(entry.header("X-One"))
+        XCTAssertNil(entry.header("X-Last"))
+    }
+
     func testAFormRouteSendsURLEncodedPairs() throws {
         let tag = tag()
         let response = try RawHTTP.request(port: port, "POST", "/form/\(tag)", headers: ["Content-Type: application/json; charset=utf-8"],
