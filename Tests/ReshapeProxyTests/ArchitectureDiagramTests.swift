@@ -35,6 +35,10 @@ final class ArchitectureDiagramTests: XCTestCase {
         return states
     }
 
+    func testTheHTTPConnectionDiagramDrawsEveryStateAndNoOther() throws {
+        XCTAssertEqual(try diagramStates("HTTPConnectionStateMachine"), Set(HTTPConnectionStateMachine.stateNames))
+    }
+
     func testTheRequestLifecycleDiagramDrawsEveryStateAndNoOther() throws {
         XCTAssertEqual(try diagramStates("RequestLifecycle"), Set(RequestLifecycle.stateNames))
     }
