@@ -10,7 +10,7 @@ import Darwin
 // in JSONTapeParser+Strings.swift, the duplicate-name check in JSONTapeParser+MemberNames.swift.
 
 extension JSONTape {
-    /// Parses and indexes one JSON document. Throws exactly where `JSON.parse` would.
+    /// Parses and indexes one JSON document (`JSON.parse` builds its tree from this tape).
     public static func parse(_ bytes: [UInt8], options: JSONParseOptions = .init()) throws(JSONParseError) -> JSONTape {
         let result = bytes.withUnsafeBufferPointer { buffer -> Result<(UnsafeMutablePointer<TapeNode>, Int), JSONParseError> in
             guard let base = buffer.baseAddress, !buffer.isEmpty else {
