@@ -53,6 +53,21 @@ final class RuleLoaderCompositionTests: XCTestCase {
         XCTAssertEqual(posts.stages[0].then.steps.count, 0)
     }
 
+    func testAFallbackStaysLiteralInATemplateLikeAValue() throws {
+        let text = plainUpstream + """
+        routes:
+          - name: a
+            request: GET /a/{id}
+            upstream: api
+            path: /a/{id}.json
+            headers: { X-Fallback: "${UNSET:-f{x}-{id}", X-Value: "${TOKEN:-unused}" }
+            transform: []
+        """
+        let rules = try XCTUnwrap(loaded([("r.yaml", text)], environment: ["TOKEN": "v}"]))
+        XCTAssertEqual(rules.routes[0].headers.map { $0.value(["id": "7"]) }, ["f{x-7", "v}"])
+        XCTAssertEqual(rules.routes[0].secrets, ["v}"])
+    }
+
     func testNewKeysAndTheirDefaults() throws {
         let text = plainUpstream + """
         routes:
