@@ -231,6 +231,33 @@ final class RuleLoaderCompositionTests: XCTestCase {
         assertDiagnostic(lines, at: "r.yaml:22:17", contains: "expand is missing `fetch`")
     }
 
+    func testMissingOrEmptyUpstreamAndPathAreLocated() {
+        let text = plainUpstream + """
+        routes:
+          - name: a
+            request: GET /a
+            transform: []
+          - name: b
+            request: GET /b
+            upstream: ""
+            path: 3
+            transform: []
+          - name: c
+            request: GET /c
+            upstream: api
+            path: /c.json
+            transform:
+              - expand: { key: k, as: m, fetch: {} }
+        """
+        XCTAssertEqual(diagnostics([("r.yaml", text)]), [
+            "r.yaml:5:5: route 'a' needs `upstream` and `path`, or `fetch`",
+            "r.yaml:10:15: `upstream` must be a non-empty string",
+            "r.yaml:11:11: `path` must be a non-empty string",
+            "r.yaml:18:41: expand's fetch is missing `upstream`",
+            "r.yaml:18:41: expand's fetch is missing `path`",
+        ])
+    }
+
     func testExampleMistakesAreLocated() {
         let text = plainUpstream + """
         routes:
