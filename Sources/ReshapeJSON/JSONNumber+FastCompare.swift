@@ -1,5 +1,5 @@
 // Allocation-free comparison for the numbers records actually hold (`42`, `-7`, `12.50`):
-// sorting 30,000 records by a numeric field must not allocate per comparison.
+// sorting a large collection by a numeric field must not allocate per comparison.
 
 /// A number without exponent and with at most 18 digits, as an integer scaled by 10^-scale.
 struct ScaledInteger {

@@ -118,3 +118,27 @@ extension JSON {
         return Int(token)
     }
 }
+
+extension JSONTape {
+    /// The node a pointer refers to, starting at `node` (`root` for the whole document), or nil
+    /// when it does not exist: the walk of `JSON[pointer]`, on the tape, with the same rules.
+    public func node(at pointer: JSONPointer, from node: Int) -> Int? {
+        var current = node
+        for token in pointer.tokens {
+            switch kind(current) {
+            case .object:
+                var name = token
+                guard let found = name.withUTF8({ member(current, named: $0) }) else { return nil }
+                current = found
+            case .array:
+                guard let index = JSON.arrayIndex(token), index < count(current) else { return nil }
+                var element = current + 1
+                for _ in 0..<index { element = next(element) }
+                current = element
+            default:
+                return nil
+            }
+        }
+        return current
+    }
+}

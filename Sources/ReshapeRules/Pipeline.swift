@@ -128,25 +128,35 @@ public struct Pipeline: Sendable {
     }
 
     /// `input` is consumed: when the caller passes its last reference (a freshly parsed body),
-    /// the steps mutate the document in place instead of copying it.
-    public func run(_ input: consuming JSON, parameters: [String: String] = [:]) throws(PipelineError) -> PipelineOutput {
-        var value = input
-        var context = TransformContext(parameters: parameters)
-        for step in steps {
-            try step.apply(to: &value, context: &context)
-        }
-        return PipelineOutput(value: value, dropped: context.dropped)
+    /// the steps mutate the document in place instead of copying it. `observe`, when given, is
+    /// called after each step (`reshape explain`); nil costs nothing.
+    public func run(_ input: consuming JSON, parameters: [String: String] = [:],
+                    observe: StepObserver? = nil) throws(PipelineError) -> PipelineOutput {
+        try run(from: TapeValue(input), parameters: parameters, observe: observe)
     }
 
     /// Runs on a parsed upstream body without building it as a tree while the steps only
     /// read, filter or wrap it (`select`, `require`, `keyed-to-array`, `coerce` where nothing
     /// converts, `validate`, `wrap`); from the first step that must change values on, the
     /// steps run on the tree. The output is the same as `run(document.materialize(root))`.
-    public func run(_ document: JSONTape, parameters: [String: String] = [:]) throws(PipelineError) -> PipelineOutput {
-        var value = TapeValue(tape: document)
+    public func run(_ document: JSONTape, parameters: [String: String] = [:],
+                    observe: StepObserver? = nil) throws(PipelineError) -> PipelineOutput {
+        try run(from: TapeValue(tape: document), parameters: parameters, observe: observe)
+    }
+
+    /// The step loop of every run, traced or not, on the tape or on a tree. A value built as
+    /// a tree stays one, so a run from a tree calls only the steps' tree paths. Untraced, a
+    /// step costs its own work and one test of `observe`.
+    func run(from input: consuming TapeValue, parameters: [String: String],
+             observe: StepObserver?) throws(PipelineError) -> PipelineOutput {
+        var value = input
         var context = TransformContext(parameters: parameters)
-        for step in steps {
-            try Self.run(step, on: &value, context: &context)
+        for index in steps.indices {
+            let droppedBefore = context.dropped.count
+            try Self.run(steps[index], on: &value, context: &context)
+            if let observe {
+                observe(trace(index, value.materialized(), Array(context.dropped[droppedBefore...])))
+            }
         }
         return PipelineOutput(tapeValue: value, dropped: context.dropped)
     }

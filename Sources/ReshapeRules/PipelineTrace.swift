@@ -27,34 +27,8 @@ public struct StepTrace {
 public typealias StepObserver = (StepTrace) -> Void
 
 extension Pipeline {
-    /// `run(document, parameters:)`, calling `observe` after each step. With `observe` nil it
-    /// is exactly the untraced run: the trace costs nothing unless asked for.
-    public func run(_ document: JSONTape, parameters: [String: String] = [:], observe: StepObserver?) throws(PipelineError) -> PipelineOutput {
-        guard let observe else { return try run(document, parameters: parameters) }
-        var value = TapeValue(tape: document)
-        var context = TransformContext(parameters: parameters)
-        for index in steps.indices {
-            let droppedBefore = context.dropped.count
-            try Self.run(steps[index], on: &value, context: &context)
-            observe(trace(index, value.materialized(), Array(context.dropped[droppedBefore...])))
-        }
-        return PipelineOutput(tapeValue: value, dropped: context.dropped)
-    }
-
-    /// `run(input, parameters:)` on a tree, calling `observe` after each step.
-    public func run(_ input: consuming JSON, parameters: [String: String] = [:], observe: StepObserver?) throws(PipelineError) -> PipelineOutput {
-        guard let observe else { return try run(input, parameters: parameters) }
-        var value = input
-        var context = TransformContext(parameters: parameters)
-        for index in steps.indices {
-            let droppedBefore = context.dropped.count
-            try steps[index].apply(to: &value, context: &context)
-            observe(trace(index, value, Array(context.dropped[droppedBefore...])))
-        }
-        return PipelineOutput(value: value, dropped: context.dropped)
-    }
-
-    private func trace(_ index: Int, _ value: JSON, _ dropped: [DroppedElement]) -> StepTrace {
+    /// What `observe` is given after step `index`: the step as written, and its effect.
+    func trace(_ index: Int, _ value: JSON, _ dropped: [DroppedElement]) -> StepTrace {
         let written = index < self.written.count ? self.written[index].objectValue?.members.first : nil
         return StepTrace(name: written?.key ?? Self.operationName(steps[index]), argument: written?.value,
                          operation: steps[index], value: value, dropped: dropped)

@@ -1,5 +1,5 @@
 // Threads and a lock straight from pthreads, so the demo needs no Foundation: statically linked,
-// Foundation would add about 50 MB (ICU data) to the container image for a test tool.
+// Foundation would bring its ICU data into the container image of a test tool.
 #if canImport(Glibc)
 import Glibc
 #endif

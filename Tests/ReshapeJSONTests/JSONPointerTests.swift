@@ -34,4 +34,25 @@ final class JSONPointerTests: XCTestCase {
         XCTAssertEqual(JSONPointer().appending(key: "m~n").appending(index: 2).description, "/m~0n/2")
         XCTAssertEqual(JSONPointer("/m~0n/2")?.tokens, ["m~n", "2"])
     }
+
+    func testTapeWalkFindsWhatTheTreeWalkFinds() throws {
+        let text = #"{"foo":["bar","baz"],"":0,"a/b":1,"m~n":{"x":[true,{"y":null}]},"e\u0073c":2}"#
+        let tape = try JSONTape.parse(Array(text.utf8))
+        let tree = try JSON(parsing: text)
+        let pointers = ["", "/foo", "/foo/0", "/foo/1", "/", "/a~1b", "/m~0n", "/m~0n/x/1/y", "/esc",
+                        "/foo/2", "/foo/01", "/foo/-", "/foo/+1", "/missing", "/a~1b/0", "/m~0n/x/1/y/z"]
+        for text in pointers {
+            let pointer = try XCTUnwrap(JSONPointer(text), text)
+            let node = tape.node(at: pointer, from: tape.root)
+            XCTAssertEqual(node.map { tape.materialize($0) }, tree[pointer], text)
+        }
+    }
+
+    func testTapeWalkStartsAtAnyNode() throws {
+        let tape = try JSONTape.parse(Array(#"{"a":{"b":[10,20,30]}}"#.utf8))
+        let inner = try XCTUnwrap(tape.node(at: JSONPointer("/a")!, from: tape.root))
+        let found = try XCTUnwrap(tape.node(at: JSONPointer("/b/2")!, from: inner))
+        XCTAssertEqual(tape.materialize(found), .number(JSONNumber(30)))
+        XCTAssertEqual(tape.node(at: JSONPointer(), from: inner), inner)
+    }
 }

@@ -2,7 +2,8 @@ import XCTest
 @testable import ReshapeJSON
 
 /// `JSONTape` must accept exactly what `JSON.parse` accepts, fail with exactly the same error,
-/// and give back (materialized or serialized) what the tree parser and writer give.
+/// and give back (node by node, or serialized) what the tree `JSON.parse` builds and the tree
+/// writer writes. `JSON.parse` materializes the tape, so this holds the tape's readers to it.
 final class JSONTapeTests: XCTestCase {
 
     // MARK: - The agreement check
@@ -57,7 +58,7 @@ final class JSONTapeTests: XCTestCase {
         return nil
     }
 
-    /// Checks one node (and everything inside it) against the tree parser's value for it;
+    /// Checks one node (and everything inside it) against the tree's value for it;
     /// returns the index of the node after it.
     private func verifyNode(_ tape: JSONTape, _ node: Int, _ value: JSON, _ options: JSONParseOptions,
                             file: StaticString, line: UInt) -> Int {
@@ -380,8 +381,9 @@ final class JSONTapeTests: XCTestCase {
     }
 
     func testTreeParserFindsDuplicatesAfterANestedObject() {
-        // The tree parser once lost a parent's pending name hash when a nested object closed,
-        // and then missed duplicates of names from that member on. Both parsers must reject these.
+        // A tree parser Reshape once had lost a parent's pending name hash when a nested object
+        // closed, and then missed duplicates of names from that member on. Both entry points
+        // (`JSONTape.parse` and `JSON.parse`) must reject these.
         for (head, tail, name) in JSONTapeTests.duplicatesAfterNestedObjects {
             let bytes = Array((head + tail).utf8)
             XCTAssertNil(try? JSONTape.parse(bytes), name)

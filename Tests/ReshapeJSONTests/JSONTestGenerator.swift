@@ -15,7 +15,7 @@ struct TestRandom {
 }
 
 /// Random JSON values, random spellings of them, and random damage to their text, shared by
-/// the tree parser's and the tape's randomized tests.
+/// the tree's (`JSON.parse`) and the tape's randomized tests.
 enum JSONGenerator {
     static let numbers = ["0", "-0", "1", "-17", "0.1", "1.5E+300", "12345678901234567890", "2e-7", "3.250"]
     static let scalars: [Unicode.Scalar] = ["a", "z", " ", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}",

@@ -38,16 +38,16 @@ public struct RouteRun: Sendable {
     /// Runs the steps up to the first `expand` on a single fetch's body, on its tape.
     /// `observe`, when given, is called after every step (`StepTrace`), expand merges included.
     public mutating func start(_ document: JSONTape, observe: StepObserver? = nil) throws(PipelineError) -> Progress {
-        let output = try route.pipeline.run(document, parameters: parameters, observe: observe)
-        if route.stages.isEmpty { return .done(output) }
-        value = output.value
-        dropped = output.dropped
-        return try nextStage(observe)
+        try start(from: TapeValue(tape: document), observe: observe)
     }
 
     /// Runs the steps up to the first `expand` on a built input (a `fetch:` route's object).
     public mutating func start(_ input: JSON, observe: StepObserver? = nil) throws(PipelineError) -> Progress {
-        let output = try route.pipeline.run(input, parameters: parameters, observe: observe)
+        try start(from: TapeValue(input), observe: observe)
+    }
+
+    private mutating func start(from input: TapeValue, observe: StepObserver?) throws(PipelineError) -> Progress {
+        let output = try route.pipeline.run(from: input, parameters: parameters, observe: observe)
         if route.stages.isEmpty { return .done(output) }
         value = output.value
         dropped = output.dropped

@@ -8,8 +8,10 @@ struct EnvironmentExpander {
         case malformed
     }
 
-    /// Returns the expanded text and the values that came from variables.
-    func expand(_ text: String) -> Result<(text: String, secrets: [String]), Failure> {
+    /// Returns the expanded text and the values that came from variables. `inserting` rewrites
+    /// what each `${...}` stands for (a value or a fallback) as it goes into the text.
+    func expand(_ text: String,
+                inserting: (String) -> String = { $0 }) -> Result<(text: String, secrets: [String]), Failure> {
         guard text.contains("${") else { return .success((text, [])) }
         var output = ""
         var secrets: [String] = []
@@ -28,10 +30,10 @@ struct EnvironmentExpander {
                 return .failure(.malformed)
             }
             if let value = environment[String(name)], !value.isEmpty {
-                output += value
+                output += inserting(value)
                 secrets.append(value)
             } else if let fallback {
-                output += fallback
+                output += inserting(String(fallback))
             } else {
                 return .failure(.unset(String(name)))
             }

@@ -93,15 +93,27 @@ extension RuleSetBuilder {
     /// A member that must be there and be a non-empty string.
     mutating func requiredString(_ key: String, in object: JSONObject, _ document: SourceDocument, _ pointer: String,
                                  label: String) -> String? {
-        guard let value = object[key] else {
-            report(document, pointer, "\(label) is missing `\(key)`")
+        requiredString(key, object[key], document, parent: pointer, label: label)
+    }
+
+    /// `value`, member `key` of the object at `parent`, when it is a non-empty string; reported
+    /// at the object when missing, at the member when not a non-empty string.
+    mutating func requiredString(_ key: String, _ value: JSON?, _ document: SourceDocument, parent: String,
+                                 label: String) -> String? {
+        guard let value else {
+            report(document, parent, "\(label) is missing `\(key)`")
             return nil
         }
         guard let text = value.stringValue, !text.isEmpty else {
-            report(document, pointer + "/" + JSONPointer.escape(key), "`\(key)` must be a non-empty string")
+            report(document, parent + "/" + JSONPointer.escape(key), "`\(key)` must be a non-empty string")
             return nil
         }
         return text
+    }
+
+    /// The pointer of the object that holds the member at `pointer`.
+    static func parent(of pointer: String) -> String {
+        String(pointer[..<(pointer.lastIndex(of: "/") ?? pointer.endIndex)])
     }
 
     /// `GET /users/{id}`: the method (one Reshape answers) and the client path template.
@@ -126,12 +138,8 @@ extension RuleSetBuilder {
 
     /// An upstream name that must be defined.
     mutating func checkUpstream(_ value: JSON?, _ scope: RouteScope, at pointer: String, label: String) -> String? {
-        guard let value else {
-            report(scope.document, String(pointer[..<(pointer.lastIndex(of: "/") ?? pointer.endIndex)]), "\(label) is missing `upstream`")
-            return nil
-        }
-        guard let name = value.stringValue, !name.isEmpty else {
-            report(scope.document, pointer, "`upstream` must be a non-empty string")
+        let parent = Self.parent(of: pointer)
+        guard let name = requiredString("upstream", value, scope.document, parent: parent, label: label) else {
             return nil
         }
         guard scope.upstreamNames.contains(name) else {
@@ -145,14 +153,8 @@ extension RuleSetBuilder {
     /// An upstream path template whose captures the request has (plus `extra`, e.g. `value`).
     mutating func compileUpstreamPath(_ value: JSON?, _ scope: RouteScope, at pointer: String, label: String,
                                       extra: Set<String> = []) -> PathTemplate? {
-        guard let value else {
-            report(scope.document, String(pointer[..<(pointer.lastIndex(of: "/") ?? pointer.endIndex)]), "\(label) is missing `path`")
-            return nil
-        }
-        guard let text = value.stringValue, !text.isEmpty else {
-            report(scope.document, pointer, "`path` must be a non-empty string")
-            return nil
-        }
+        let parent = Self.parent(of: pointer)
+        guard let text = requiredString("path", value, scope.document, parent: parent, label: label) else { return nil }
         let template: PathTemplate
         do {
             template = try TemplateParser.upstreamPath(text)

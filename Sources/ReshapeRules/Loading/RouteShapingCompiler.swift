@@ -99,24 +99,8 @@ extension RuleSetBuilder {
     /// `${VAR}`s expanded, each value's braces doubled so it stays literal in a `{capture}`
     /// template; the rest of the text is the template as written.
     func expandedAsTemplate(_ text: String) -> Result<(template: String, secrets: [String]), EnvironmentExpander.Failure> {
-        guard text.contains("${") else { return .success((text, [])) }
-        var output = ""
-        var secrets: [String] = []
-        var rest = Substring(text)
-        while let start = rest.firstRange(of: "${") {
-            output += rest[..<start.lowerBound]
-            guard let close = rest[start.upperBound...].firstIndex(of: "}") else { return .failure(.malformed) }
-            switch expander.expand(String(rest[start.lowerBound...close])) {
-            case .success(let result):
-                output += result.text.replacing("{", with: "{{").replacing("}", with: "}}")
-                secrets += result.secrets
-            case .failure(let failure):
-                return .failure(failure)
-            }
-            rest = rest[rest.index(after: close)...]
-        }
-        output += rest
-        return .success((output, secrets))
+        expander.expand(text, inserting: { $0.replacing("{", with: "{{").replacing("}", with: "}}") })
+            .map { (template: $0.text, secrets: $0.secrets) }
     }
 
     private static let bodyKeys: Set<String> = ["type", "transform", "encoding"]

@@ -111,31 +111,49 @@ public struct CoerceOperation: TransformOperation {
 
     /// The converted value, or nil when `value` has no meaning as `target`.
     static func convert(_ value: JSON, to target: Target) -> JSON? {
+        if isAlready(target, value) { return value }
         switch (target, value) {
         case (.integer, .number(let number)):
             return integer(number)
         case (.integer, .string(let text)):
             return JSONNumber(text).flatMap(integer)
-        case (.number, .number):
-            return value
         case (.number, .string(let text)):
             return JSONNumber(text).map(JSON.number)
-        case (.boolean, .bool):
-            return value
         case (.boolean, .string(let text)):
             switch text {
             case "true": return .bool(true)
             case "false": return .bool(false)
             default: return nil
             }
-        case (.string, .string):
-            return value
         case (.string, .number(let number)):
             return .string(number.text)
         case (.string, .bool(let flag)):
             return .string(flag ? "true" : "false")
         default:
             return nil
+        }
+    }
+
+    /// True when `convert` gives `value` back as it is.
+    static func isAlready(_ target: Target, _ value: JSON) -> Bool {
+        switch value {
+        case .number(let number): isAlready(target, .number, text: number.text.utf8)
+        case .string: isAlready(target, .string, text: EmptyCollection())
+        case .bool(let flag): isAlready(target, flag ? .true : .false, text: EmptyCollection())
+        case .null, .array, .object: false
+        }
+    }
+
+    /// True when converting a value of `kind` to `target` leaves it exactly as it is (same
+    /// bytes out): a number, boolean or string already, an integer only when written plainly.
+    /// Both paths read it: `convert` returns such values untouched, and the tape path leaves
+    /// records whose fields all are so on the tape. `text` is read for numbers only.
+    static func isAlready(_ target: Target, _ kind: JSONTape.Kind,
+                          text: @autoclosure () -> some Collection<UInt8>) -> Bool {
+        switch (kind, target) {
+        case (.number, .number), (.true, .boolean), (.false, .boolean), (.string, .string): true
+        case (.number, .integer): isPlainInteger(text())
+        default: false
         }
     }
 
@@ -179,28 +197,22 @@ extension CoerceOperation {
         return true
     }
 
-    /// True unless the field is missing, null, or already exactly what conversion would give.
+    /// True unless the field is missing, null, or already what conversion would give.
     private func needsWork(_ tape: JSONTape, _ record: Int, _ field: [UInt8], _ target: Target,
                            keyName: Int, keyField: String) -> Bool {
         if keyName >= 0 && field.elementsEqual(keyField.utf8) {
-            return target != .string  // the added key is a string
+            return !CoerceOperation.isAlready(target, .string, text: EmptyCollection())  // the added key is a string
         }
         guard let member = field.withUnsafeBufferPointer({ tape.member(record, named: $0) }) else { return false }
-        switch (tape.kind(member), target) {
-        case (.null, _), (.number, .number), (.true, .boolean), (.false, .boolean), (.string, .string):
-            return false
-        case (.number, .integer):
-            return !CoerceOperation.isPlainInteger(tape.bytes[tape.textRange(member)])
-        default:
-            return true
-        }
+        let kind = tape.kind(member)
+        return kind != .null && !CoerceOperation.isAlready(target, kind, text: tape.bytes[tape.textRange(member)])
     }
 
     /// Integer text that `integer` conversion leaves as it is: no fraction, exponent or `-0`,
     /// and small enough to be exact.
-    static func isPlainInteger(_ text: ArraySlice<UInt8>) -> Bool {
-        let digits = text.first == UInt8(ascii: "-") ? text.dropFirst() : text
+    static func isPlainInteger(_ text: some Collection<UInt8>) -> Bool {
+        let digits = text.first == UInt8(ascii: "-") ? text.dropFirst() : text[...]
         guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return false }
-        return !(text.first == UInt8(ascii: "-") && digits == [UInt8(ascii: "0")])
+        return !(text.first == UInt8(ascii: "-") && digits.elementsEqual([UInt8(ascii: "0")]))
     }
 }

@@ -2,7 +2,7 @@ import ReshapeJSON
 
 // Moving a container out of a JSON value. `switch value { case .object(var o): value = .null }`
 // leaves the storage shared with the switch's copy of `value`, so the first mutation copies
-// the whole container (measured: every record of an 8 MB document). Binding with `guard
+// the whole container (for an array of records, every record). Binding with `guard
 // case`/`if case` and then overwriting the source does hand over the only reference.
 
 extension JSON {

@@ -53,6 +53,21 @@ final class RuleLoaderCompositionTests: XCTestCase {
         XCTAssertEqual(posts.stages[0].then.steps.count, 0)
     }
 
+    func testAFallbackStaysLiteralInATemplateLikeAValue() throws {
+        let text = plainUpstream + """
+        routes:
+          - name: a
+            request: GET /a/{id}
+            upstream: api
+            path: /a/{id}.json
+            headers: { X-Fallback: "${UNSET:-f{x}-{id}", X-Value: "${TOKEN:-unused}" }
+            transform: []
+        """
+        let rules = try XCTUnwrap(loaded([("r.yaml", text)], environment: ["TOKEN": "v}"]))
+        XCTAssertEqual(rules.routes[0].headers.map { $0.value(["id": "7"]) }, ["f{x-7", "v}"])
+        XCTAssertEqual(rules.routes[0].secrets, ["v}"])
+    }
+
     func testNewKeysAndTheirDefaults() throws {
         let text = plainUpstream + """
         routes:
@@ -214,6 +229,33 @@ final class RuleLoaderCompositionTests: XCTestCase {
         assertDiagnostic(lines, at: "r.yaml:20:64", contains: "expand's fetch path must use {value}")
         assertDiagnostic(lines, at: "r.yaml:21:17", contains: "expand is missing `as`")
         assertDiagnostic(lines, at: "r.yaml:22:17", contains: "expand is missing `fetch`")
+    }
+
+    func testMissingOrEmptyUpstreamAndPathAreLocated() {
+        let text = plainUpstream + """
+        routes:
+          - name: a
+            request: GET /a
+            transform: []
+          - name: b
+            request: GET /b
+            upstream: ""
+            path: 3
+            transform: []
+          - name: c
+            request: GET /c
+            upstream: api
+            path: /c.json
+            transform:
+              - expand: { key: k, as: m, fetch: {} }
+        """
+        XCTAssertEqual(diagnostics([("r.yaml", text)]), [
+            "r.yaml:5:5: route 'a' needs `upstream` and `path`, or `fetch`",
+            "r.yaml:10:15: `upstream` must be a non-empty string",
+            "r.yaml:11:11: `path` must be a non-empty string",
+            "r.yaml:18:41: expand's fetch is missing `upstream`",
+            "r.yaml:18:41: expand's fetch is missing `path`",
+        ])
     }
 
     func testExampleMistakesAreLocated() {
