@@ -54,8 +54,9 @@ public final class Compressor {
         return fill(capacity: bound) { output in
             var size = output.count
             let ok = bytes.withUnsafeBufferPointer { input in
-                BrotliEncoderCompress(Self.brotliQuality, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_TEXT, input.count,
-                                      input.baseAddress, &size, output.baseAddress)
+                BrotliEncoderCompress(
+                    Self.brotliQuality, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_TEXT, input.count,
+                    input.baseAddress, &size, output.baseAddress)
             }
             return ok == BROTLI_TRUE ? size : 0
         }
@@ -65,8 +66,9 @@ public final class Compressor {
         let bound = ZSTD_compressBound(bytes.count)
         return fill(capacity: bound) { output in
             let size = bytes.withUnsafeBytes { input in
-                ZSTD_compressCCtx(zstdContext, output.baseAddress, output.count, input.baseAddress, input.count,
-                                  Self.zstdLevel)
+                ZSTD_compressCCtx(
+                    zstdContext, output.baseAddress, output.count, input.baseAddress, input.count,
+                    Self.zstdLevel)
             }
             return ZSTD_isError(size) != 0 ? 0 : size
         }

@@ -27,14 +27,20 @@ enum DraftNames {
 
     static func singular(_ word: String) -> String {
         if word.hasSuffix("ies") && word.count > 3 { return String(word.dropLast(3)) + "y" }
-        if word.hasSuffix("sses") || word.hasSuffix("xes") || word.hasSuffix("ches") || word.hasSuffix("shes") { return String(word.dropLast(2)) }
+        if word.hasSuffix("sses") || word.hasSuffix("xes") || word.hasSuffix("ches") || word.hasSuffix("shes") {
+            return String(word.dropLast(2))
+        }
         if word.hasSuffix("s") && !word.hasSuffix("ss") && word.count > 1 { return String(word.dropLast()) }
         return word
     }
 
     static func plural(_ word: String) -> String {
-        if word.hasSuffix("y"), let before = word.dropLast().last, !"aeiou".contains(before) { return String(word.dropLast()) + "ies" }
-        if word.hasSuffix("s") || word.hasSuffix("x") || word.hasSuffix("ch") || word.hasSuffix("sh") { return word + "es" }
+        if word.hasSuffix("y"), let before = word.dropLast().last, !"aeiou".contains(before) {
+            return String(word.dropLast()) + "ies"
+        }
+        if word.hasSuffix("s") || word.hasSuffix("x") || word.hasSuffix("ch") || word.hasSuffix("sh") {
+            return word + "es"
+        }
         return word + "s"
     }
 

@@ -8,15 +8,18 @@ public enum ExplainReport {
     ///    -> array(7) [{"objectId": "-NqK…", …}, …]
     ///    dropped /2 (User): /name: minLength: …
     /// ```
-    public static func text(input: JSON, steps: [StepExplanation], failure: (step: String, error: PipelineError)? = nil,
-                            width: Int = 100) -> String {
+    public static func text(
+        input: JSON, steps: [StepExplanation], failure: (step: String, error: PipelineError)? = nil,
+        width: Int = 100
+    ) -> String {
         var out = "input  " + ValueSummary.line(input, width: width - 7) + "\n"
         for step in steps {
             out += "\(step.number). \(step.name)"
             if let argument = step.argument { out += " " + ValueSummary.compact(argument, width: width) }
             out += "\n   -> " + ValueSummary.line(step.value, width: width - 6) + "\n"
             for coercion in step.coerced {
-                out += "   coerced \(shown(coercion.pointer)): \(coercion.from.serializedString()) -> \(coercion.to.serializedString())\n"
+                out +=
+                    "   coerced \(shown(coercion.pointer)): \(coercion.from.serializedString()) -> \(coercion.to.serializedString())\n"
             }
             for dropped in step.dropped {
                 out += "   dropped \(shown(dropped.pointer)) (\(dropped.type)): \(dropped.reason)\n"
@@ -29,7 +32,9 @@ public enum ExplainReport {
             }
         } else {
             let dropped = steps.reduce(0) { $0 + $1.dropped.count }
-            out += "result " + ValueSummary.kind(steps.last?.value ?? input) + (dropped > 0 ? ", \(dropped) dropped" : "") + "\n"
+            out +=
+                "result " + ValueSummary.kind(steps.last?.value ?? input) + (dropped > 0 ? ", \(dropped) dropped" : "")
+                + "\n"
         }
         return out
     }
@@ -38,34 +43,61 @@ public enum ExplainReport {
     /// a failing step last, with `error` instead of `value`.
     public static func json(steps: [StepExplanation], failure: (step: String, error: PipelineError)? = nil) -> JSON {
         var elements: [JSON] = steps.map { step in
-            .object(JSONObject([
-                JSONMember(key: "step", value: .number(JSONNumber(step.number))),
-                JSONMember(key: "operation", value: .string(step.name)),
-                JSONMember(key: "argument", value: step.argument ?? .null),
-                JSONMember(key: "kind", value: .string(ValueSummary.kind(step.value))),
-                JSONMember(key: "value", value: step.value),
-                JSONMember(key: "dropped", value: .array(step.dropped.map { dropped in
-                    .object(JSONObject(["pointer": .string(dropped.pointer), "type": .string(dropped.type), "reason": .string(dropped.reason)]))
-                })),
-                JSONMember(key: "coerced", value: .array(step.coerced.map { coercion in
-                    .object(JSONObject(["pointer": .string(coercion.pointer), "from": coercion.from, "to": coercion.to]))
-                })),
-            ]))
+            .object(
+                JSONObject([
+                    JSONMember(key: "step", value: .number(JSONNumber(step.number))),
+                    JSONMember(key: "operation", value: .string(step.name)),
+                    JSONMember(key: "argument", value: step.argument ?? .null),
+                    JSONMember(key: "kind", value: .string(ValueSummary.kind(step.value))),
+                    JSONMember(key: "value", value: step.value),
+                    JSONMember(
+                        key: "dropped",
+                        value: .array(
+                            step.dropped.map { dropped in
+                                .object(
+                                    JSONObject([
+                                        "pointer": .string(dropped.pointer), "type": .string(dropped.type),
+                                        "reason": .string(dropped.reason),
+                                    ]))
+                            })),
+                    JSONMember(
+                        key: "coerced",
+                        value: .array(
+                            step.coerced.map { coercion in
+                                .object(
+                                    JSONObject([
+                                        "pointer": .string(coercion.pointer), "from": coercion.from, "to": coercion.to,
+                                    ]))
+                            })),
+                ]))
         }
         if let failure {
             let error = failure.error
-            elements.append(.object(JSONObject([
-                JSONMember(key: "step", value: .number(JSONNumber(steps.count + 1))),
-                JSONMember(key: "operation", value: .string(failure.step)),
-                JSONMember(key: "error", value: .object(JSONObject([
-                    JSONMember(key: "code", value: .string(error.code)),
-                    JSONMember(key: "message", value: .string(error.message)),
-                    JSONMember(key: "pointer", value: error.pointer.map(JSON.string) ?? .null),
-                    JSONMember(key: "errors", value: .array(error.errors.map { violation in
-                        .object(JSONObject(["pointer": .string(violation.pointer), "keyword": .string(violation.keyword), "reason": .string(violation.reason)]))
-                    })),
-                ]))),
-            ])))
+            elements.append(
+                .object(
+                    JSONObject([
+                        JSONMember(key: "step", value: .number(JSONNumber(steps.count + 1))),
+                        JSONMember(key: "operation", value: .string(failure.step)),
+                        JSONMember(
+                            key: "error",
+                            value: .object(
+                                JSONObject([
+                                    JSONMember(key: "code", value: .string(error.code)),
+                                    JSONMember(key: "message", value: .string(error.message)),
+                                    JSONMember(key: "pointer", value: error.pointer.map(JSON.string) ?? .null),
+                                    JSONMember(
+                                        key: "errors",
+                                        value: .array(
+                                            error.errors.map { violation in
+                                                .object(
+                                                    JSONObject([
+                                                        "pointer": .string(violation.pointer),
+                                                        "keyword": .string(violation.keyword),
+                                                        "reason": .string(violation.reason),
+                                                    ]))
+                                            })),
+                                ]))),
+                    ])))
         }
         return .array(elements)
     }
@@ -78,7 +110,8 @@ public enum ExplainReport {
     }
 
     private static func names(_ pipeline: Pipeline) -> [String] {
-        pipeline.written.isEmpty ? pipeline.steps.map { String(describing: type(of: $0)) }
+        pipeline.written.isEmpty
+            ? pipeline.steps.map { String(describing: type(of: $0)) }
             : pipeline.written.map { $0.record?.members.first?.key ?? "?" }
     }
 

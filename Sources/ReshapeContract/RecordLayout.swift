@@ -13,7 +13,10 @@ public enum RecordLayout: Equatable, Sendable {
     case single
 
     public static func classify(_ samples: [JSON]) -> RecordLayout {
-        var keyed: [JSON] = [], arrays = 0, holes = 0, singles = 0
+        var keyed: [JSON] = []
+        var arrays = 0
+        var holes = 0
+        var singles = 0
         for sample in samples {
             switch sample {
             case .null:
@@ -40,9 +43,11 @@ public enum RecordLayout: Equatable, Sendable {
         let records = keyed.flatMap(KeyedCollection.records)
         let order = KeyedCollection.order(of: keyed.flatMap(KeyedCollection.keys))
         // Nested when every record is a collection itself, and at least one is not empty.
-        let nested = !records.isEmpty && records.allSatisfy(KeyedCollection.isCollection)
+        let nested =
+            !records.isEmpty && records.allSatisfy(KeyedCollection.isCollection)
             && records.contains { KeyedCollection.records($0).count > 0 }
-        return .keyed(order: order, nested: nested ? KeyedCollection.order(of: records.flatMap(KeyedCollection.keys)) : nil)
+        return .keyed(
+            order: order, nested: nested ? KeyedCollection.order(of: records.flatMap(KeyedCollection.keys)) : nil)
     }
 }
 
@@ -103,7 +108,8 @@ enum KeyedCollection {
     }
 
     static func isInteger(_ key: String) -> Bool {
-        !key.isEmpty && key.utf8.count <= 15 && key.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        !key.isEmpty && key.utf8.count <= 15
+            && key.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
     /// Push ids (`-N...`), integers, UUIDs and uid-like tokens (letters and digits mixed, or
@@ -120,8 +126,9 @@ enum KeyedCollection {
 
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "."):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "."):
             return true
         default:
             return false

@@ -68,12 +68,19 @@ public struct RuleDraft {
                 inferred.coercions.map { "\($0.member): \($0.note)" }.joined(separator: "; ")
             transform.append(step("coerce", .object(JSONObject(fields))))
         }
-        transform.append(.object(JSONObject([JSONMember(key: "validate", value: .object(JSONObject([
-            JSONMember(key: "type", value: .string(shaping.validatedType ?? names.type)),
-            // One bad record should not cost the client the whole list (the drop is counted and
-            // logged); a single value that is bad has nothing to fall back to, so it fails.
-            JSONMember(key: "invalid", value: .string(collection ? "drop" : "fail")),
-        ])))])))
+        transform.append(
+            .object(
+                JSONObject([
+                    JSONMember(
+                        key: "validate",
+                        value: .object(
+                            JSONObject([
+                                JSONMember(key: "type", value: .string(shaping.validatedType ?? names.type)),
+                                // One bad record should not cost the client the whole list (the drop is counted and
+                                // logged); a single value that is bad has nothing to fall back to, so it fails.
+                                JSONMember(key: "invalid", value: .string(collection ? "drop" : "fail")),
+                            ])))
+                ])))
         if collection { transform.append(.object(JSONObject([JSONMember(key: "wrap", value: .string("objects"))]))) }
 
         var route = JSONObject([
@@ -83,33 +90,49 @@ public struct RuleDraft {
             JSONMember(key: "path", value: .string(names.upstreamPath)),
             JSONMember(key: "transform", value: .array(transform)),
         ])
-        let upstreams = JSON.object(JSONObject([JSONMember(key: names.upstream, value: .object(JSONObject([
-            JSONMember(key: "url", value: .string("${\(DraftNames.urlVariable(names.upstream)):-http://127.0.0.1:8081}")),
-        ])))]))
+        let upstreams = JSON.object(
+            JSONObject([
+                JSONMember(
+                    key: names.upstream,
+                    value: .object(
+                        JSONObject([
+                            JSONMember(
+                                key: "url",
+                                value: .string("${\(DraftNames.urlVariable(names.upstream)):-http://127.0.0.1:8081}"))
+                        ])))
+            ]))
         let withoutExamples = render(upstreams, types, route, comments)
         route["examples"] = .array(try examples(withoutExamples, names))
         return Output(text: render(upstreams, types, route, comments), types: types)
     }
 
-    private func render(_ upstreams: JSON, _ types: JSON, _ route: JSONObject, _ comments: [[String]: String]) -> String {
+    private func render(_ upstreams: JSON, _ types: JSON, _ route: JSONObject, _ comments: [[String]: String]) -> String
+    {
         let sources = samples.count == 1 ? "a sample" : "\(samples.count) samples"
-        let outliers = comments.isEmpty ? "" : """
-        #
-        # A few records break a pattern the others follow; the constraints commented below
-        # treat them as corrupt, so validate drops them (see the example's `dropped`). Delete a
-        # constraint to keep such records, or draft again with --no-outliers.
+        let outliers =
+            comments.isEmpty
+            ? ""
+            : """
+            #
+            # A few records break a pattern the others follow; the constraints commented below
+            # treat them as corrupt, so validate drops them (see the example's `dropped`). Delete a
+            # constraint to keep such records, or draft again with --no-outliers.
 
-        """
+            """
         return """
-        # Drafted by `reshape infer` from \(sources). A sample shows what is there, not what is
-        # allowed: check the names, then tighten the types (minLength, minimum, enum, ...).
-        \(outliers)
-        # A placeholder, so that this file loads on its own: set \(DraftNames.urlVariable(upstreamName)), or delete
-        # this block when your rules directory already declares this upstream.
+            # Drafted by `reshape infer` from \(sources). A sample shows what is there, not what is
+            # allowed: check the names, then tighten the types (minLength, minimum, enum, ...).
+            \(outliers)
+            # A placeholder, so that this file loads on its own: set \(DraftNames.urlVariable(upstreamName)), or delete
+            # this block when your rules directory already declares this upstream.
 
-        """ + YAMLWriter.write(.object(JSONObject([JSONMember(key: "upstreams", value: upstreams)])))
-            + "\n" + YAMLWriter.write(.object(JSONObject([JSONMember(key: "types", value: types)])), comments: comments)
-            + "\n" + YAMLWriter.write(.object(JSONObject([JSONMember(key: "routes", value: .array([.object(route)]))])), comments: comments)
+            """ + YAMLWriter.write(.object(JSONObject([JSONMember(key: "upstreams", value: upstreams)])))
+                + "\n"
+                + YAMLWriter.write(.object(JSONObject([JSONMember(key: "types", value: types)])), comments: comments)
+                + "\n"
+                + YAMLWriter.write(
+                    .object(JSONObject([JSONMember(key: "routes", value: .array([.object(route)]))])),
+                    comments: comments)
     }
 
     private var upstreamName: String { options.upstream ?? "api" }
@@ -137,22 +160,31 @@ public struct RuleDraft {
             break
         case .keyed(let order, nil):
             let records = samples.flatMap(KeyedCollection.records)
-            let key = options.key ?? DraftNames.unused(["objectId", "id", "key", "_key"], among: Self.fields(of: records))
+            let key =
+                options.key ?? DraftNames.unused(["objectId", "id", "key", "_key"], among: Self.fields(of: records))
             shaping.key = key
             shaping.steps.append(step("keyed-to-array", ["key": .string(key), "order": .string(order)]))
         case .keyed(let order, let innerOrder?):
             let groups = samples.flatMap(KeyedCollection.records)
             let records = groups.flatMap(KeyedCollection.records)
-            let innerKey = DraftNames.unused([DraftNames.lowerCamel(names.type) + "Id", "objectId", "id"], among: Self.fields(of: records))
+            let innerKey = DraftNames.unused(
+                [DraftNames.lowerCamel(names.type) + "Id", "objectId", "id"], among: Self.fields(of: records))
             let member = DraftNames.plural(DraftNames.lowerCamel(names.type))
             let key = options.key ?? DraftNames.unused(["objectId", "id", "key"], among: [member])
             shaping.key = key
             shaping.member = member
             shaping.validatedType = names.type + "Group"
-            shaping.steps.append(step("at", ["path": .string("/*"), "do": .array([
-                step("keyed-to-array", ["key": .string(innerKey), "order": .string(innerOrder)]),
-            ])]))
-            shaping.steps.append(step("keyed-to-array", ["key": .string(key), "value": .string(member), "order": .string(order)]))
+            shaping.steps.append(
+                step(
+                    "at",
+                    [
+                        "path": .string("/*"),
+                        "do": .array([
+                            step("keyed-to-array", ["key": .string(innerKey), "order": .string(innerOrder)])
+                        ]),
+                    ]))
+            shaping.steps.append(
+                step("keyed-to-array", ["key": .string(key), "value": .string(member), "order": .string(order)]))
         }
         return shaping
     }
@@ -203,8 +235,12 @@ public struct RuleDraft {
         var schema = shape.schema(enums: options.enums, findings: &findings, coercible: shaping.member == nil)
         if shape.count == 0, let key = shaping.key ?? (layout == .array ? nil : "objectId") {
             // Only empty collections: all that is known is that records will have their key.
-            schema = .object(JSONObject(["type": .string("object"), "required": .array([.string(key)]),
-                                         "properties": .object(JSONObject([JSONMember(key: key, value: .object(JSONObject(["type": .string("string")])))]))]))
+            schema = .object(
+                JSONObject([
+                    "type": .string("object"), "required": .array([.string(key)]),
+                    "properties": .object(
+                        JSONObject([JSONMember(key: key, value: .object(JSONObject(["type": .string("string")])))])),
+                ]))
         }
         guard let member = shaping.member, let group = shaping.validatedType else {
             var inferred = Inferred(types: .object(JSONObject([JSONMember(key: names.type, value: schema)])))
@@ -215,14 +251,18 @@ public struct RuleDraft {
         // The group type refers to the element type instead of repeating it (and its notes).
         findings?.notes.removeAll { $0.path.starts(with: ["properties", member]) }
         var elementFindings: OutlierFindings? = heuristics ? OutlierFindings() : nil
-        let element = shape.property(member)?.items?.schema(enums: options.enums, findings: &elementFindings, coercible: false)
+        let element =
+            shape.property(member)?.items?.schema(enums: options.enums, findings: &elementFindings, coercible: false)
             ?? .object(JSONObject(["type": .string("object")]))
         if case .object(var groupSchema) = schema, case .object(var properties)? = groupSchema["properties"] {
-            properties[member] = .object(JSONObject(["type": .string("array"), "items": .object(JSONObject(["$ref": .string(names.type)]))]))
+            properties[member] = .object(
+                JSONObject(["type": .string("array"), "items": .object(JSONObject(["$ref": .string(names.type)]))]))
             groupSchema["properties"] = .object(properties)
             schema = .object(groupSchema)
         }
-        var inferred = Inferred(types: .object(JSONObject([JSONMember(key: names.type, value: element), JSONMember(key: group, value: schema)])))
+        var inferred = Inferred(
+            types: .object(
+                JSONObject([JSONMember(key: names.type, value: element), JSONMember(key: group, value: schema)])))
         inferred.add(elementFindings, under: ["types", names.type])
         inferred.add(findings, under: ["types", group])
         return inferred
@@ -237,7 +277,10 @@ public struct RuleDraft {
         switch RuleLoader.load(files: [(name: "inferred.yaml", text: text)], environment: [:]) {
         case .success(let loaded): ruleSet = loaded
         case .failure(let problems):
-            throw Failure(description: "reshape infer: the drafted rules do not load:\n\(problems.diagnostics.map(\.description).joined(separator: "\n"))")
+            throw Failure(
+                description:
+                    "reshape infer: the drafted rules do not load:\n\(problems.diagnostics.map(\.description).joined(separator: "\n"))"
+            )
         }
         let route = ruleSet.routes[0]
         let parameters = Dictionary(uniqueKeysWithValues: route.path.parameterNames.map { ($0, "sample") })
@@ -245,11 +288,13 @@ public struct RuleDraft {
         for sample in samples {
             var example = JSONObject()
             if !parameters.isEmpty {
-                example["params"] = .object(JSONObject(parameters.keys.sorted().map { JSONMember(key: $0, value: .string("sample")) }))
+                example["params"] = .object(
+                    JSONObject(parameters.keys.sorted().map { JSONMember(key: $0, value: .string("sample")) }))
             }
             example["upstream"] = sample
             do throws(PipelineError) {
-                let output = try OfflineRun.respond(route, fetched: .single(OfflineRun.tape(sample)), parameters: parameters)
+                let output = try OfflineRun.respond(
+                    route, fetched: .single(OfflineRun.tape(sample)), parameters: parameters)
                 example["response"] = output.value
                 if !output.dropped.isEmpty { example["dropped"] = .number(JSONNumber(output.dropped.count)) }
             } catch {
@@ -274,13 +319,17 @@ public struct RuleDraft {
             if let request = options.request {
                 let parts = request.split(separator: " ", omittingEmptySubsequences: true)
                 guard parts.count == 2, parts[1].hasPrefix("/") else {
-                    throw Failure(description: "reshape infer: --request takes \"METHOD /path\", e.g. \"GET /users\" (got '\(request)')")
+                    throw Failure(
+                        description:
+                            "reshape infer: --request takes \"METHOD /path\", e.g. \"GET /users\" (got '\(request)')")
                 }
                 method = parts[0].uppercased()
                 requestPath = String(parts[1])
-                route = DraftNames.routeName(String(requestPath.split(separator: "/").filter { !$0.hasPrefix("{") }.joined(separator: "-")))
+                route = DraftNames.routeName(
+                    String(requestPath.split(separator: "/").filter { !$0.hasPrefix("{") }.joined(separator: "-")))
             } else {
-                let base = options.path.map { String($0.split(separator: "/").last { !$0.hasPrefix("{") } ?? "") }
+                let base =
+                    options.path.map { String($0.split(separator: "/").last { !$0.hasPrefix("{") } ?? "") }
                     ?? String(options.sampleName.split(separator: "/").last ?? "")
                 let stem = base.hasSuffix(".json") ? String(base.dropLast(5)) : base
                 route = DraftNames.routeName(stem)

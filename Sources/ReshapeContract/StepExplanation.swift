@@ -27,10 +27,13 @@ public struct StepExplanation {
         for (i, trace) in traces.enumerated() {
             var coerced: [Coercion] = []
             if let coerce = trace.operation as? CoerceOperation {
-                coerced = conversions(coerce.fields.map(\.name), before: before, after: trace.value, dropped: trace.dropped)
+                coerced = conversions(
+                    coerce.fields.map(\.name), before: before, after: trace.value, dropped: trace.dropped)
             }
-            steps.append(StepExplanation(number: i + 1, name: trace.name, argument: trace.argument, value: trace.value,
-                                         dropped: trace.dropped, coerced: coerced))
+            steps.append(
+                StepExplanation(
+                    number: i + 1, name: trace.name, argument: trace.argument, value: trace.value,
+                    dropped: trace.dropped, coerced: coerced))
             before = trace.value
         }
         return steps

@@ -79,7 +79,12 @@ public final class ValueShape {
             }
         }
         guard !tooManyDistinct, !distinct.contains(text) else { return }
-        if distinct.count == Self.maxEnumValues { tooManyDistinct = true; distinct = [] } else { distinct.append(text) }
+        if distinct.count == Self.maxEnumValues {
+            tooManyDistinct = true
+            distinct = []
+        } else {
+            distinct.append(text)
+        }
     }
 
     /// The shape of one member of the objects seen; nil when none had it.
@@ -115,18 +120,21 @@ public final class ValueShape {
     }
 
     private static func describe(_ kind: Kind, count: Int) -> String {
-        let (article, noun) = switch kind {
-        case .object: ("an", "object")
-        case .array: ("an", "array")
-        case .string: ("a", "string")
-        case .number: ("a", "number")
-        case .boolean: ("a", "boolean")
-        }
+        let (article, noun) =
+            switch kind {
+            case .object: ("an", "object")
+            case .array: ("an", "array")
+            case .string: ("a", "string")
+            case .number: ("a", "number")
+            case .boolean: ("a", "boolean")
+            }
         return count == 1 ? "\(article) \(noun)" : noun + "s"
     }
 
-    private func schema(enums: Bool, path: [String], findings: inout OutlierFindings?, coerceAs member: String?,
-                        coercibleMembers: Bool) -> JSON {
+    private func schema(
+        enums: Bool, path: [String], findings: inout OutlierFindings?, coerceAs member: String?,
+        coercibleMembers: Bool
+    ) -> JSON {
         var members: [JSONMember] = []
         var kept = Kind.allCases.filter { count($0) > 0 }
         var notes: [String] = []
@@ -136,7 +144,8 @@ public final class ValueShape {
         // next to integers are coerced when a `coerce` step can reach them.
         let nonNull = count - nulls
         if findings != nil, kept.count >= 2, let top = kept.max(by: { count($0) < count($1) }),
-           Outliers.isMinority(nonNull - count(top), of: nonNull) {
+            Outliers.isMinority(nonNull - count(top), of: nonNull)
+        {
             let odd = kept.filter { $0 != top }
             var coerced = 0
             if top == .number, let member {
@@ -144,7 +153,8 @@ public final class ValueShape {
                 coerced = target == "integer" ? integerStrings : numberStrings
                 if coerced > 0 {
                     let example = (target == "integer" ? firstIntegerString : firstNumberString) ?? ""
-                    let note = "\(coerced) of \(nonNull) had \(target == "integer" ? "an integer" : "a number") as a string"
+                    let note =
+                        "\(coerced) of \(nonNull) had \(target == "integer" ? "an integer" : "a number") as a string"
                         + " (\(JSON.string(example).serializedString())): coerced to \(target)"
                     findings?.coercions.append((member, target, note))
                     notes.append(note + " by the coerce step")
@@ -154,7 +164,9 @@ public final class ValueShape {
             if rest > 0 {
                 let kinds = odd.map { ($0, count($0) - ($0 == .string ? coerced : 0)) }.filter { $0.1 > 0 }
                     .map { Self.describe($0.0, count: $0.1) }
-                notes.append("\(rest) of \(nonNull) had \(kinds.joined(separator: " or ")) here, not \(Self.describe(top, count: 1)): treated as corrupt")
+                notes.append(
+                    "\(rest) of \(nonNull) had \(kinds.joined(separator: " or ")) here, not \(Self.describe(top, count: 1)): treated as corrupt"
+                )
             }
             kept = [top]
         }
@@ -173,7 +185,8 @@ public final class ValueShape {
             if nulls > 0 { values.append(.null) }
             return .object(JSONObject([JSONMember(key: "enum", value: .array(values))]))
         }
-        members.append(JSONMember(key: "type", value: types.count == 1 ? .string(types[0]) : .array(types.map(JSON.string))))
+        members.append(
+            JSONMember(key: "type", value: types.count == 1 ? .string(types[0]) : .array(types.map(JSON.string))))
         if kept.contains(.string) {
             let nonEmpty = findings != nil && Outliers.isMinority(emptyStrings, of: strings)
             if let format = (nonEmpty ? nonEmptyFormats : formats).first {
@@ -208,16 +221,23 @@ public final class ValueShape {
             if !properties.isEmpty {
                 var schemas: [JSONMember] = []
                 for property in properties {
-                    schemas.append(JSONMember(key: property.name, value: property.shape.schema(
-                        enums: enums, path: path + ["properties", property.name], findings: &findings,
-                        coerceAs: coercibleMembers ? property.name : nil, coercibleMembers: false)))
+                    schemas.append(
+                        JSONMember(
+                            key: property.name,
+                            value: property.shape.schema(
+                                enums: enums, path: path + ["properties", property.name], findings: &findings,
+                                coerceAs: coercibleMembers ? property.name : nil, coercibleMembers: false)))
                 }
                 members.append(JSONMember(key: "properties", value: .object(JSONObject(schemas))))
             }
         }
         if kept.contains(.array), let items, items.count > 0 {
-            members.append(JSONMember(key: "items", value: items.schema(enums: enums, path: path + ["items"], findings: &findings,
-                                                                       coerceAs: nil, coercibleMembers: false)))
+            members.append(
+                JSONMember(
+                    key: "items",
+                    value: items.schema(
+                        enums: enums, path: path + ["items"], findings: &findings,
+                        coerceAs: nil, coercibleMembers: false)))
         }
         return .object(JSONObject(members))
     }

@@ -18,7 +18,8 @@ public enum YAMLWriter {
         let writer = Comments(byPath: comments)
         switch value {
         case .object(let object) where !object.isEmpty: block(object, indent: 0, path: [], comments: writer, into: &out)
-        case .array(let elements) where !elements.isEmpty: block(elements, indent: 0, path: [], comments: writer, into: &out)
+        case .array(let elements) where !elements.isEmpty:
+            block(elements, indent: 0, path: [], comments: writer, into: &out)
         default: out = scalarOrFlow(value) + "\n"
         }
         return out
@@ -37,27 +38,34 @@ public enum YAMLWriter {
         }
     }
 
-    private static func block(_ object: JSONObject, indent: Int, path: [String], comments: Comments, into out: inout String) {
+    private static func block(
+        _ object: JSONObject, indent: Int, path: [String], comments: Comments, into out: inout String
+    ) {
         let pad = String(repeating: " ", count: indent)
         for member in object.members {
             out += pad + key(member.key) + ":"
-            entry(member.value, indent: indent, preferBlock: blockKeys.contains(member.key), path: path + [member.key],
-                  comments: comments, into: &out)
+            entry(
+                member.value, indent: indent, preferBlock: blockKeys.contains(member.key), path: path + [member.key],
+                comments: comments, into: &out)
         }
     }
 
-    private static func block(_ elements: [JSON], indent: Int, path: [String], comments: Comments, into out: inout String) {
+    private static func block(
+        _ elements: [JSON], indent: Int, path: [String], comments: Comments, into out: inout String
+    ) {
         let pad = String(repeating: " ", count: indent)
         for (i, element) in elements.enumerated() {
             let elementPath = path + [String(i)]
             // A one-member object (a transform step) reads best as `- name: argument`.
             if case .object(let object) = element, !object.isEmpty,
-               object.count == 1 || flow(element, budget: flowWidth - indent) == nil {
+                object.count == 1 || flow(element, budget: flowWidth - indent) == nil
+            {
                 // The first member shares the dash's line; the rest line up under it.
                 var nested = ""
                 block(object, indent: indent + 2, path: elementPath, comments: comments, into: &nested)
                 out += pad + "- " + nested.dropFirst(indent + 2)
-            } else if case .array(let inner) = element, !inner.isEmpty, flow(element, budget: flowWidth - indent) == nil {
+            } else if case .array(let inner) = element, !inner.isEmpty, flow(element, budget: flowWidth - indent) == nil
+            {
                 out += pad + "-" + comments.suffix(elementPath, inside: false) + "\n"
                 block(inner, indent: indent + 2, path: elementPath, comments: comments, into: &out)
             } else {
@@ -67,9 +75,13 @@ public enum YAMLWriter {
     }
 
     /// What follows `key:` — a scalar or flow on the same line, else a nested block.
-    private static func entry(_ value: JSON, indent: Int, preferBlock: Bool, path: [String], comments: Comments,
-                              into out: inout String) {
-        if !(preferBlock && value.isContainer && !value.isEmptyContainer), let line = flow(value, budget: flowWidth - indent) {
+    private static func entry(
+        _ value: JSON, indent: Int, preferBlock: Bool, path: [String], comments: Comments,
+        into out: inout String
+    ) {
+        if !(preferBlock && value.isContainer && !value.isEmptyContainer),
+            let line = flow(value, budget: flowWidth - indent)
+        {
             out += " " + line + comments.suffix(path, inside: true) + "\n"
             return
         }
@@ -105,7 +117,9 @@ public enum YAMLWriter {
             if object.isEmpty { return "{}" }
             var parts: [String] = []
             for member in object.members {
-                if member.value.isContainer && !member.value.isEmptyContainer && blockKeys.contains(member.key) { return nil }
+                if member.value.isContainer && !member.value.isEmptyContainer && blockKeys.contains(member.key) {
+                    return nil
+                }
                 guard let part = flow(member.value, budget: budget) else { return nil }
                 parts.append(key(member.key) + ": " + part)
             }
@@ -117,7 +131,9 @@ public enum YAMLWriter {
     static func key(_ name: String) -> String { scalar(name) }
 
     /// Rule-file members whose contents read better one per line, however short.
-    static let blockKeys: Set<String> = ["upstreams", "types", "routes", "properties", "transform", "do", "examples", "upstream", "response"]
+    static let blockKeys: Set<String> = [
+        "upstreams", "types", "routes", "properties", "transform", "do", "examples", "upstream", "response",
+    ]
 
     /// Words YAML 1.1 (libyaml) reads as booleans or null when plain.
     private static let reserved: Set<String> = ["y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"]
@@ -128,7 +144,7 @@ public enum YAMLWriter {
         for (i, byte) in text.utf8.enumerated() where plain {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "_"),
-                 UInt8(ascii: "$"), UInt8(ascii: "/"):
+                UInt8(ascii: "$"), UInt8(ascii: "/"):
                 continue
             case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "@"):
                 plain = i > 0  // a leading digit, dot, dash or @ means a number, a list or a reserved sign
@@ -155,7 +171,9 @@ public enum YAMLWriter {
             default:
                 let v = scalar.value
                 // U+2028 and U+2029 too: YAML 1.1 readers (PyYAML) take them for line breaks.
-                if v < 0x20 || (v >= 0x7F && v <= 0x9F) || v == 0x2028 || v == 0x2029 || v == 0xFEFF || v == 0xFFFE || v == 0xFFFF {
+                if v < 0x20 || (v >= 0x7F && v <= 0x9F) || v == 0x2028 || v == 0x2029 || v == 0xFEFF || v == 0xFFFE
+                    || v == 0xFFFF
+                {
                     let hex = String(v, radix: 16, uppercase: true)
                     out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {

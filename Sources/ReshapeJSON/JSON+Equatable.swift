@@ -36,11 +36,21 @@ extension JSON: Hashable {
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
-        case .bool(let flag): hasher.combine(1); hasher.combine(flag)
-        case .number(let number): hasher.combine(2); hasher.combine(number)
-        case .string(let string): hasher.combine(3); hasher.combine(string)
-        case .array(let elements): hasher.combine(4); hasher.combine(elements)
-        case .object(let object): hasher.combine(5); hasher.combine(object)
+        case .bool(let flag):
+            hasher.combine(1)
+            hasher.combine(flag)
+        case .number(let number):
+            hasher.combine(2)
+            hasher.combine(number)
+        case .string(let string):
+            hasher.combine(3)
+            hasher.combine(string)
+        case .array(let elements):
+            hasher.combine(4)
+            hasher.combine(elements)
+        case .object(let object):
+            hasher.combine(5)
+            hasher.combine(object)
         }
     }
 }

@@ -11,7 +11,8 @@ extension JSON {
 
     /// Parses one JSON document from any collection of UTF-8 bytes (an `ArraySlice`, a
     /// `String.UTF8View`, an `UnsafeBufferPointer`, ...).
-    public static func parse<Bytes: Collection>(_ bytes: Bytes, options: JSONParseOptions = .init()) throws(JSONParseError) -> JSON
+    public static func parse<Bytes: Collection>(_ bytes: Bytes, options: JSONParseOptions = .init())
+        throws(JSONParseError) -> JSON
     where Bytes.Element == UInt8 {
         try parse(Array(bytes), options: options)
     }

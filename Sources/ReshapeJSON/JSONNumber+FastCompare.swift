@@ -55,7 +55,8 @@ extension JSONNumber {
     /// Exact three-way comparison: the allocation-free path when it applies, else digit by digit.
     @inline(__always) static func compare(_ lhs: JSONNumber, _ rhs: JSONNumber) -> Int {
         if let a = ScaledInteger(lhs.text), let b = ScaledInteger(rhs.text),
-           let result = ScaledInteger.compare(a, b) {
+            let result = ScaledInteger.compare(a, b)
+        {
             return result
         }
         return DecimalForm.compare(DecimalForm(lhs.text), DecimalForm(rhs.text))

@@ -30,7 +30,9 @@ public struct JSONNumber: Sendable {
             i = bytes.index(after: i)
         } else if digit(bytes[i]) {
             while i < end, digit(bytes[i]) { i = bytes.index(after: i) }
-        } else { return false }
+        } else {
+            return false
+        }
         if i < end, bytes[i] == 0x2E {
             i = bytes.index(after: i)
             guard i < end, digit(bytes[i]) else { return false }

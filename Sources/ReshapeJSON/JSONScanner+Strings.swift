@@ -13,7 +13,8 @@ extension JSONScanner {
             guard position < end else { throw error(at: start - 1, "unterminated string") }
             let byte = base[position]
             if byte == UInt8(ascii: "\"") {
-                let string = String(decoding: UnsafeBufferPointer(start: base + start, count: position - start), as: UTF8.self)
+                let string = String(
+                    decoding: UnsafeBufferPointer(start: base + start, count: position - start), as: UTF8.self)
                 position += 1
                 return string
             }
@@ -60,7 +61,8 @@ extension JSONScanner {
                     scratch.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: position - runStart))
                     string = String(decoding: scratch, as: UTF8.self)
                 } else {
-                    string = String(decoding: UnsafeBufferPointer(start: base + start, count: position - start), as: UTF8.self)
+                    string = String(
+                        decoding: UnsafeBufferPointer(start: base + start, count: position - start), as: UTF8.self)
                 }
                 position += 1
                 return string
@@ -100,8 +102,10 @@ extension JSONScanner {
         case UInt8(ascii: "u"):
             var scalar = try parseHex4(escapeStart: escapeStart)
             if scalar >= 0xD800 && scalar <= 0xDBFF {
-                guard position + 1 < end, base[position] == UInt8(ascii: "\\"), base[position + 1] == UInt8(ascii: "u") else {
-                    throw error(at: escapeStart, "lone high surrogate \\u\(hex(scalar)) (needs a following low surrogate)")
+                guard position + 1 < end, base[position] == UInt8(ascii: "\\"), base[position + 1] == UInt8(ascii: "u")
+                else {
+                    throw error(
+                        at: escapeStart, "lone high surrogate \\u\(hex(scalar)) (needs a following low surrogate)")
                 }
                 let lowStart = position
                 position += 2
@@ -120,7 +124,9 @@ extension JSONScanner {
     }
 
     mutating func parseHex4(escapeStart: Int) throws(JSONParseError) -> UInt32 {
-        guard position + 4 <= end else { throw error(at: escapeStart, "incomplete \\u escape, expected four hex digits") }
+        guard position + 4 <= end else {
+            throw error(at: escapeStart, "incomplete \\u escape, expected four hex digits")
+        }
         var value: UInt32 = 0
         for i in 0..<4 {
             let byte = base[position + i]
@@ -165,12 +171,20 @@ extension JSONScanner {
         var high: UInt8 = 0xBF
         switch lead {
         case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; low = 0xA0
+        case 0xE0:
+            length = 3
+            low = 0xA0
         case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; high = 0x9F
-        case 0xF0: length = 4; low = 0x90
+        case 0xED:
+            length = 3
+            high = 0x9F
+        case 0xF0:
+            length = 4
+            low = 0x90
         case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; high = 0x8F
+        case 0xF4:
+            length = 4
+            high = 0x8F
         default: throw error(at: position, "invalid UTF-8 byte 0x\(hex(UInt32(lead)))")
         }
         guard position + length <= end else { throw error(at: position, "truncated UTF-8 sequence") }

@@ -18,7 +18,9 @@ extension JSONTape {
         case .object:
             var members: [JSONMember] = []
             members.reserveCapacity(count(node))
-            forEachMember(node) { name, value in members.append(JSONMember(key: string(name), value: materialize(value))) }
+            forEachMember(node) { name, value in
+                members.append(JSONMember(key: string(name), value: materialize(value)))
+            }
             return .object(JSONObject(members))
         }
     }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // A parsed document that keeps its bytes: one flat array of fixed-size nodes indexing the
@@ -74,14 +74,20 @@ public final class JSONTape: @unchecked Sendable {
     }
 
     /// True when a string node's text has a backslash escape, so its bytes are not its value.
-    @inlinable @inline(__always) public func isEscaped(_ node: Int) -> Bool { nodes[node].tag & TapeNode.escapedFlag != 0 }
+    @inlinable @inline(__always) public func isEscaped(_ node: Int) -> Bool {
+        nodes[node].tag & TapeNode.escapedFlag != 0
+    }
 
     /// True when the value's text is exactly what the canonical compact writer would produce
     /// for it (no whitespace inside, only the writer's escapes), so it can be copied as is.
-    @inlinable @inline(__always) public func isCanonical(_ node: Int) -> Bool { nodes[node].tag & TapeNode.nonCanonicalFlag == 0 }
+    @inlinable @inline(__always) public func isCanonical(_ node: Int) -> Bool {
+        nodes[node].tag & TapeNode.nonCanonicalFlag == 0
+    }
 
     /// Calls `body` with each member of an object: its name node and its value node.
-    @inlinable @inline(__always) public func forEachMember(_ object: Int, _ body: (_ name: Int, _ value: Int) throws -> Void) rethrows {
+    @inlinable @inline(__always) public func forEachMember(
+        _ object: Int, _ body: (_ name: Int, _ value: Int) throws -> Void
+    ) rethrows {
         var i = object + 1
         let end = next(object)
         while i < end {
@@ -91,7 +97,9 @@ public final class JSONTape: @unchecked Sendable {
     }
 
     /// Calls `body` with each element of an array, with its position.
-    @inlinable @inline(__always) public func forEachElement(_ array: Int, _ body: (_ index: Int, _ element: Int) throws -> Void) rethrows {
+    @inlinable @inline(__always) public func forEachElement(
+        _ array: Int, _ body: (_ index: Int, _ element: Int) throws -> Void
+    ) rethrows {
         var i = array + 1
         var position = 0
         let end = next(array)
@@ -114,7 +122,9 @@ public final class JSONTape: @unchecked Sendable {
     }
 
     /// Calls `body` with the UTF-8 of a string node's value (its escapes decoded).
-    @inline(__always) public func withString<R>(_ node: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    @inline(__always) public func withString<R>(_ node: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows
+        -> R
+    {
         if isEscaped(node) {
             var decoded = Array(string(node).utf8)
             return try decoded.withUnsafeMutableBufferPointer { try body(UnsafeBufferPointer($0)) }
@@ -143,7 +153,9 @@ public final class JSONTape: @unchecked Sendable {
         let n = nodes[node]
         return bytes.withUnsafeBufferPointer { all in
             if n.tag & TapeNode.escapedFlag == 0 {
-                return String(decoding: UnsafeBufferPointer(rebasing: all[Int(n.offset) + 1..<Int(n.offset + n.length) - 1]), as: UTF8.self)
+                return String(
+                    decoding: UnsafeBufferPointer(rebasing: all[Int(n.offset) + 1..<Int(n.offset + n.length) - 1]),
+                    as: UTF8.self)
             }
             // Decoding escapes again is the parser's job; the text is known to be valid.
             var parser = JSONScanner(all, base: all.baseAddress!, maxDepth: 1)
@@ -156,7 +168,10 @@ public final class JSONTape: @unchecked Sendable {
     public func number(_ node: Int) -> JSONNumber {
         let n = nodes[node]
         return bytes.withUnsafeBufferPointer { all in
-            JSONNumber(uncheckedText: String(decoding: UnsafeBufferPointer(rebasing: all[Int(n.offset)..<Int(n.offset + n.length)]), as: UTF8.self))
+            JSONNumber(
+                uncheckedText: String(
+                    decoding: UnsafeBufferPointer(rebasing: all[Int(n.offset)..<Int(n.offset + n.length)]),
+                    as: UTF8.self))
         }
     }
 
@@ -175,7 +190,11 @@ public final class JSONTape: @unchecked Sendable {
     let rawA = UnsafeRawPointer(a)
     let rawB = UnsafeRawPointer(b)
     while i + 8 <= count {
-        if rawA.loadUnaligned(fromByteOffset: i, as: UInt64.self) != rawB.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+        if rawA.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            != rawB.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+        {
+            return false
+        }
         i += 8
     }
     while i < count {

@@ -3,9 +3,9 @@
 // a hash table. Names are compared as decoded UTF-8 bytes (code points).
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension TapeBuilder {
@@ -26,7 +26,8 @@ extension TapeBuilder {
         }
         if index < TapeBuilder.linearDuplicateCheckLimit {
             // A record's few names: comparing one word with each earlier one is cheaper than hashing.
-            for i in 0..<index where fingerprints[i] == fingerprint && names.same(earlier[i], name, fingerprint: fingerprint) {
+            for i in 0..<index
+            where fingerprints[i] == fingerprint && names.same(earlier[i], name, fingerprint: fingerprint) {
                 throw duplicate(name)
             }
             return
@@ -37,7 +38,9 @@ extension TapeBuilder {
         let mixed = NameComparison.mix(fingerprint, seed: seed)
         if large.table == nil {
             var table = MemberNameTable(expectedCount: index * 4)
-            for i in 0..<index { _ = table.insert(hash: NameComparison.mix(fingerprints[i], seed: seed), index: i) { _ in false } }
+            for i in 0..<index {
+                _ = table.insert(hash: NameComparison.mix(fingerprints[i], seed: seed), index: i) { _ in false }
+            }
             large.table = table
         }
         // The mix is seeded per process, so crafted collisions cannot be precomputed; the

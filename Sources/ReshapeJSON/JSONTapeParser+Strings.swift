@@ -56,10 +56,11 @@ extension TapeBuilder {
         guard offset + 1 < scanner.end else { return false }
         switch base[offset + 1] {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-             UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
             return true
         case UInt8(ascii: "u"):
-            guard offset + 5 < scanner.end, base[offset + 2] == UInt8(ascii: "0"), base[offset + 3] == UInt8(ascii: "0") else { return false }
+            guard offset + 5 < scanner.end, base[offset + 2] == UInt8(ascii: "0"), base[offset + 3] == UInt8(ascii: "0")
+            else { return false }
             let high = base[offset + 4]
             let low = base[offset + 5]
             guard high == UInt8(ascii: "0") || high == UInt8(ascii: "1") else { return false }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // The JSON parser: builds a `JSONTape`, one fixed-size node per value, from the tokens
@@ -12,12 +12,16 @@ import Darwin
 extension JSONTape {
     /// Parses and indexes one JSON document (`JSON.parse` builds its tree from this tape).
     public static func parse(_ bytes: [UInt8], options: JSONParseOptions = .init()) throws(JSONParseError) -> JSONTape {
-        let result = bytes.withUnsafeBufferPointer { buffer -> Result<(UnsafeMutablePointer<TapeNode>, Int), JSONParseError> in
+        let result = bytes.withUnsafeBufferPointer {
+            buffer -> Result<(UnsafeMutablePointer<TapeNode>, Int), JSONParseError> in
             guard let base = buffer.baseAddress, !buffer.isEmpty else {
-                return .failure(JSONParseError(message: "unexpected end of input, expected a value", offset: 0, line: 1, column: 1))
+                return .failure(
+                    JSONParseError(message: "unexpected end of input, expected a value", offset: 0, line: 1, column: 1))
             }
             if buffer.count > JSONTape.maxBytes {
-                return .failure(JSONParseError(message: "document larger than \(JSONTape.maxBytes) bytes", offset: 0, line: 1, column: 1))
+                return .failure(
+                    JSONParseError(
+                        message: "document larger than \(JSONTape.maxBytes) bytes", offset: 0, line: 1, column: 1))
             }
             var builder = TapeBuilder(JSONScanner(buffer, base: base, maxDepth: options.maxDepth))
             do throws(JSONParseError) {
@@ -78,7 +82,8 @@ struct TapeBuilder {
         try parseValue()
         scanner.skipWhitespace()
         if scanner.position < scanner.end {
-            throw scanner.error(at: scanner.position, "unexpected \(scanner.describe(scanner.position)) after the JSON value")
+            throw scanner.error(
+                at: scanner.position, "unexpected \(scanner.describe(scanner.position)) after the JSON value")
         }
     }
 
@@ -86,8 +91,9 @@ struct TapeBuilder {
 
     @inline(__always) mutating func append(_ kind: JSONTape.Kind, offset: Int, length: Int, flags: UInt32 = 0) -> Int {
         if count == capacity { grow() }
-        nodes[count] = TapeNode(offset: UInt32(truncatingIfNeeded: offset), length: UInt32(truncatingIfNeeded: length),
-                                next: UInt32(truncatingIfNeeded: count + 1), tag: UInt32(kind.rawValue) | flags)
+        nodes[count] = TapeNode(
+            offset: UInt32(truncatingIfNeeded: offset), length: UInt32(truncatingIfNeeded: length),
+            next: UInt32(truncatingIfNeeded: count + 1), tag: UInt32(kind.rawValue) | flags)
         count += 1
         return count - 1
     }
@@ -104,14 +110,18 @@ struct TapeBuilder {
     }
 
     /// Fills in a container's node once its closing bracket is consumed.
-    @inline(__always) private mutating func close(_ node: Int, children: Int, irregularitiesAtOpen: Int) throws(JSONParseError) {
+    @inline(__always) private mutating func close(_ node: Int, children: Int, irregularitiesAtOpen: Int)
+        throws(JSONParseError)
+    {
         guard children <= TapeNode.maxCount else {
-            throw scanner.error(at: Int(nodes[node].offset), "more than \(TapeNode.maxCount) members or elements in one container")
+            throw scanner.error(
+                at: Int(nodes[node].offset), "more than \(TapeNode.maxCount) members or elements in one container")
         }
         let start = Int(nodes[node].offset)
         nodes[node].length = UInt32(truncatingIfNeeded: scanner.position - start)
         nodes[node].next = UInt32(truncatingIfNeeded: count)
-        nodes[node].tag |= UInt32(children) << TapeNode.countShift
+        nodes[node].tag |=
+            UInt32(children) << TapeNode.countShift
             | (irregularities != irregularitiesAtOpen ? TapeNode.nonCanonicalFlag : 0)
     }
 
@@ -126,14 +136,22 @@ struct TapeBuilder {
     private mutating func parseValue() throws(JSONParseError) {
         skipSpace()
         let position = scanner.position
-        guard position < scanner.end else { throw scanner.error(at: position, "unexpected end of input, expected a value") }
+        guard position < scanner.end else {
+            throw scanner.error(at: position, "unexpected end of input, expected a value")
+        }
         switch scanner.base[position] {
         case UInt8(ascii: "{"): try parseObject()
         case UInt8(ascii: "["): try parseArray()
         case UInt8(ascii: "\""): _ = try parseString()
-        case UInt8(ascii: "t"): try scanner.expectLiteral("true"); _ = append(.true, offset: position, length: 4)
-        case UInt8(ascii: "f"): try scanner.expectLiteral("false"); _ = append(.false, offset: position, length: 5)
-        case UInt8(ascii: "n"): try scanner.expectLiteral("null"); _ = append(.null, offset: position, length: 4)
+        case UInt8(ascii: "t"):
+            try scanner.expectLiteral("true")
+            _ = append(.true, offset: position, length: 4)
+        case UInt8(ascii: "f"):
+            try scanner.expectLiteral("false")
+            _ = append(.false, offset: position, length: 5)
+        case UInt8(ascii: "n"):
+            try scanner.expectLiteral("null")
+            _ = append(.null, offset: position, length: 4)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             let start = try scanner.scanNumber()
             _ = append(.number, offset: start, length: scanner.position - start)
@@ -162,20 +180,26 @@ struct TapeBuilder {
                 throw scanner.error(at: scanner.position, "unexpected end of input, expected a member name")
             }
             guard scanner.base[scanner.position] == UInt8(ascii: "\"") else {
-                throw scanner.error(at: scanner.position, "unexpected \(scanner.describe(scanner.position)), expected a member name in double quotes")
+                throw scanner.error(
+                    at: scanner.position,
+                    "unexpected \(scanner.describe(scanner.position)), expected a member name in double quotes")
             }
             let name = try parseString()
             try checkDuplicate(name, since: mark, large: &large)
             skipSpace()
             guard scanner.position < scanner.end, scanner.base[scanner.position] == UInt8(ascii: ":") else {
-                let found = scanner.position < scanner.end ? "unexpected \(scanner.describe(scanner.position))" : "unexpected end of input"
+                let found =
+                    scanner.position < scanner.end
+                    ? "unexpected \(scanner.describe(scanner.position))" : "unexpected end of input"
                 throw scanner.error(at: scanner.position, "\(found), expected ':' after a member name")
             }
             scanner.position += 1
             try parseValue()
             members += 1
             skipSpace()
-            guard scanner.position < scanner.end else { throw scanner.error(at: scanner.position, "unexpected end of input, expected ',' or '}'") }
+            guard scanner.position < scanner.end else {
+                throw scanner.error(at: scanner.position, "unexpected end of input, expected ',' or '}'")
+            }
             let byte = scanner.base[scanner.position]
             scanner.position += 1
             if byte == UInt8(ascii: ",") {
@@ -186,7 +210,8 @@ struct TapeBuilder {
                 continue
             }
             if byte == UInt8(ascii: "}") { break }
-            throw scanner.error(at: scanner.position - 1, "unexpected \(scanner.describe(scanner.position - 1)), expected ',' or '}'")
+            throw scanner.error(
+                at: scanner.position - 1, "unexpected \(scanner.describe(scanner.position - 1)), expected ',' or '}'")
         }
         scanner.depth -= 1
         nameNodes.truncate(to: mark)
@@ -211,7 +236,9 @@ struct TapeBuilder {
             try parseValue()
             elements += 1
             skipSpace()
-            guard scanner.position < scanner.end else { throw scanner.error(at: scanner.position, "unexpected end of input, expected ',' or ']'") }
+            guard scanner.position < scanner.end else {
+                throw scanner.error(at: scanner.position, "unexpected end of input, expected ',' or ']'")
+            }
             let byte = scanner.base[scanner.position]
             scanner.position += 1
             if byte == UInt8(ascii: ",") {
@@ -222,7 +249,8 @@ struct TapeBuilder {
                 continue
             }
             if byte == UInt8(ascii: "]") { break }
-            throw scanner.error(at: scanner.position - 1, "unexpected \(scanner.describe(scanner.position - 1)), expected ',' or ']'")
+            throw scanner.error(
+                at: scanner.position - 1, "unexpected \(scanner.describe(scanner.position - 1)), expected ',' or ']'")
         }
         scanner.depth -= 1
         try close(node, children: elements, irregularitiesAtOpen: irregularitiesAtOpen)

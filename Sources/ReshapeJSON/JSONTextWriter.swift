@@ -66,7 +66,9 @@ public final class JSONTextWriter {
     /// Appends the object at `object` with one member in front: `{` + `namePrefix` (the
     /// member's name as JSON text and a colon, e.g. `"objectId":`) + the string at `value` +
     /// the object's own members + `}`. One copy per part when both nodes are canonical.
-    public func appendObject(_ tape: JSONTape, _ object: Int, prepending namePrefix: UnsafeBufferPointer<UInt8>, value: Int) {
+    public func appendObject(
+        _ tape: JSONTape, _ object: Int, prepending namePrefix: UnsafeBufferPointer<UInt8>, value: Int
+    ) {
         guard tape.isCanonical(object) && tape.isCanonical(value) else {
             writer.sink.append(UInt8(ascii: "{"))
             writer.sink.append(namePrefix.baseAddress!, count: namePrefix.count)

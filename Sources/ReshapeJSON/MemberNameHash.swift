@@ -44,7 +44,8 @@ let memberNameHashSeed = UInt64.random(in: .min ... .max)
         at += 8
     }
     let left = n - at
-    let tail = left == 0 ? 0 : raw.loadUnaligned(fromByteOffset: at, as: UInt64.self) & (UInt64.max >> (64 - 8 * UInt64(left)))
+    let tail =
+        left == 0 ? 0 : raw.loadUnaligned(fromByteOffset: at, as: UInt64.self) & (UInt64.max >> (64 - 8 * UInt64(left)))
     h = (h ^ tail) &* 0x94D0_49BB_1331_11EB
     return h ^ (h >> 31)
 }

@@ -190,7 +190,9 @@ extension Shape {
         case (.constant(let a), .constant(let b)): return a == b
         case (.array(let a), .array(let b)): return a.isSubset(of: b)
         case (.object(let a), .object(let b)):
-            guard b.required.allSatisfy(a.required.contains), a.additional.isSubset(of: b.additional) else { return false }
+            guard b.required.allSatisfy(a.required.contains), a.additional.isSubset(of: b.additional) else {
+                return false
+            }
             let names = Set(a.properties.map(\.name) + b.properties.map(\.name))
             return names.allSatisfy { a.shape(of: $0).isSubset(of: b.shape(of: $0)) }
         case (.schema(let a), .schema(let b)): return a == b

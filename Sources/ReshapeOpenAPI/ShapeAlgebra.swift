@@ -30,7 +30,9 @@ public struct ShapeAlgebra: Sendable {
         case .anyOf(let parts):
             return parts.flatMap { variants($0, depth: depth + 1) }
         case .allOf(let parts):
-            guard var result = parts.first.map({ variants($0, depth: depth + 1) }) else { return variants(.any, depth: depth + 1) }
+            guard var result = parts.first.map({ variants($0, depth: depth + 1) }) else {
+                return variants(.any, depth: depth + 1)
+            }
             for part in parts.dropFirst() {
                 let more = variants(part, depth: depth + 1)
                 var combined: [Shape] = []
@@ -64,7 +66,9 @@ public struct ShapeAlgebra: Sendable {
         case (.object(let x), .object(let y)):
             var merged = ObjectShape(additional: .intersection([x.additional, y.additional]))
             var names: [String] = []
-            for name in x.properties.map(\.name) + y.properties.map(\.name) where !names.contains(name) { names.append(name) }
+            for name in x.properties.map(\.name) + y.properties.map(\.name) where !names.contains(name) {
+                names.append(name)
+            }
             merged.properties = names.map { ($0, Shape.intersection([x.shape(of: $0), y.shape(of: $0)])) }
             for name in x.required + y.required where !merged.required.contains(name) { merged.required.append(name) }
             return .object(merged)
@@ -101,16 +105,17 @@ public struct ShapeAlgebra: Sendable {
     /// nothing can be there.
     public func select(_ shape: Shape, _ tokens: ArraySlice<String>) -> Shape {
         guard let token = tokens.first else { return shape }
-        return .union(variants(shape).map { variant in
-            switch variant {
-            case .object(let object):
-                return select(object.shape(of: token), tokens.dropFirst())
-            case .array(let items):
-                return JSON.arrayIndex(token) == nil ? .never : select(items, tokens.dropFirst())
-            default:
-                return .never
-            }
-        })
+        return .union(
+            variants(shape).map { variant in
+                switch variant {
+                case .object(let object):
+                    return select(object.shape(of: token), tokens.dropFirst())
+                case .array(let items):
+                    return JSON.arrayIndex(token) == nil ? .never : select(items, tokens.dropFirst())
+                default:
+                    return .never
+                }
+            })
     }
 
     /// Only the object alternatives of `shape`.
@@ -138,15 +143,16 @@ public struct ShapeAlgebra: Sendable {
     /// (`invalid: drop`), which removes an element from its array but turns a lone record into
     /// `null`.
     public func mapRecords(_ shape: Shape, dropsRecord: Bool = false, _ transform: (ObjectShape) -> Shape) -> Shape {
-        .union(variants(shape).map { variant in
-            switch variant {
-            case .object(let object):
-                return dropsRecord ? .union([transform(object), .null]) : transform(object)
-            case .array(let items):
-                return .array(.union(objects(items).map(transform)))
-            default:
-                return .never
-            }
-        })
+        .union(
+            variants(shape).map { variant in
+                switch variant {
+                case .object(let object):
+                    return dropsRecord ? .union([transform(object), .null]) : transform(object)
+                case .array(let items):
+                    return .array(.union(objects(items).map(transform)))
+                default:
+                    return .never
+                }
+            })
     }
 }

@@ -11,7 +11,11 @@ extension Shape {
             return .bool(false)
         case .scalars(let kinds):
             let names = kinds.typeNames
-            return .object(JSONObject([JSONMember(key: "type", value: names.count == 1 ? .string(names[0]) : .array(names.map(JSON.string)))]))
+            return .object(
+                JSONObject([
+                    JSONMember(
+                        key: "type", value: names.count == 1 ? .string(names[0]) : .array(names.map(JSON.string)))
+                ]))
         case .constant(let value):
             return .object(JSONObject([JSONMember(key: "const", value: value)]))
         case .array(let items):
@@ -27,10 +31,14 @@ extension Shape {
                 return true
             }
             if !properties.isEmpty {
-                object["properties"] = .object(JSONObject(properties.map { JSONMember(key: $0.name, value: $0.shape.jsonSchema(types)) }))
+                object["properties"] = .object(
+                    JSONObject(properties.map { JSONMember(key: $0.name, value: $0.shape.jsonSchema(types)) }))
             }
             if !shape.required.isEmpty { object["required"] = .array(shape.required.map(JSON.string)) }
-            if case .any = shape.additional {} else { object["additionalProperties"] = shape.additional.jsonSchema(types) }
+            if case .any = shape.additional {
+            } else {
+                object["additionalProperties"] = shape.additional.jsonSchema(types)
+            }
             return .object(object)
         case .anyOf(let parts):
             return .object(JSONObject([JSONMember(key: "anyOf", value: .array(parts.map { $0.jsonSchema(types) }))]))

@@ -21,10 +21,14 @@ public struct TypeCatalog: Sendable {
         var names: [String: String] = [:]
         var used = reserved
         for (name, _) in types {
-            var base = String(String.UnicodeScalarView(name.unicodeScalars.map { scalar in
-                scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "._-".unicodeScalars.contains(scalar))
-                    ? scalar : "_"
-            }))
+            var base = String(
+                String.UnicodeScalarView(
+                    name.unicodeScalars.map { scalar in
+                        scalar.isASCII
+                            && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                                || "._-".unicodeScalars.contains(scalar))
+                            ? scalar : "_"
+                    }))
             if base.isEmpty { base = "_" }
             var candidate = base
             var n = 2
@@ -49,7 +53,8 @@ public struct TypeCatalog: Sendable {
         if schemas[reference] != nil { return (reference, "") }
         if reference.hasPrefix("#/types/") {
             guard let pointer = JSONPointer(String(reference.dropFirst())), pointer.tokens.count >= 2,
-                  schemas[pointer.tokens[1]] != nil else { return nil }
+                schemas[pointer.tokens[1]] != nil
+            else { return nil }
             return (pointer.tokens[1], JSONPointer(tokens: Array(pointer.tokens.dropFirst(2))).description)
         }
         if let hash = reference.firstIndex(of: "#") {
@@ -66,7 +71,8 @@ public struct TypeCatalog: Sendable {
         case .object(var object):
             for i in object.members.indices {
                 if object.members[i].key == "$ref", case .string(let reference) = object.members[i].value,
-                   let target = target(of: reference), let component = componentNames[target.type] {
+                    let target = target(of: reference), let component = componentNames[target.type]
+                {
                     object.members[i].value = .string(Self.componentPrefix + component + target.pointer)
                 } else {
                     object.members[i].value = rewritingReferences(object.members[i].value)
@@ -126,7 +132,8 @@ public struct TypeCatalog: Sendable {
         var parts: [Shape] = []
         if case .string(let reference)? = object["$ref"] {
             if let target = target(of: reference), let root = schemas[target.type],
-               let found = root[JSONPointer(target.pointer) ?? JSONPointer()] {
+                let found = root[JSONPointer(target.pointer) ?? JSONPointer()]
+            {
                 parts.append(structure(of: found, depth: depth + 1))
             }
         }

@@ -20,14 +20,18 @@ public enum PercentEncoding {
     /// bytes that are not UTF-8, which would otherwise be silently replaced.
     public static func decode(_ text: Substring, plusIsSpace: Bool = false) -> String? {
         let utf8 = Array(text.utf8)
-        guard utf8.contains(UInt8(ascii: "%")) || (plusIsSpace && utf8.contains(UInt8(ascii: "+"))) else { return String(text) }
+        guard utf8.contains(UInt8(ascii: "%")) || (plusIsSpace && utf8.contains(UInt8(ascii: "+"))) else {
+            return String(text)
+        }
         var output: [UInt8] = []
         output.reserveCapacity(utf8.count)
         var i = 0
         while i < utf8.count {
             let byte = utf8[i]
             if byte == UInt8(ascii: "%") {
-                guard i + 2 < utf8.count, let high = hexValue(utf8[i + 1]), let low = hexValue(utf8[i + 2]) else { return nil }
+                guard i + 2 < utf8.count, let high = hexValue(utf8[i + 1]), let low = hexValue(utf8[i + 2]) else {
+                    return nil
+                }
                 output.append(high << 4 | low)
                 i += 3
             } else {
@@ -41,7 +45,8 @@ public enum PercentEncoding {
     @inline(__always) static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
             return true
         default:
             return false

@@ -130,8 +130,10 @@ public struct Pipeline: Sendable {
     /// `input` is consumed: when the caller passes its last reference (a freshly parsed body),
     /// the steps mutate the document in place instead of copying it. `observe`, when given, is
     /// called after each step (`reshape explain`); nil costs nothing.
-    public func run(_ input: consuming JSON, parameters: [String: String] = [:],
-                    observe: StepObserver? = nil) throws(PipelineError) -> PipelineOutput {
+    public func run(
+        _ input: consuming JSON, parameters: [String: String] = [:],
+        observe: StepObserver? = nil
+    ) throws(PipelineError) -> PipelineOutput {
         try run(from: TapeValue(input), parameters: parameters, observe: observe)
     }
 
@@ -139,16 +141,20 @@ public struct Pipeline: Sendable {
     /// read, filter or wrap it (`select`, `require`, `keyed-to-array`, `coerce` where nothing
     /// converts, `validate`, `wrap`); from the first step that must change values on, the
     /// steps run on the tree. The output is the same as `run(document.materialize(root))`.
-    public func run(_ document: JSONTape, parameters: [String: String] = [:],
-                    observe: StepObserver? = nil) throws(PipelineError) -> PipelineOutput {
+    public func run(
+        _ document: JSONTape, parameters: [String: String] = [:],
+        observe: StepObserver? = nil
+    ) throws(PipelineError) -> PipelineOutput {
         try run(from: TapeValue(tape: document), parameters: parameters, observe: observe)
     }
 
     /// The step loop of every run, traced or not, on the tape or on a tree. A value built as
     /// a tree stays one, so a run from a tree calls only the steps' tree paths. Untraced, a
     /// step costs its own work and one test of `observe`.
-    func run(from input: consuming TapeValue, parameters: [String: String],
-             observe: StepObserver?) throws(PipelineError) -> PipelineOutput {
+    func run(
+        from input: consuming TapeValue, parameters: [String: String],
+        observe: StepObserver?
+    ) throws(PipelineError) -> PipelineOutput {
         var value = input
         var context = TransformContext(parameters: parameters)
         for index in steps.indices {
@@ -164,7 +170,9 @@ public struct Pipeline: Sendable {
     /// One step on a value that may still be on the tape: its tape path when it has one,
     /// otherwise the tree.
     @inline(__always)
-    static func run(_ step: any TransformOperation, on value: inout TapeValue, context: inout TransformContext) throws(PipelineError) {
+    static func run(_ step: any TransformOperation, on value: inout TapeValue, context: inout TransformContext)
+        throws(PipelineError)
+    {
         if case .tree = value.core {
             // Nothing is on the tape any more: the tree steps take it from here.
         } else if try step.applyOnTape(to: &value, context: &context) {

@@ -14,7 +14,9 @@ public struct StepTrace {
     /// Elements this step dropped; pointers are into the value it received.
     public var dropped: [DroppedElement]
 
-    public init(name: String, argument: JSON?, operation: (any TransformOperation)?, value: JSON, dropped: [DroppedElement]) {
+    public init(
+        name: String, argument: JSON?, operation: (any TransformOperation)?, value: JSON, dropped: [DroppedElement]
+    ) {
         self.name = name
         self.argument = argument
         self.operation = operation
@@ -30,8 +32,9 @@ extension Pipeline {
     /// What `observe` is given after step `index`: the step as written, and its effect.
     func trace(_ index: Int, _ value: JSON, _ dropped: [DroppedElement]) -> StepTrace {
         let written = index < self.written.count ? self.written[index].objectValue?.members.first : nil
-        return StepTrace(name: written?.key ?? Self.operationName(steps[index]), argument: written?.value,
-                         operation: steps[index], value: value, dropped: dropped)
+        return StepTrace(
+            name: written?.key ?? Self.operationName(steps[index]), argument: written?.value,
+            operation: steps[index], value: value, dropped: dropped)
     }
 
     /// A name for a step built in code: its type's name, `KeyedToArrayOperation` → `keyed-to-array`.

@@ -31,8 +31,10 @@ public struct RuleSet: Sendable {
     /// `reshape openapi` publishes as components.
     public var types: [(name: String, schema: JSON)]
 
-    public init(upstreams: [String: Upstream], routes: [Route], digest: String, warnings: [RuleDiagnostic] = [],
-                types: [(name: String, schema: JSON)] = []) {
+    public init(
+        upstreams: [String: Upstream], routes: [Route], digest: String, warnings: [RuleDiagnostic] = [],
+        types: [(name: String, schema: JSON)] = []
+    ) {
         self.upstreams = upstreams
         self.routes = routes
         self.digest = digest
@@ -73,10 +75,12 @@ public struct Upstream: Sendable {
     /// Values that came from `${VAR}` expansion: they must never be logged or echoed.
     public var secrets: [String]
 
-    public init(name: String, scheme: String, host: String, port: Int?, basePath: String,
-                timeoutMilliseconds: Int = 10_000, connectTimeoutMilliseconds: Int = 3_000,
-                maxBodyBytes: Int = 64 << 20, headers: [NameValue] = [], query: [NameValue] = [],
-                secrets: [String] = []) {
+    public init(
+        name: String, scheme: String, host: String, port: Int?, basePath: String,
+        timeoutMilliseconds: Int = 10_000, connectTimeoutMilliseconds: Int = 3_000,
+        maxBodyBytes: Int = 64 << 20, headers: [NameValue] = [], query: [NameValue] = [],
+        secrets: [String] = []
+    ) {
         self.name = name
         self.scheme = scheme
         self.host = host
@@ -149,19 +153,24 @@ public struct Route: Sendable {
     /// Fixtures that `reshape test` runs offline.
     public var examples: [RouteExample]
 
-    public init(name: String, method: String, path: PathTemplate, upstream: String,
-                upstreamPath: PathTemplate, forwardQuery: [String], pipeline: Pipeline,
-                location: SourceLocation, examples: [RouteExample] = []) {
-        self.init(name: name, method: method, path: path,
-                  fetches: [FetchRule(name: "", upstream: upstream, path: upstreamPath)],
-                  forwardQuery: forwardQuery, pipeline: pipeline, location: location, examples: examples)
+    public init(
+        name: String, method: String, path: PathTemplate, upstream: String,
+        upstreamPath: PathTemplate, forwardQuery: [String], pipeline: Pipeline,
+        location: SourceLocation, examples: [RouteExample] = []
+    ) {
+        self.init(
+            name: name, method: method, path: path,
+            fetches: [FetchRule(name: "", upstream: upstream, path: upstreamPath)],
+            forwardQuery: forwardQuery, pipeline: pipeline, location: location, examples: examples)
     }
 
-    public init(name: String, method: String, path: PathTemplate, fetches: [FetchRule], forwardQuery: [String] = [],
-                forwardHeaders: [String] = [], headers: [HeaderRule] = [], body: BodyRule? = nil,
-                pipeline: Pipeline, stages: [ExpandStage] = [], timeoutMilliseconds: Int? = nil,
-                exposeUpstreamErrors: Bool = false, cache: CachePolicy? = nil, secrets: [String] = [],
-                location: SourceLocation, examples: [RouteExample] = []) {
+    public init(
+        name: String, method: String, path: PathTemplate, fetches: [FetchRule], forwardQuery: [String] = [],
+        forwardHeaders: [String] = [], headers: [HeaderRule] = [], body: BodyRule? = nil,
+        pipeline: Pipeline, stages: [ExpandStage] = [], timeoutMilliseconds: Int? = nil,
+        exposeUpstreamErrors: Bool = false, cache: CachePolicy? = nil, secrets: [String] = [],
+        location: SourceLocation, examples: [RouteExample] = []
+    ) {
         self.name = name
         self.method = method
         self.path = path
@@ -213,9 +222,11 @@ public struct RouteExample: Sendable {
     public var error: String?
     public var location: SourceLocation
 
-    public init(upstream: JSON, response: JSON?, parameters: [String: String] = [:], dropped: Int? = nil,
-                error: String? = nil, requestBody: JSON? = nil, sends: JSON? = nil, followUps: [String: JSON] = [:],
-                location: SourceLocation) {
+    public init(
+        upstream: JSON, response: JSON?, parameters: [String: String] = [:], dropped: Int? = nil,
+        error: String? = nil, requestBody: JSON? = nil, sends: JSON? = nil, followUps: [String: JSON] = [:],
+        location: SourceLocation
+    ) {
         self.upstream = upstream
         self.requestBody = requestBody
         self.sends = sends

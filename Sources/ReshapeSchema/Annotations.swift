@@ -21,7 +21,7 @@ struct Annotations {
 
     /// Property names evaluated (`properties`, `patternProperties`, `additionalProperties`...).
     var properties: Set<String> {
-        get { storage?.properties ?? [] }
+        storage?.properties ?? []
     }
 
     mutating func evaluatedProperty(_ name: String) { writable().properties.insert(name) }

@@ -5,10 +5,15 @@ import ReshapeJSON
 
 final class AllOfKeyword: KeywordCheck, @unchecked Sendable {
     let nodes: [SchemaNode]
-    init(_ nodes: [SchemaNode], _ site: KeywordSite) { self.nodes = nodes; super.init(site) }
+    init(_ nodes: [SchemaNode], _ site: KeywordSite) {
+        self.nodes = nodes
+        super.init(site)
+    }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         var valid = true
         for node in nodes where !e.inPlace(node, instance, path, &annotations, collect: collect) {
             valid = false
@@ -25,10 +30,15 @@ final class AllOfKeyword: KeywordCheck, @unchecked Sendable {
 
 final class AnyOfKeyword: KeywordCheck, @unchecked Sendable {
     let nodes: [SchemaNode]
-    init(_ nodes: [SchemaNode], _ site: KeywordSite) { self.nodes = nodes; super.init(site) }
+    init(_ nodes: [SchemaNode], _ site: KeywordSite) {
+        self.nodes = nodes
+        super.init(site)
+    }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         var any = false
         // When collecting, every passing branch contributes annotations, so all are tried.
         for node in nodes where e.quietly({ $0.inPlace(node, instance, path, &annotations, collect: collect) }) {
@@ -46,10 +56,15 @@ final class AnyOfKeyword: KeywordCheck, @unchecked Sendable {
 
 final class OneOfKeyword: KeywordCheck, @unchecked Sendable {
     let nodes: [SchemaNode]
-    init(_ nodes: [SchemaNode], _ site: KeywordSite) { self.nodes = nodes; super.init(site) }
+    init(_ nodes: [SchemaNode], _ site: KeywordSite) {
+        self.nodes = nodes
+        super.init(site)
+    }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         var matches = 0
         var local = Annotations()
         for node in nodes where e.quietly({ $0.inPlace(node, instance, path, &local, collect: collect) }) {
@@ -60,8 +75,11 @@ final class OneOfKeyword: KeywordCheck, @unchecked Sendable {
             if collect { annotations.merge(local) }
             return true
         }
-        return fail(&e, path, matches == 0 ? "matches none of the \(nodes.count) alternatives"
-                    : "matches more than one alternative")
+        return fail(
+            &e, path,
+            matches == 0
+                ? "matches none of the \(nodes.count) alternatives"
+                : "matches more than one alternative")
     }
 
     override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
@@ -76,10 +94,15 @@ final class OneOfKeyword: KeywordCheck, @unchecked Sendable {
 
 final class NotKeyword: KeywordCheck, @unchecked Sendable {
     let node: SchemaNode
-    init(_ node: SchemaNode, _ site: KeywordSite) { self.node = node; super.init(site) }
+    init(_ node: SchemaNode, _ site: KeywordSite) {
+        self.node = node
+        super.init(site)
+    }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         var ignored = Annotations()
         if !e.quietly({ $0.evaluate(node, instance, path, &ignored, collect: false) }) { return true }
         return fail(&e, path, "\(Self.brief(instance)) matches a schema it must not match")
@@ -102,8 +125,10 @@ final class ConditionalKeyword: KeywordCheck, @unchecked Sendable {
         super.init(site)
     }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         if then == nil && otherwise == nil && !collect { return true }
         if e.quietly({ $0.inPlace(condition, instance, path, &annotations, collect: collect) }) {
             guard let then else { return true }
@@ -130,10 +155,15 @@ final class RefKeyword: KeywordCheck, @unchecked Sendable {
     /// May be a node still being compiled (recursive schemas). Unowned: the compilation's
     /// node list owns every node, so a recursive schema is not a reference cycle.
     unowned(unsafe) let target: SchemaNode
-    init(_ target: SchemaNode, _ site: KeywordSite) { self.target = target; super.init(site) }
+    init(_ target: SchemaNode, _ site: KeywordSite) {
+        self.target = target
+        super.init(site)
+    }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         e.inPlace(target, instance, path, &annotations, collect: collect)
     }
 
@@ -154,8 +184,10 @@ final class DynamicRefKeyword: KeywordCheck, @unchecked Sendable {
         super.init(site)
     }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         var target = fallback
         if let anchor {
             for resource in e.scope {

@@ -5,10 +5,15 @@ import ReshapeJSON
 
 final class PrefixItemsKeyword: KeywordCheck, @unchecked Sendable {
     let nodes: [SchemaNode]
-    init(_ nodes: [SchemaNode], _ site: KeywordSite) { self.nodes = nodes; super.init(site) }
+    init(_ nodes: [SchemaNode], _ site: KeywordSite) {
+        self.nodes = nodes
+        super.init(site)
+    }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         guard case .array(let elements) = instance else { return true }
         let count = min(nodes.count, elements.count)
         var valid = true
@@ -30,10 +35,16 @@ final class PrefixItemsKeyword: KeywordCheck, @unchecked Sendable {
 final class ItemsKeyword: KeywordCheck, @unchecked Sendable {
     let node: SchemaNode
     let start: Int
-    init(_ node: SchemaNode, start: Int, _ site: KeywordSite) { self.node = node; self.start = start; super.init(site) }
+    init(_ node: SchemaNode, start: Int, _ site: KeywordSite) {
+        self.node = node
+        self.start = start
+        super.init(site)
+    }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         guard case .array(let elements) = instance else { return true }
         var valid = true
         var i = start
@@ -65,17 +76,19 @@ final class ContainsKeyword: KeywordCheck, @unchecked Sendable {
         super.init(site)
     }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         guard case .array(let elements) = instance else { return true }
         var matched = 0
         for (i, element) in elements.enumerated() where e.quietly({ $0.at(node, element, "") }) {
             matched += 1
-            if collect { annotations.evaluatedItem(at: i) }
-            else if maximum == nil && matched >= minimum { return true }
+            if collect { annotations.evaluatedItem(at: i) } else if maximum == nil && matched >= minimum { return true }
         }
         if matched < minimum {
-            return fail(&e, path, minimum == 1 ? "no element matches" : "\(matched) elements match, fewer than \(minimum)")
+            return fail(
+                &e, path, minimum == 1 ? "no element matches" : "\(matched) elements match, fewer than \(minimum)")
         }
         if let maximum, matched > maximum {
             return fail(&e, path, "\(matched) elements match, more than \(maximum)")
@@ -101,10 +114,16 @@ final class ContainsKeyword: KeywordCheck, @unchecked Sendable {
 final class ItemCountKeyword: KeywordCheck, @unchecked Sendable {
     let limit: Int
     let upper: Bool
-    init(_ limit: Int, upper: Bool, _ site: KeywordSite) { self.limit = limit; self.upper = upper; super.init(site) }
+    init(_ limit: Int, upper: Bool, _ site: KeywordSite) {
+        self.limit = limit
+        self.upper = upper
+        super.init(site)
+    }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         guard case .array(let elements) = instance else { return true }
         if upper ? elements.count <= limit : elements.count >= limit { return true }
         return fail(&e, path, "\(elements.count) items, \(upper ? "more" : "fewer") than \(limit)")
@@ -118,10 +137,13 @@ final class ItemCountKeyword: KeywordCheck, @unchecked Sendable {
 }
 
 final class UniqueItemsKeyword: KeywordCheck, @unchecked Sendable {
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         guard case .array(let elements) = instance, elements.count > 1,
-              let i = StrictEquality.firstDuplicate(in: elements) else { return true }
+            let i = StrictEquality.firstDuplicate(in: elements)
+        else { return true }
         return fail(&e, path, "item \(i) (\(Self.brief(elements[i]))) repeats an earlier item")
     }
 }

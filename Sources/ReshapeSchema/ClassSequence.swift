@@ -33,7 +33,8 @@ final class ClassSequence {
     init?(_ tokens: ArraySlice<ECMARegexParser.Token>, atStart: Bool, atEnd: Bool) {
         // Positions.
         var sets: [CodePointSet] = []
-        var skippable: UInt64 = 0, looping: UInt64 = 0
+        var skippable: UInt64 = 0
+        var looping: UInt64 = 0
         var k = tokens.startIndex
         while k < tokens.endIndex {
             let atom: CodePointSet
@@ -43,7 +44,8 @@ final class ClassSequence {
             default: return nil
             }
             k += 1
-            var min = 1, max: Int? = 1
+            var min = 1
+            var max: Int? = 1
             if k < tokens.endIndex, case .quantifier(let low, let high, _) = tokens[k] {
                 // Lazy or greedy: the same strings match somewhere.
                 min = low
@@ -151,7 +153,8 @@ final class ClassSequence {
             for symbol in 0..<symbolCount {
                 nonASCIITable.initializeElement(at: state * symbolCount + symbol, to: UInt8(row[128 + symbol]))
             }
-            accepting.initializeElement(at: state, to: state == Self.matched || (state != Self.dead && stateBits[state] & accept != 0))
+            accepting.initializeElement(
+                at: state, to: state == Self.matched || (state != Self.dead && stateBits[state] & accept != 0))
         }
         self.start = start
         self.boundaries = boundaries
@@ -189,7 +192,8 @@ final class ClassSequence {
 
     private func nonASCIIStep(_ state: Int, _ text: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> Int {
         let scalar = Self.decode(text, &i)
-        var low = 0, high = boundaries.count
+        var low = 0
+        var high = boundaries.count
         while high - low > 1 {
             let mid = (low + high) / 2
             if boundaries[mid] <= scalar { low = mid } else { high = mid }

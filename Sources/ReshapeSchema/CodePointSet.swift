@@ -22,7 +22,10 @@ struct CodePointSet: Equatable {
             if r.upperBound &+ 1 < merged.lowerBound {
                 kept.append(r)
             } else if merged.upperBound &+ 1 < r.lowerBound {
-                if !placed { kept.append(merged); placed = true }
+                if !placed {
+                    kept.append(merged)
+                    placed = true
+                }
                 kept.append(r)
             } else {
                 merged = min(r.lowerBound, merged.lowerBound)...max(r.upperBound, merged.upperBound)
@@ -49,7 +52,8 @@ struct CodePointSet: Equatable {
     }
 
     func contains(_ scalar: UInt32) -> Bool {
-        var low = 0, high = ranges.count
+        var low = 0
+        var high = ranges.count
         while low < high {
             let mid = (low + high) / 2
             if ranges[mid].upperBound < scalar { low = mid + 1 } else { high = mid }
@@ -76,9 +80,11 @@ struct CodePointSet: Equatable {
     /// WhiteSpace and LineTerminator: TAB, LF, VT, FF, CR, SPACE, NBSP, the other Zs
     /// characters (U+1680, U+2000-200A, U+202F, U+205F, U+3000), LS, PS and ZWNBSP (U+FEFF).
     /// Not U+0085 or U+180E.
-    static let space = CodePointSet([0x09...0x0D, 0x20...0x20, 0xA0...0xA0, 0x1680...0x1680, 0x2000...0x200A,
-                                     0x2028...0x2029, 0x202F...0x202F, 0x205F...0x205F, 0x3000...0x3000,
-                                     0xFEFF...0xFEFF])
+    static let space = CodePointSet([
+        0x09...0x0D, 0x20...0x20, 0xA0...0xA0, 0x1680...0x1680, 0x2000...0x200A,
+        0x2028...0x2029, 0x202F...0x202F, 0x205F...0x205F, 0x3000...0x3000,
+        0xFEFF...0xFEFF,
+    ])
     /// `.`: anything but the line terminators LF, CR, LS and PS.
     static let dot = CodePointSet([0x0A...0x0A, 0x0D...0x0D, 0x2028...0x2029]).inverted
     static let all = CodePointSet([0...maximum])

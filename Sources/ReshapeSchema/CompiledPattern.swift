@@ -45,7 +45,9 @@ final class CompiledPattern: @unchecked Sendable {
         // if it ever matches.
         let swift = try Self.swiftRegex(source)
         let tokens = ECMARegexParser.tokens(source)
-        var literals: LiteralAlternatives?, classes: ClassSequence?, pcre2: PCRE2Pattern?
+        var literals: LiteralAlternatives?
+        var classes: ClassSequence?
+        var pcre2: PCRE2Pattern?
         if let tokens, tiers.contains(.direct), let direct = DirectPatternMatcher.make(tokens) {
             switch direct {
             case .literals(let matcher): literals = matcher
@@ -53,7 +55,9 @@ final class CompiledPattern: @unchecked Sendable {
             }
             tier = .direct
         } else if let tokens, tiers.contains(.pcre2),
-                  let compiled = try? PCRE2Pattern((pcre2MatchLimit.map { "(*LIMIT_MATCH=\($0))" } ?? "") + ECMARegexDialect.pcre2(tokens)) {
+            let compiled = try? PCRE2Pattern(
+                (pcre2MatchLimit.map { "(*LIMIT_MATCH=\($0))" } ?? "") + ECMARegexDialect.pcre2(tokens))
+        {
             pcre2 = compiled
             tier = .pcre2
         } else {

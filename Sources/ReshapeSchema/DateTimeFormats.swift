@@ -13,8 +13,9 @@ enum DateTimeFormats {
     static func isDate(_ s: ArraySlice<UInt8>) -> Bool {
         let o = s.startIndex
         guard s.count == 10, s[o + 4] == UInt8(ascii: "-"), s[o + 7] == UInt8(ascii: "-"),
-              let year = number(s, o, 4), let month = number(s, o + 5, 2), let day = number(s, o + 8, 2),
-              (1...12).contains(month), day >= 1 else { return false }
+            let year = number(s, o, 4), let month = number(s, o + 5, 2), let day = number(s, o + 8, 2),
+            (1...12).contains(month), day >= 1
+        else { return false }
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
         let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
         return day <= days
@@ -24,8 +25,9 @@ enum DateTimeFormats {
     static func isTime(_ s: ArraySlice<UInt8>) -> Bool {
         let o = s.startIndex
         guard s.count >= 9, s[o + 2] == UInt8(ascii: ":"), s[o + 5] == UInt8(ascii: ":"),
-              let hour = number(s, o, 2), let minute = number(s, o + 3, 2), let second = number(s, o + 6, 2),
-              hour <= 23, minute <= 59, second <= 60 else { return false }
+            let hour = number(s, o, 2), let minute = number(s, o + 3, 2), let second = number(s, o + 6, 2),
+            hour <= 23, minute <= 59, second <= 60
+        else { return false }
         var i = o + 8
         if s[i] == UInt8(ascii: ".") {
             i += 1
@@ -39,8 +41,9 @@ enum DateTimeFormats {
             guard i + 1 == s.endIndex else { return false }
         } else {
             guard s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-"), s.endIndex - i == 6,
-                  s[i + 3] == UInt8(ascii: ":"), let h = number(s, i + 1, 2), let m = number(s, i + 4, 2),
-                  h <= 23, m <= 59 else { return false }
+                s[i + 3] == UInt8(ascii: ":"), let h = number(s, i + 1, 2), let m = number(s, i + 4, 2),
+                h <= 23, m <= 59
+            else { return false }
             offsetMinutes = (h * 60 + m) * (s[i] == UInt8(ascii: "+") ? 1 : -1)
         }
         if second == 60 {

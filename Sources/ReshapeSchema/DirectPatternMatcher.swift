@@ -42,7 +42,8 @@ enum DirectPatternMatcher {
         }
         // One group of literal alternatives between the anchors: `^(a|b|c)$`, `(?:x|y)`.
         if body.count >= 2, case .open(let group) = body.first!, group == .capture || group == .nonCapture,
-           body.last == .close {
+            body.last == .close
+        {
             let inner = body.dropFirst().dropLast()
             var literals: [LiteralAlternatives.Branch] = []
             for branch in topLevelBranches(inner) {

@@ -90,7 +90,10 @@ enum ECMARegexDialect {
                 inClass = true
                 out.append(c)
                 i += 1
-                if i < scalars.count, scalars[i] == "^" { out.append(scalars[i]); i += 1 }
+                if i < scalars.count, scalars[i] == "^" {
+                    out.append(scalars[i])
+                    i += 1
+                }
                 // A "]" right after "[" or "[^" is a literal in Swift but ends the class in ECMA;
                 // handled above for the empty cases.
                 continue
@@ -103,7 +106,9 @@ enum ECMARegexDialect {
                     if first != "<" && first != "=" && first != "!" && first != ":" {
                         var j = rest.startIndex
                         while j < scalars.count, ("a"..."z").contains(scalars[j]) || scalars[j] == "-" { j += 1 }
-                        if j < scalars.count, scalars[j] == ")" { throw Unsupported(reason: "inline flag groups are not ECMA-262") }
+                        if j < scalars.count, scalars[j] == ")" {
+                            throw Unsupported(reason: "inline flag groups are not ECMA-262")
+                        }
                     }
                 }
             }
@@ -115,5 +120,7 @@ enum ECMARegexDialect {
 
     /// ECMA's `\s` as Swift class members, one `\u{...}` each (Swift refuses some of these
     /// code points as range bounds).
-    static let swiftSpaces: String = CodePointSet.space.ranges.flatMap { $0 }.map { "\\u{" + String($0, radix: 16) + "}" }.joined()
+    static let swiftSpaces: String = CodePointSet.space.ranges.flatMap { $0 }.map {
+        "\\u{" + String($0, radix: 16) + "}"
+    }.joined()
 }

@@ -94,7 +94,10 @@ enum ECMARegexParser {
 
         mutating func quantifier(_ min: Int, _ max: Int?) {
             var lazy = false
-            if peek == ascii("?") { lazy = true; i += 1 }
+            if peek == ascii("?") {
+                lazy = true
+                i += 1
+            }
             emit(.quantifier(min: min, max: max, lazy: lazy), quantifiable: false)
         }
 
@@ -115,7 +118,8 @@ enum ECMARegexParser {
         }
 
         mutating func number() -> Int? {
-            var value = 0, digits = 0
+            var value = 0
+            var digits = 0
             while let c = peek, c >= ascii("0"), c <= ascii("9") {
                 value = value * 10 + Int(c - ascii("0"))
                 digits += 1
@@ -139,7 +143,8 @@ enum ECMARegexParser {
                 // A group name; `(?<=` and `(?<!` (lookbehind) are not in the subset.
                 var length = 0
                 while let c = peek, c != ascii(">") {
-                    let letter = (c | 0x20) >= ascii("a") && (c | 0x20) <= ascii("z") || c == ascii("_") || c == ascii("$")
+                    let letter =
+                        (c | 0x20) >= ascii("a") && (c | 0x20) <= ascii("z") || c == ascii("_") || c == ascii("$")
                     let digit = c >= ascii("0") && c <= ascii("9")
                     guard letter || (digit && length > 0) else { return nil }
                     length += 1
@@ -182,7 +187,9 @@ enum ECMARegexParser {
                 if let d = peek, d >= ascii("0"), d <= ascii("9") { return nil }
                 return .char(0)
             case ascii("c"):
-                guard let letter = peek, (letter | 0x20) >= ascii("a"), (letter | 0x20) <= ascii("z") else { return nil }
+                guard let letter = peek, (letter | 0x20) >= ascii("a"), (letter | 0x20) <= ascii("z") else {
+                    return nil
+                }
                 i += 1
                 return .char(letter & 0x1F)
             case ascii("x"):
@@ -193,7 +200,7 @@ enum ECMARegexParser {
             case ascii("-"):
                 return inClass ? .char(c) : nil
             case ascii("^"), ascii("$"), ascii("\\"), ascii("."), ascii("*"), ascii("+"), ascii("?"), ascii("("),
-                 ascii(")"), ascii("["), ascii("]"), ascii("{"), ascii("}"), ascii("|"), ascii("/"):
+                ascii(")"), ascii("["), ascii("]"), ascii("{"), ascii("}"), ascii("|"), ascii("/"):
                 return .char(c)
             default:
                 // Backreferences, \k<name>, \p{...}, and identity escapes ECMA (with `u`) rejects.
@@ -206,7 +213,8 @@ enum ECMARegexParser {
         mutating func unicodeEscape() -> UInt32? {
             if peek == ascii("{") {
                 i += 1
-                var value: UInt32 = 0, digits = 0
+                var value: UInt32 = 0
+                var digits = 0
                 while let c = peek, c != ascii("}") {
                     guard let d = hexValue(c) else { return nil }
                     value = value << 4 | d
@@ -219,7 +227,8 @@ enum ECMARegexParser {
                 return isSurrogate(value) ? nil : value
             }
             guard let first = hex(digits: 4) else { return nil }
-            if (0xD800...0xDBFF).contains(first), i + 1 < text.count, text[i] == ascii("\\"), text[i + 1] == ascii("u") {
+            if (0xD800...0xDBFF).contains(first), i + 1 < text.count, text[i] == ascii("\\"), text[i + 1] == ascii("u")
+            {
                 let save = i
                 i += 2
                 if let second = hex(digits: 4), (0xDC00...0xDFFF).contains(second) {
@@ -255,17 +264,24 @@ enum ECMARegexParser {
         /// After `[`: the class's code points (`[]` is empty, `[^]` everything).
         mutating func characterClass() -> CodePointSet? {
             var negated = false
-            if peek == ascii("^") { negated = true; i += 1 }
+            if peek == ascii("^") {
+                negated = true
+                i += 1
+            }
             var set = CodePointSet()
             while true {
                 guard let c = peek else { return nil }
-                if c == ascii("]") { i += 1; break }
+                if c == ascii("]") {
+                    i += 1
+                    break
+                }
                 guard let first = classAtom() else { return nil }
                 if peek == ascii("-"), i + 1 < text.count, text[i + 1] != ascii("]") {
                     i += 1
                     // With `u`, both ends of a range must be single characters, in order.
                     guard case .char(let low) = first, let second = classAtom(), case .char(let high) = second,
-                          low <= high else { return nil }
+                        low <= high
+                    else { return nil }
                     set.insert(low...high)
                 } else {
                     switch first {

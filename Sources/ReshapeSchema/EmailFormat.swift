@@ -46,7 +46,9 @@ enum EmailFormat {
                 continue
             }
             let b = UInt8(scalar.value)
-            guard Formats.isAlpha(b) || Formats.isDigit(b) || "!#$%&'*+-/=?^_`{|}~".utf8.contains(b) else { return false }
+            guard Formats.isAlpha(b) || Formats.isDigit(b) || "!#$%&'*+-/=?^_`{|}~".utf8.contains(b) else {
+                return false
+            }
         }
         return true
     }

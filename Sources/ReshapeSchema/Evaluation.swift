@@ -28,8 +28,10 @@ struct Evaluation {
 
     mutating func report(_ path: String, _ site: KeywordSite, _ reason: @autoclosure () -> String) {
         guard reporting, violations.count < maxErrors else { return }
-        violations.append(SchemaViolation(instancePointer: path, keyword: site.name,
-                                          schemaPointer: site.location, reason: reason()))
+        violations.append(
+            SchemaViolation(
+                instancePointer: path, keyword: site.name,
+                schemaPointer: site.location, reason: reason()))
     }
 
     /// Runs `body` without reporting (for branches whose failure is not itself an error).
@@ -50,12 +52,16 @@ struct Evaluation {
 
     /// Evaluates `node` against `instance`. `annotations` starts empty and receives what this
     /// node evaluated when `collect` is true (the caller merges it only if the node passed).
-    mutating func evaluate(_ node: SchemaNode, _ instance: JSON, _ path: String,
-                           _ annotations: inout Annotations, collect: Bool) -> Bool {
+    mutating func evaluate(
+        _ node: SchemaNode, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         if let constant = node.constant {
             if !constant, reporting, violations.count < maxErrors {
-                violations.append(SchemaViolation(instancePointer: path, keyword: "false",
-                                                  schemaPointer: node.location, reason: "no value is allowed here"))
+                violations.append(
+                    SchemaViolation(
+                        instancePointer: path, keyword: "false",
+                        schemaPointer: node.location, reason: "no value is allowed here"))
             }
             return constant
         }
@@ -63,8 +69,10 @@ struct Evaluation {
         defer { depth -= 1 }
         if depth > maxDepth {
             if reporting, violations.count < maxErrors {
-                violations.append(SchemaViolation(instancePointer: path, keyword: "$ref", schemaPointer: node.location,
-                                                  reason: "more than \(maxDepth) schemas applied to one value (a $ref cycle?)"))
+                violations.append(
+                    SchemaViolation(
+                        instancePointer: path, keyword: "$ref", schemaPointer: node.location,
+                        reason: "more than \(maxDepth) schemas applied to one value (a $ref cycle?)"))
             }
             return false
         }
@@ -87,8 +95,10 @@ struct Evaluation {
 
     /// Evaluates an in-place subschema (same instance location) and merges its annotations on success.
     @inline(__always)
-    mutating func inPlace(_ node: SchemaNode, _ instance: JSON, _ path: String,
-                          _ annotations: inout Annotations, collect: Bool) -> Bool {
+    mutating func inPlace(
+        _ node: SchemaNode, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         var local = Annotations()
         let valid = evaluate(node, instance, path, &local, collect: collect)
         if valid && collect { annotations.merge(local) }
@@ -96,8 +106,10 @@ struct Evaluation {
     }
 
     /// Applies an additional/unevaluated subschema; a `false` one gets a message naming the keyword.
-    mutating func leftover(_ node: SchemaNode, _ site: KeywordSite, _ value: JSON,
-                           _ path: String, _ reason: @autoclosure () -> String) -> Bool {
+    mutating func leftover(
+        _ node: SchemaNode, _ site: KeywordSite, _ value: JSON,
+        _ path: String, _ reason: @autoclosure () -> String
+    ) -> Bool {
         if node.constant == false {
             report(path, site, reason())
             return false

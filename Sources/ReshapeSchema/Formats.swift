@@ -42,7 +42,9 @@ enum Formats {
         for (i, b) in s.enumerated() {
             if i == 8 || i == 13 || i == 18 || i == 23 {
                 if b != UInt8(ascii: "-") { return false }
-            } else if !isHex(b) { return false }
+            } else if !isHex(b) {
+                return false
+            }
         }
         return true
     }
@@ -54,7 +56,9 @@ enum Formats {
         var i = s.startIndex
         while i < s.endIndex {
             if s[i] == UInt8(ascii: "~") {
-                guard i + 1 < s.endIndex, s[i + 1] == UInt8(ascii: "0") || s[i + 1] == UInt8(ascii: "1") else { return false }
+                guard i + 1 < s.endIndex, s[i + 1] == UInt8(ascii: "0") || s[i + 1] == UInt8(ascii: "1") else {
+                    return false
+                }
                 i += 1
             }
             i += 1

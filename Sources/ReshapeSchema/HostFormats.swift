@@ -5,12 +5,15 @@ enum HostFormats {
         guard !bytes.isEmpty, bytes.count <= 253 else { return false }
         for label in bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false) {
             guard !label.isEmpty, label.count <= 63, label.first != UInt8(ascii: "-"), label.last != UInt8(ascii: "-"),
-                  label.allSatisfy({ Formats.isAlpha($0) || Formats.isDigit($0) || $0 == UInt8(ascii: "-") })
+                label.allSatisfy({ Formats.isAlpha($0) || Formats.isDigit($0) || $0 == UInt8(ascii: "-") })
             else { return false }
             // "ab--" is reserved for IDNA ("xn--"); anything else there is not a valid label.
             if label.count >= 4, label[label.startIndex + 2] == UInt8(ascii: "-"),
-               label[label.startIndex + 3] == UInt8(ascii: "-"),
-               !(label.prefix(2).map { $0 | 0x20 } == Array("xn".utf8)) { return false }
+                label[label.startIndex + 3] == UInt8(ascii: "-"),
+                !(label.prefix(2).map { $0 | 0x20 } == Array("xn".utf8))
+            {
+                return false
+            }
         }
         return true
     }
@@ -41,7 +44,8 @@ enum HostFormats {
         guard parts.count == 4 else { return false }
         for part in parts {
             guard (1...3).contains(part.count), part.allSatisfy(Formats.isDigit),
-                  part.count == 1 || part.first != UInt8(ascii: "0") else { return false }
+                part.count == 1 || part.first != UInt8(ascii: "0")
+            else { return false }
             let value = part.reduce(0) { $0 * 10 + Int($1 - 0x30) }
             guard value <= 255 else { return false }
         }
@@ -50,7 +54,8 @@ enum HostFormats {
 
     static func isIPv6(_ text: String) -> Bool {
         var s = Array(text.utf8)[...]
-        guard !s.isEmpty, s.allSatisfy({ Formats.isHex($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }) else { return false }
+        guard !s.isEmpty, s.allSatisfy({ Formats.isHex($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
+        else { return false }
         var groupsNeeded = 8
         // A trailing dotted quad stands for the last two groups.
         if let lastColon = s.lastIndex(of: UInt8(ascii: ":")), s[(lastColon + 1)...].contains(UInt8(ascii: ".")) {
@@ -75,7 +80,9 @@ enum HostFormats {
             return pieces.count
         }
         if doubles == 1 {
-            let at = zip(text.indices, text.dropFirst()).first { text[$0.0] == UInt8(ascii: ":") && $0.1 == UInt8(ascii: ":") }!.0
+            let at = zip(text.indices, text.dropFirst()).first {
+                text[$0.0] == UInt8(ascii: ":") && $0.1 == UInt8(ascii: ":")
+            }!.0
             guard let left = groups(text[..<at]), let right = groups(text[(at + 2)...]) else { return false }
             return left + right < groupsNeeded
         }

@@ -17,8 +17,10 @@ class KeywordCheck: @unchecked Sendable {
 
     /// True when `instance` satisfies the keyword; keywords for other JSON types pass.
     /// Records what it evaluated into `annotations` when `collect` is true.
-    func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-               _ annotations: inout Annotations, collect: Bool) -> Bool {
+    func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         fatalError("abstract")
     }
 

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Alternatives of literal text, each anchored at the start, the end, both or neither.
@@ -29,9 +29,13 @@ final class LiteralAlternatives {
         spans = .allocate(capacity: branches.count)
         var offset = 0
         for (k, branch) in branches.enumerated() {
-            _ = UnsafeMutableBufferPointer(rebasing: storage[offset..<(offset + branch.bytes.count)]).initialize(from: branch.bytes)
-            spans.initializeElement(at: k, to: Span(bytes: UnsafePointer(storage.baseAddress! + offset),
-                                                    count: branch.bytes.count, atStart: branch.atStart, atEnd: branch.atEnd))
+            _ = UnsafeMutableBufferPointer(rebasing: storage[offset..<(offset + branch.bytes.count)]).initialize(
+                from: branch.bytes)
+            spans.initializeElement(
+                at: k,
+                to: Span(
+                    bytes: UnsafePointer(storage.baseAddress! + offset),
+                    count: branch.bytes.count, atStart: branch.atStart, atEnd: branch.atEnd))
             offset += branch.bytes.count
         }
     }

@@ -55,7 +55,8 @@ struct NameList {
         let n = a.count
         guard n == b.count else { return false }
         guard n > 0 else { return true }
-        let pa = UnsafeRawPointer(a.baseAddress.unsafelyUnwrapped), pb = UnsafeRawPointer(b.baseAddress.unsafelyUnwrapped)
+        let pa = UnsafeRawPointer(a.baseAddress.unsafelyUnwrapped)
+        let pb = UnsafeRawPointer(b.baseAddress.unsafelyUnwrapped)
         @inline(__always) func same<T: FixedWidthInteger>(_ offset: Int, _: T.Type) -> Bool {
             pa.loadUnaligned(fromByteOffset: offset, as: T.self) == pb.loadUnaligned(fromByteOffset: offset, as: T.self)
         }
@@ -80,7 +81,8 @@ struct NameList {
         var h = UInt64(truncatingIfNeeded: n) &* 0x9E37_79B9_7F4A_7C15
         if n > 0 {
             let p = UnsafeRawPointer(name.baseAddress.unsafelyUnwrapped)
-            let first: UInt64, last: UInt64
+            let first: UInt64
+            let last: UInt64
             if n >= 8 {
                 first = p.loadUnaligned(as: UInt64.self)
                 last = p.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)

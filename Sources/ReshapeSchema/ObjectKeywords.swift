@@ -49,8 +49,10 @@ final class PropertiesKeyword: KeywordCheck, @unchecked Sendable {
         return nil
     }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         guard case .object(let object) = instance else { return true }
         var valid = true
         var cursor = 0
@@ -63,7 +65,9 @@ final class PropertiesKeyword: KeywordCheck, @unchecked Sendable {
                 passed = e.at(node, members[m].value, e.child(path, members[m].key))
             } else {
                 guard let i = index(of: members[m].key, cursor: &cursor) else { continue }
-                passed = unretainedNodes[i]._withUnsafeGuaranteedRef { e.at($0, members[m].value, e.child(path, members[m].key)) }
+                passed = unretainedNodes[i]._withUnsafeGuaranteedRef {
+                    e.at($0, members[m].value, e.child(path, members[m].key))
+                }
             }
             if collect { annotations.evaluatedProperty(members[m].key) }
             if !passed {
@@ -96,10 +100,15 @@ final class PropertiesKeyword: KeywordCheck, @unchecked Sendable {
 
 final class PatternPropertiesKeyword: KeywordCheck, @unchecked Sendable {
     let patterns: [(CompiledPattern, SchemaNode)]
-    init(_ patterns: [(CompiledPattern, SchemaNode)], _ site: KeywordSite) { self.patterns = patterns; super.init(site) }
+    init(_ patterns: [(CompiledPattern, SchemaNode)], _ site: KeywordSite) {
+        self.patterns = patterns
+        super.init(site)
+    }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         guard case .object(let object) = instance else { return true }
         var valid = true
         for member in object.members {
@@ -140,15 +149,19 @@ final class AdditionalPropertiesKeyword: KeywordCheck, @unchecked Sendable {
 
     deinit { utf8Named.deallocate() }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         guard case .object(let object) = instance else { return true }
         var valid = true
         for member in object.members {
             if named.contains(member.key) || patterns.contains(where: { $0.matches(member.key) }) { continue }
             if collect { annotations.evaluatedProperty(member.key) }
-            if !e.leftover(node, site, member.value, e.child(path, member.key),
-                           "property \(Self.brief(.string(member.key))) is not allowed") {
+            if !e.leftover(
+                node, site, member.value, e.child(path, member.key),
+                "property \(Self.brief(.string(member.key))) is not allowed")
+            {
                 valid = false
                 if e.stopsAtFirstFailure { return false }
             }
@@ -169,10 +182,15 @@ final class AdditionalPropertiesKeyword: KeywordCheck, @unchecked Sendable {
 
 final class PropertyNamesKeyword: KeywordCheck, @unchecked Sendable {
     let node: SchemaNode
-    init(_ node: SchemaNode, _ site: KeywordSite) { self.node = node; super.init(site) }
+    init(_ node: SchemaNode, _ site: KeywordSite) {
+        self.node = node
+        super.init(site)
+    }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         guard case .object(let object) = instance else { return true }
         for member in object.members where !e.quietly({ $0.at(node, .string(member.key), "") }) {
             return fail(&e, path, "property name \(Self.brief(.string(member.key))) is not allowed")
@@ -206,8 +224,10 @@ final class RequiredKeyword: KeywordCheck, @unchecked Sendable {
 
     deinit { utf8Names.deallocate() }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         guard case .object(let object) = instance else { return true }
         var valid = true
         for name in names where !Self.has(object, name) {
@@ -220,7 +240,9 @@ final class RequiredKeyword: KeywordCheck, @unchecked Sendable {
     override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
         guard e.view.kind(instance) == .object else { return true }
         var cursor = instance + 1
-        for i in 0..<utf8Names.count where !e.view.hasMember(instance, utf8Names.name(i), cursor: &cursor) { return false }
+        for i in 0..<utf8Names.count where !e.view.hasMember(instance, utf8Names.name(i), cursor: &cursor) {
+            return false
+        }
         return true
     }
 }
@@ -250,8 +272,10 @@ final class DependentRequiredKeyword: KeywordCheck, @unchecked Sendable {
         for list in utf8Required { list.deallocate() }
     }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         guard case .object(let object) = instance else { return true }
         var valid = true
         for (trigger, names) in dependencies where Self.has(object, trigger) {
@@ -283,8 +307,10 @@ final class DependentSchemasKeyword: KeywordCheck, @unchecked Sendable {
 
     deinit { utf8Triggers.deallocate() }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         guard case .object(let object) = instance else { return true }
         var valid = true
         for (trigger, node) in dependencies where Self.has(object, trigger) {
@@ -310,10 +336,16 @@ final class DependentSchemasKeyword: KeywordCheck, @unchecked Sendable {
 final class PropertyCountKeyword: KeywordCheck, @unchecked Sendable {
     let limit: Int
     let upper: Bool
-    init(_ limit: Int, upper: Bool, _ site: KeywordSite) { self.limit = limit; self.upper = upper; super.init(site) }
+    init(_ limit: Int, upper: Bool, _ site: KeywordSite) {
+        self.limit = limit
+        self.upper = upper
+        super.init(site)
+    }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         guard case .object(let object) = instance else { return true }
         if upper ? object.count <= limit : object.count >= limit { return true }
         return fail(&e, path, "\(object.count) properties, \(upper ? "more" : "fewer") than \(limit)")

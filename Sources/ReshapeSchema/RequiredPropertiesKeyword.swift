@@ -24,8 +24,10 @@ final class RequiredPropertiesKeyword: KeywordCheck, @unchecked Sendable {
         super.init(required.site)
     }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         properties.check(&e, instance, path, &annotations, collect: collect)
             && required.check(&e, instance, path, &annotations, collect: collect)
     }

@@ -53,7 +53,8 @@ public struct SchemaError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        let location = typeName.map { "type \($0) at \(schemaPointer.isEmpty ? "/" : schemaPointer)" }
+        let location =
+            typeName.map { "type \($0) at \(schemaPointer.isEmpty ? "/" : schemaPointer)" }
             ?? (schemaPointer.isEmpty ? "/" : schemaPointer)
         return "\(location): \(message)"
     }

@@ -3,8 +3,10 @@ import ReshapeJSON
 extension SchemaCompiler {
     /// Compiles an object schema's keywords into `node`. Unknown keywords are ignored (they are
     /// annotations); known ones with a wrong value are schema errors.
-    func compileKeywords(_ object: JSONObject, into node: SchemaNode, at location: Location,
-                         scope: Scope) throws(SchemaError) {
+    func compileKeywords(
+        _ object: JSONObject, into node: SchemaNode, at location: Location,
+        scope: Scope
+    ) throws(SchemaError) {
         var compiled: [KeywordCheck] = []
         var last: [KeywordCheck] = []
         let document = location.document
@@ -24,7 +26,9 @@ extension SchemaCompiler {
             return try subschema(pointer(keyword))
         }
         func list(_ keyword: String, _ value: JSON) throws(SchemaError) -> [SchemaNode] {
-            guard case .array(let elements) = value, !elements.isEmpty else { throw bad(keyword, "a non-empty array of schemas") }
+            guard case .array(let elements) = value, !elements.isEmpty else {
+                throw bad(keyword, "a non-empty array of schemas")
+            }
             var result: [SchemaNode] = []
             for i in elements.indices { result.append(try subschema(pointer(keyword) + "/\(i)")) }
             return result
@@ -69,7 +73,10 @@ extension SchemaCompiler {
             // Core.
             case "$ref":
                 guard case .string(let reference) = value else { throw bad(key, "a string") }
-                add(RefKeyword(try self.node(at: try resolve(reference, from: location, keywordPointer: pointer(key))), site(key)))
+                add(
+                    RefKeyword(
+                        try self.node(at: try resolve(reference, from: location, keywordPointer: pointer(key))),
+                        site(key)))
             case "$dynamicRef":
                 guard case .string(let reference) = value else { throw bad(key, "a string") }
                 let target = try resolve(reference, from: location, keywordPointer: pointer(key))
@@ -85,7 +92,8 @@ extension SchemaCompiler {
             case "not" where vocab.applicator: add(NotKeyword(try subschema(pointer(key)), site(key)))
             case "if" where vocab.applicator:
                 let condition = try subschema(pointer(key))
-                let then = try single("then"), otherwise = try single("else")
+                let then = try single("then")
+                let otherwise = try single("else")
                 // Kept even without then/else: its annotations still count for unevaluated*.
                 add(ConditionalKeyword(if: condition, then: then, else: otherwise, site(key)))
             case "prefixItems" where vocab.applicator: add(PrefixItemsKeyword(try list(key, value), site(key)))
@@ -95,7 +103,8 @@ extension SchemaCompiler {
                 add(ItemsKeyword(try subschema(pointer(key)), start: start, site(key)))
             case "contains" where vocab.applicator:
                 let target = try subschema(pointer(key))
-                var minimum = 1, maximum: Int?
+                var minimum = 1
+                var maximum: Int?
                 if vocab.validation, let v = object["minContains"] { minimum = try count("minContains", v) }
                 if vocab.validation, let v = object["maxContains"] { maximum = try count("maxContains", v) }
                 add(ContainsKeyword(target, min: minimum, max: maximum, site(key)))
@@ -115,19 +124,26 @@ extension SchemaCompiler {
                 var patterns: [CompiledPattern] = []
                 if case .object(let props)? = object["patternProperties"] {
                     for entry in props.members {
-                        patterns.append(try regex("patternProperties", entry.key,
-                                                  pointer("patternProperties") + "/" + JSONPointer.escape(entry.key)))
+                        patterns.append(
+                            try regex(
+                                "patternProperties", entry.key,
+                                pointer("patternProperties") + "/" + JSONPointer.escape(entry.key)))
                     }
                 }
-                add(AdditionalPropertiesKeyword(try subschema(pointer(key)), named: named, patterns: patterns, site(key)))
-            case "propertyNames" where vocab.applicator: add(PropertyNamesKeyword(try subschema(pointer(key)), site(key)))
+                add(
+                    AdditionalPropertiesKeyword(
+                        try subschema(pointer(key)), named: named, patterns: patterns, site(key)))
+            case "propertyNames" where vocab.applicator:
+                add(PropertyNamesKeyword(try subschema(pointer(key)), site(key)))
             case "dependentSchemas" where vocab.applicator: add(DependentSchemasKeyword(try map(key, value), site(key)))
 
             // Unevaluated: checked after everything else in the schema.
             case "unevaluatedItems" where vocab.unevaluated, "unevaluatedProperties" where vocab.unevaluated:
                 let target = try subschema(pointer(key))
-                last.append(key == "unevaluatedItems" ? UnevaluatedItemsKeyword(target, site(key))
-                                                      : UnevaluatedPropertiesKeyword(target, site(key)))
+                last.append(
+                    key == "unevaluatedItems"
+                        ? UnevaluatedItemsKeyword(target, site(key))
+                        : UnevaluatedPropertiesKeyword(target, site(key)))
                 node.tracksEvaluated = true
 
             // Validation.
@@ -136,7 +152,9 @@ extension SchemaCompiler {
                 let names: [JSON]
                 if case .array(let list) = value { names = list } else { names = [value] }
                 for name in names {
-                    guard case .string(let s) = name, let bit = TypeMask.named(s) else { throw bad(key, "a type name or an array of them") }
+                    guard case .string(let s) = name, let bit = TypeMask.named(s) else {
+                        throw bad(key, "a type name or an array of them")
+                    }
                     mask.insert(bit)
                 }
                 add(TypeKeyword(mask, site(key)))
@@ -144,10 +162,14 @@ extension SchemaCompiler {
             case "enum" where vocab.validation:
                 guard case .array(let values) = value else { throw bad(key, "an array") }
                 add(EnumKeyword(values, site(key)))
-            case "minimum" where vocab.validation: add(BoundKeyword(NumberBound(try number(key, value)), upper: false, exclusive: false, site(key)))
-            case "exclusiveMinimum" where vocab.validation: add(BoundKeyword(NumberBound(try number(key, value)), upper: false, exclusive: true, site(key)))
-            case "maximum" where vocab.validation: add(BoundKeyword(NumberBound(try number(key, value)), upper: true, exclusive: false, site(key)))
-            case "exclusiveMaximum" where vocab.validation: add(BoundKeyword(NumberBound(try number(key, value)), upper: true, exclusive: true, site(key)))
+            case "minimum" where vocab.validation:
+                add(BoundKeyword(NumberBound(try number(key, value)), upper: false, exclusive: false, site(key)))
+            case "exclusiveMinimum" where vocab.validation:
+                add(BoundKeyword(NumberBound(try number(key, value)), upper: false, exclusive: true, site(key)))
+            case "maximum" where vocab.validation:
+                add(BoundKeyword(NumberBound(try number(key, value)), upper: true, exclusive: false, site(key)))
+            case "exclusiveMaximum" where vocab.validation:
+                add(BoundKeyword(NumberBound(try number(key, value)), upper: true, exclusive: true, site(key)))
             case "multipleOf" where vocab.validation:
                 let divisor = try number(key, value)
                 guard JSONNumber(0) < divisor else { throw bad(key, "a number greater than 0") }
@@ -157,13 +179,16 @@ extension SchemaCompiler {
             case "pattern" where vocab.validation:
                 guard case .string(let source) = value else { throw bad(key, "a string") }
                 add(PatternKeyword(try regex(key, source, pointer(key)), site(key)))
-            case "minItems" where vocab.validation: add(ItemCountKeyword(try count(key, value), upper: false, site(key)))
+            case "minItems" where vocab.validation:
+                add(ItemCountKeyword(try count(key, value), upper: false, site(key)))
             case "maxItems" where vocab.validation: add(ItemCountKeyword(try count(key, value), upper: true, site(key)))
             case "uniqueItems" where vocab.validation:
                 guard case .bool(let on) = value else { throw bad(key, "a boolean") }
                 if on { add(UniqueItemsKeyword(site(key))) }
-            case "minProperties" where vocab.validation: add(PropertyCountKeyword(try count(key, value), upper: false, site(key)))
-            case "maxProperties" where vocab.validation: add(PropertyCountKeyword(try count(key, value), upper: true, site(key)))
+            case "minProperties" where vocab.validation:
+                add(PropertyCountKeyword(try count(key, value), upper: false, site(key)))
+            case "maxProperties" where vocab.validation:
+                add(PropertyCountKeyword(try count(key, value), upper: true, site(key)))
             case "required" where vocab.validation: add(RequiredKeyword(try strings(key, value), site(key)))
             case "dependentRequired" where vocab.validation:
                 guard case .object(let members) = value else { throw bad(key, "an object of string arrays") }

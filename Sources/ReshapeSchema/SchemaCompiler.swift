@@ -50,8 +50,9 @@ final class SchemaCompiler {
         documentURIs.append(uri)
         let base = URIReference(uri).withoutFragment
         let resource = newResource(base.text, Location(document: index, pointer: ""))
-        try scan(json, Location(document: index, pointer: ""),
-                 Scope(base: base, resource: resource, vocabularies: .all, assertFormat: assertFormat))
+        try scan(
+            json, Location(document: index, pointer: ""),
+            Scope(base: base, resource: resource, vocabularies: .all, assertFormat: assertFormat))
         return index
     }
 
@@ -93,7 +94,7 @@ final class SchemaCompiler {
             let keyPointer = location.pointer + "/" + JSONPointer.escape(member.key)
             switch member.key {
             case "additionalProperties", "unevaluatedProperties", "unevaluatedItems", "items", "contains",
-                 "propertyNames", "not", "if", "then", "else":
+                "propertyNames", "not", "if", "then", "else":
                 try scan(member.value, Location(document: location.document, pointer: keyPointer), scope)
             case "prefixItems", "allOf", "anyOf", "oneOf":
                 guard case .array(let elements) = member.value else { continue }
@@ -102,10 +103,16 @@ final class SchemaCompiler {
                 }
             case "$defs", "definitions", "properties", "patternProperties", "dependentSchemas", "types":
                 guard case .object(let map) = member.value else { continue }
-                if member.key == "types" && !(location.document == 0 && location.pointer.isEmpty && !typeNames.isEmpty) { continue }
+                if member.key == "types" && !(location.document == 0 && location.pointer.isEmpty && !typeNames.isEmpty)
+                {
+                    continue
+                }
                 for entry in map.members {
-                    try scan(entry.value, Location(document: location.document,
-                                                   pointer: keyPointer + "/" + JSONPointer.escape(entry.key)), scope)
+                    try scan(
+                        entry.value,
+                        Location(
+                            document: location.document,
+                            pointer: keyPointer + "/" + JSONPointer.escape(entry.key)), scope)
                 }
             default:
                 continue
@@ -118,11 +125,14 @@ final class SchemaCompiler {
     private func scope(of location: Location) throws(SchemaError) -> Scope {
         if let scope = scopes[location] { return scope }
         var tokens = JSONPointer(location.pointer)?.tokens ?? []
-        var ancestor = Scope(base: URIReference(documentURIs[location.document]), resource: 0,
-                             vocabularies: .all, assertFormat: options.assertFormat)
+        var ancestor = Scope(
+            base: URIReference(documentURIs[location.document]), resource: 0,
+            vocabularies: .all, assertFormat: options.assertFormat)
         while !tokens.isEmpty {
             tokens.removeLast()
-            if let found = scopes[Location(document: location.document, pointer: JSONPointer(tokens: tokens).description)] {
+            if let found = scopes[
+                Location(document: location.document, pointer: JSONPointer(tokens: tokens).description)]
+            {
                 ancestor = found
                 break
             }
@@ -138,8 +148,9 @@ final class SchemaCompiler {
         if uri == "https://json-schema.org/draft/2020-12/schema" { return .all }
         if resources[uri] == nil { _ = try? load(uri) }
         guard let root = resources[uri],
-              case .object(let meta)? = documents[root.document][JSONPointer(root.pointer) ?? JSONPointer()],
-              case .object(let declared)? = meta["$vocabulary"] else { return .all }
+            case .object(let meta)? = documents[root.document][JSONPointer(root.pointer) ?? JSONPointer()],
+            case .object(let declared)? = meta["$vocabulary"]
+        else { return .all }
         return Vocabularies(declared.keys)
     }
 
@@ -179,7 +190,8 @@ final class SchemaCompiler {
                 let typeRoot = "/types/" + JSONPointer.escape(String(reference[..<hash]))
                 let fragment = URIReference.percentDecoded(String(reference[reference.index(after: hash)...])) ?? ""
                 guard fragment.isEmpty || fragment.hasPrefix("/"),
-                      documents[0][JSONPointer(typeRoot + fragment) ?? JSONPointer(tokens: ["\u{0}"])] != nil else {
+                    documents[0][JSONPointer(typeRoot + fragment) ?? JSONPointer(tokens: ["\u{0}"])] != nil
+                else {
                     throw error("$ref \"\(reference)\" points at nothing", keywordPointer, location.document)
                 }
                 return Location(document: 0, pointer: typeRoot + fragment)
@@ -190,7 +202,9 @@ final class SchemaCompiler {
         let documentURI = target.withoutFragment.text
         if resources[documentURI] == nil {
             guard try load(documentURI), resources[documentURI] != nil else {
-                throw error("cannot resolve $ref \"\(reference)\" (\(documentURI) is not available)", keywordPointer, location.document)
+                throw error(
+                    "cannot resolve $ref \"\(reference)\" (\(documentURI) is not available)", keywordPointer,
+                    location.document)
             }
         }
         let root = resources[documentURI]!
@@ -214,7 +228,8 @@ final class SchemaCompiler {
     /// True when the schema at `location` declares `$dynamicAnchor: name`.
     func hasDynamicAnchor(_ name: String, at location: Location) -> Bool {
         guard case .object(let object)? = documents[location.document][JSONPointer(location.pointer) ?? JSONPointer()],
-              case .string(let declared)? = object["$dynamicAnchor"] else { return false }
+            case .string(let declared)? = object["$dynamicAnchor"]
+        else { return false }
         return declared == name
     }
 
@@ -268,10 +283,12 @@ final class SchemaCompiler {
 
     func error(_ message: String, _ pointer: String, _ document: Int) -> SchemaError {
         if document == 0, !typeNames.isEmpty, let tokens = JSONPointer(pointer)?.tokens,
-           tokens.count >= 2, tokens[0] == "types" {
-            return SchemaError(message: message,
-                               schemaPointer: JSONPointer(tokens: Array(tokens.dropFirst(2))).description,
-                               typeName: tokens[1])
+            tokens.count >= 2, tokens[0] == "types"
+        {
+            return SchemaError(
+                message: message,
+                schemaPointer: JSONPointer(tokens: Array(tokens.dropFirst(2))).description,
+                typeName: tokens[1])
         }
         return SchemaError(message: message, schemaPointer: display(pointer, document))
     }

@@ -21,8 +21,9 @@ final class SchemaNode: @unchecked Sendable {
             tapeKeywords.deallocate()
             var others = keywords.filter { $0 !== type }
             if let properties = others.first(where: { $0 is PropertiesKeyword }) as? PropertiesKeyword,
-               let required = others.first(where: { $0 is RequiredKeyword }) as? RequiredKeyword,
-               let fused = RequiredPropertiesKeyword(properties, required) {
+                let required = others.first(where: { $0 is RequiredKeyword }) as? RequiredKeyword,
+                let fused = RequiredPropertiesKeyword(properties, required)
+            {
                 others = others.filter { $0 !== properties && $0 !== required } + [fused]
                 tapeOnlyKeywords = [fused]
             }
@@ -82,7 +83,10 @@ struct NumberBound {
     static func smallInteger(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         var i = 0
         var negative = false
-        if bytes.first == UInt8(ascii: "-") { negative = true; i = 1 }
+        if bytes.first == UInt8(ascii: "-") {
+            negative = true
+            i = 1
+        }
         guard bytes.count - i <= 18, i < bytes.count else { return nil }
         var value: Int64 = 0
         while i < bytes.count {
@@ -138,9 +142,11 @@ struct TypeMask: OptionSet {
     }
 
     var names: [String] {
-        let all: [(TypeMask, String)] = [(.null, "null"), (.boolean, "boolean"), (.integer, "integer"),
-                                         (.number, "number"), (.string, "string"), (.array, "array"),
-                                         (.object, "object")]
+        let all: [(TypeMask, String)] = [
+            (.null, "null"), (.boolean, "boolean"), (.integer, "integer"),
+            (.number, "number"), (.string, "string"), (.array, "array"),
+            (.object, "object"),
+        ]
         return all.filter { contains($0.0) }.map(\.1)
     }
 }

@@ -15,13 +15,16 @@ public struct SchemaSet: Sendable {
 
     /// Compiles every type; throws the first that does not compile, naming the type and the
     /// pointer inside it (e.g. an unknown type in a `$ref`, a `pattern` that is not a regex).
-    public init(types: [(name: String, schema: JSON)], options: SchemaOptions = .init(),
-                resolveRemote: (@Sendable (String) -> JSON?)? = nil) throws(SchemaError) {
+    public init(
+        types: [(name: String, schema: JSON)], options: SchemaOptions = .init(),
+        resolveRemote: (@Sendable (String) -> JSON?)? = nil
+    ) throws(SchemaError) {
         var members = JSONObject()
         for (name, schema) in types { members.members.append(JSONMember(key: name, value: schema)) }
         let document = JSON.object(JSONObject([JSONMember(key: "types", value: .object(members))]))
-        let compiler = SchemaCompiler(options: options, resolveRemote: resolveRemote,
-                                      typeNames: Set(types.map(\.name)))
+        let compiler = SchemaCompiler(
+            options: options, resolveRemote: resolveRemote,
+            typeNames: Set(types.map(\.name)))
         try compiler.addDocument(document, uri: Self.typesBaseURI, assertFormat: options.assertFormat)
         var roots: [String: SchemaNode] = [:]
         for (name, _) in types {

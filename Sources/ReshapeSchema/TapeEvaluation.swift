@@ -40,7 +40,9 @@ struct TapeEvaluation {
     mutating func at(_ schema: SchemaNode, _ node: Int) -> Bool {
         // Most member schemas are a lone `type`: checked here, without a call.
         let leaf = schema.tapeLeafType
-        if leaf != 0 { return maxDepth > 0 && TypeKeyword.matches(TypeMask(rawValue: leaf & ~SchemaNode.hasType), view, node) }
+        if leaf != 0 {
+            return maxDepth > 0 && TypeKeyword.matches(TypeMask(rawValue: leaf & ~SchemaNode.hasType), view, node)
+        }
         let outer = depth
         depth = 0
         defer { depth = outer }

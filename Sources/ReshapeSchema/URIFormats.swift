@@ -22,7 +22,8 @@ enum URIFormats {
         while i < scalars.count {
             if scalars[i] == "%" {
                 guard i + 2 < scalars.count, scalars[i + 1].isASCII, scalars[i + 2].isASCII,
-                      Formats.isHex(UInt8(scalars[i + 1].value)), Formats.isHex(UInt8(scalars[i + 2].value)) else { return false }
+                    Formats.isHex(UInt8(scalars[i + 1].value)), Formats.isHex(UInt8(scalars[i + 2].value))
+                else { return false }
                 i += 3
                 continue
             }
@@ -35,18 +36,22 @@ enum URIFormats {
     static func isURI(_ text: String, international: Bool, relative: Bool) -> Bool {
         var rest = Substring(text)
         if let hash = rest.firstIndex(of: "#") {
-            guard isComponent(rest[rest.index(after: hash)...], extras: ":@/?", international: international) else { return false }
+            guard isComponent(rest[rest.index(after: hash)...], extras: ":@/?", international: international) else {
+                return false
+            }
             rest = rest[..<hash]
         }
         if let question = rest.firstIndex(of: "?") {
-            guard isComponent(rest[rest.index(after: question)...], extras: ":@/?", international: international) else { return false }
+            guard isComponent(rest[rest.index(after: question)...], extras: ":@/?", international: international) else {
+                return false
+            }
             rest = rest[..<question]
         }
         var hasScheme = false
         if let colon = rest.firstIndex(of: ":"), !rest[..<colon].contains("/") {
             let scheme = rest[..<colon].utf8
             guard let first = scheme.first, Formats.isAlpha(first),
-                  scheme.allSatisfy({ Formats.isAlpha($0) || Formats.isDigit($0) || "+-.".utf8.contains($0) })
+                scheme.allSatisfy({ Formats.isAlpha($0) || Formats.isDigit($0) || "+-.".utf8.contains($0) })
             else { return false }
             hasScheme = true
             rest = rest[rest.index(after: colon)...]
@@ -71,7 +76,9 @@ enum URIFormats {
         if host.hasPrefix("[") {
             guard let close = host.firstIndex(of: "]") else { return false }
             let literal = host[host.index(after: host.startIndex)..<close]
-            guard HostFormats.isIPv6(String(literal)) || literal.first == "v" || literal.first == "V" else { return false }
+            guard HostFormats.isIPv6(String(literal)) || literal.first == "v" || literal.first == "V" else {
+                return false
+            }
             host = host[host.index(after: close)...]
             if host.isEmpty { return true }
             guard host.first == ":" else { return false }
@@ -101,7 +108,9 @@ enum URIFormats {
                 }
             } else if scalar == "{" {
                 inExpression = true
-            } else if scalar == "}" || " \"<>\\^`|".unicodeScalars.contains(scalar) || scalar.value < 0x20 || scalar.value == 0x7F {
+            } else if scalar == "}" || " \"<>\\^`|".unicodeScalars.contains(scalar) || scalar.value < 0x20
+                || scalar.value == 0x7F
+            {
                 return false
             }
         }
@@ -119,13 +128,16 @@ enum URIFormats {
             } else if let colon = name.firstIndex(of: ":") {
                 let length = name[name.index(after: colon)...]
                 guard (1...4).contains(length.count), length.utf8.allSatisfy(Formats.isDigit),
-                      length.first != "0" else { return false }
+                    length.first != "0"
+                else { return false }
                 name = name[..<colon]
             }
             guard !name.isEmpty, !name.hasPrefix("."), !name.hasSuffix("."), !name.contains(".."),
-                  isComponent(name, extras: "", international: false),
-                  name.utf8.allSatisfy({ Formats.isAlpha($0) || Formats.isDigit($0) || $0 == UInt8(ascii: "_")
-                      || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "%") || Formats.isHex($0) })
+                isComponent(name, extras: "", international: false),
+                name.utf8.allSatisfy({
+                    Formats.isAlpha($0) || Formats.isDigit($0) || $0 == UInt8(ascii: "_")
+                        || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "%") || Formats.isHex($0)
+                })
             else { return false }
         }
         return true

@@ -20,8 +20,9 @@ struct URIReference: Equatable {
             rest = rest[..<question]
         }
         if let colon = rest.firstIndex(of: ":"),
-           let first = rest.first, first.isLetter,
-           rest[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }) {
+            let first = rest.first, first.isLetter,
+            rest[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." })
+        {
             scheme = String(rest[..<colon])
             rest = rest[rest.index(after: colon)...]
         }
@@ -62,18 +63,21 @@ struct URIReference: Equatable {
     /// RFC 3986 section 5.2.2: resolves `reference` against `self` as base.
     func resolving(_ reference: URIReference) -> URIReference {
         if reference.scheme != nil {
-            return URIReference(scheme: reference.scheme, authority: reference.authority,
-                                path: Self.removeDotSegments(reference.path), query: reference.query,
-                                fragment: reference.fragment)
+            return URIReference(
+                scheme: reference.scheme, authority: reference.authority,
+                path: Self.removeDotSegments(reference.path), query: reference.query,
+                fragment: reference.fragment)
         }
         if reference.authority != nil {
-            return URIReference(scheme: scheme, authority: reference.authority,
-                                path: Self.removeDotSegments(reference.path), query: reference.query,
-                                fragment: reference.fragment)
+            return URIReference(
+                scheme: scheme, authority: reference.authority,
+                path: Self.removeDotSegments(reference.path), query: reference.query,
+                fragment: reference.fragment)
         }
         if reference.path.isEmpty {
-            return URIReference(scheme: scheme, authority: authority, path: path,
-                                query: reference.query ?? query, fragment: reference.fragment)
+            return URIReference(
+                scheme: scheme, authority: authority, path: path,
+                query: reference.query ?? query, fragment: reference.fragment)
         }
         let merged: String
         if reference.path.hasPrefix("/") {
@@ -85,8 +89,9 @@ struct URIReference: Equatable {
         } else {
             merged = reference.path
         }
-        return URIReference(scheme: scheme, authority: authority, path: Self.removeDotSegments(merged),
-                            query: reference.query, fragment: reference.fragment)
+        return URIReference(
+            scheme: scheme, authority: authority, path: Self.removeDotSegments(merged),
+            query: reference.query, fragment: reference.fragment)
     }
 
     static func removeDotSegments(_ path: String) -> String {

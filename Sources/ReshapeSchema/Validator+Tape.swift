@@ -31,8 +31,9 @@ extension Validator {
         let extraValue = prepended?.valueNode ?? -1
         return name.withUTF8 { name in
             tape.bytes.withUnsafeBufferPointer { bytes in
-                let view = TapeView(tapeRef: .passUnretained(tape), base: bytes.baseAddress!, extraObject: extraObject,
-                                    extraName: name, extraValue: extraValue)
+                let view = TapeView(
+                    tapeRef: .passUnretained(tape), base: bytes.baseAddress!, extraObject: extraObject,
+                    extraName: name, extraValue: extraValue)
                 var evaluation = TapeEvaluation(view: view, anchors: anchors, maxDepth: maxDepth)
                 let valid = evaluation.evaluate(root, node)
                 return (valid, evaluation.fallbacks)

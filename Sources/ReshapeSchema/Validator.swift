@@ -14,8 +14,10 @@ public struct Validator: Sendable {
     /// Compiles `schema`. `resolveRemote` is asked for documents that `$ref`s name by absolute
     /// URI (without fragment); the draft 2020-12 metaschemas are built in. Throws on a schema
     /// that does not compile: bad keyword values, unresolvable refs, invalid regexes.
-    public init(schema: JSON, options: SchemaOptions = .init(),
-                resolveRemote: (@Sendable (String) -> JSON?)? = nil) throws(SchemaError) {
+    public init(
+        schema: JSON, options: SchemaOptions = .init(),
+        resolveRemote: (@Sendable (String) -> JSON?)? = nil
+    ) throws(SchemaError) {
         let compiler = SchemaCompiler(options: options, resolveRemote: resolveRemote)
         try compiler.addDocument(schema, uri: Self.defaultBaseURI, assertFormat: options.assertFormat)
         let root = try compiler.node(at: .init(document: 0, pointer: ""))

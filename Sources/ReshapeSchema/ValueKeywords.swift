@@ -5,10 +5,15 @@ import ReshapeJSON
 
 final class TypeKeyword: KeywordCheck, @unchecked Sendable {
     let mask: TypeMask
-    init(_ mask: TypeMask, _ site: KeywordSite) { self.mask = mask; super.init(site) }
+    init(_ mask: TypeMask, _ site: KeywordSite) {
+        self.mask = mask
+        super.init(site)
+    }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         if mask.contains(TypeMask.of(instance)) { return true }
         if case .number(let n) = instance, mask.contains(.integer), NumberBound.isInteger(n) { return true }
         return fail(&e, path, "expected \(mask.names.joined(separator: " or ")), got \(TypeMask.name(of: instance))")
@@ -28,10 +33,15 @@ final class TypeKeyword: KeywordCheck, @unchecked Sendable {
 
 final class ConstKeyword: KeywordCheck, @unchecked Sendable {
     let value: JSON
-    init(_ value: JSON, _ site: KeywordSite) { self.value = value; super.init(site) }
+    init(_ value: JSON, _ site: KeywordSite) {
+        self.value = value
+        super.init(site)
+    }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         if StrictEquality.equal(instance, value) { return true }
         return fail(&e, path, "\(Self.brief(instance)) is not \(Self.brief(value))")
     }
@@ -43,10 +53,15 @@ final class ConstKeyword: KeywordCheck, @unchecked Sendable {
 
 final class EnumKeyword: KeywordCheck, @unchecked Sendable {
     let values: [JSON]
-    init(_ values: [JSON], _ site: KeywordSite) { self.values = values; super.init(site) }
+    init(_ values: [JSON], _ site: KeywordSite) {
+        self.values = values
+        super.init(site)
+    }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         for value in values where StrictEquality.equal(instance, value) { return true }
         return fail(&e, path, "\(Self.brief(instance)) is not one of \(Self.brief(.array(values)))")
     }
@@ -69,12 +84,16 @@ final class BoundKeyword: KeywordCheck, @unchecked Sendable {
         super.init(site)
     }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         guard case .number(let n) = instance else { return true }
         let order = bound.compare(n) * (upper ? -1 : 1)
         if order > 0 || (order == 0 && !exclusive) { return true }
-        return fail(&e, path, "\(n.text) is \(upper ? "greater" : "less") than \(exclusive ? "or equal to " : "")\(bound.number.text)")
+        return fail(
+            &e, path,
+            "\(n.text) is \(upper ? "greater" : "less") than \(exclusive ? "or equal to " : "")\(bound.number.text)")
     }
 
     override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
@@ -100,8 +119,10 @@ final class MultipleOfKeyword: KeywordCheck, @unchecked Sendable {
         super.init(site)
     }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         guard case .number(let n) = instance else { return true }
         if n.isMultiple(of: divisor) { return true }
         return fail(&e, path, "\(n.text) is not a multiple of \(divisor.text)")
@@ -118,10 +139,16 @@ final class MultipleOfKeyword: KeywordCheck, @unchecked Sendable {
 final class LengthKeyword: KeywordCheck, @unchecked Sendable {
     let limit: Int
     let upper: Bool
-    init(_ limit: Int, upper: Bool, _ site: KeywordSite) { self.limit = limit; self.upper = upper; super.init(site) }
+    init(_ limit: Int, upper: Bool, _ site: KeywordSite) {
+        self.limit = limit
+        self.upper = upper
+        super.init(site)
+    }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         guard case .string(let s) = instance else { return true }
         let bytes = s.utf8.count
         // A code point is 1 to 4 UTF-8 bytes, so the byte count often decides alone.
@@ -138,7 +165,8 @@ final class LengthKeyword: KeywordCheck, @unchecked Sendable {
 
     override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
         guard e.view.kind(instance) == .string else { return true }
-        let limit = limit, upper = upper
+        let limit = limit
+        let upper = upper
         return e.view.withString(instance) { utf8 in
             if upper {
                 if utf8.count <= limit { return true }
@@ -155,10 +183,15 @@ final class LengthKeyword: KeywordCheck, @unchecked Sendable {
 
 final class PatternKeyword: KeywordCheck, @unchecked Sendable {
     let pattern: CompiledPattern
-    init(_ pattern: CompiledPattern, _ site: KeywordSite) { self.pattern = pattern; super.init(site) }
+    init(_ pattern: CompiledPattern, _ site: KeywordSite) {
+        self.pattern = pattern
+        super.init(site)
+    }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         guard case .string(let s) = instance else { return true }
         if pattern.matches(s) { return true }
         return fail(&e, path, "\(Self.brief(instance)) does not match /\(pattern.source)/")
@@ -179,8 +212,10 @@ final class FormatKeyword: KeywordCheck, @unchecked Sendable {
         super.init(site)
     }
 
-    override func check(_ e: inout Evaluation, _ instance: JSON, _ path: String,
-                        _ annotations: inout Annotations, collect: Bool) -> Bool {
+    override func check(
+        _ e: inout Evaluation, _ instance: JSON, _ path: String,
+        _ annotations: inout Annotations, collect: Bool
+    ) -> Bool {
         guard case .string(let s) = instance else { return true }
         if isValid(s) { return true }
         return fail(&e, path, "\(Self.brief(instance)) is not a valid \(format)")

@@ -19,7 +19,8 @@ struct Vocabularies {
     init(_ declared: [String]) {
         let prefix = "https://json-schema.org/draft/2020-12/vocab/"
         let names = Set(declared.compactMap { $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : nil })
-        self.init(applicator: names.contains("applicator"), unevaluated: names.contains("unevaluated"),
-                  validation: names.contains("validation"), formatAssertion: names.contains("format-assertion"))
+        self.init(
+            applicator: names.contains("applicator"), unevaluated: names.contains("unevaluated"),
+            validation: names.contains("validation"), formatAssertion: names.contains("format-assertion"))
     }
 }

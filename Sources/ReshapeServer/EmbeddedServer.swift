@@ -27,12 +27,15 @@ public final class EmbeddedServer {
         let shared = SharedState(configuration: configuration, rules: ServingRules(ruleSet))
         let opened: (sockets: [Int32], port: Int)
         do {
-            opened = try ListeningSocket.open(host: configuration.listenHost, port: configuration.listenPort, count: configuration.workers)
+            opened = try ListeningSocket.open(
+                host: configuration.listenHost, port: configuration.listenPort, count: configuration.workers)
         } catch {
             throw Failure(description: error.description)
         }
         port = opened.port
-        workers = opened.sockets.enumerated().map { Worker(index: $0.offset, listeningSocket: $0.element, shared: shared) }
+        workers = opened.sockets.enumerated().map {
+            Worker(index: $0.offset, listeningSocket: $0.element, shared: shared)
+        }
         for worker in workers { worker.start {} }
     }
 

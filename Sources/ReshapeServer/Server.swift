@@ -54,14 +54,16 @@ public final class Server {
         case .success(let loaded): ruleSet = loaded
         case .failure(let diagnostics):
             for diagnostic in diagnostics.diagnostics { FileOutput.stderr(diagnostic.description) }
-            FileOutput.stderr("reshape: refusing to start: \(diagnostics.diagnostics.count) problem(s) in \(configuration.rulesPath)")
+            FileOutput.stderr(
+                "reshape: refusing to start: \(diagnostics.diagnostics.count) problem(s) in \(configuration.rulesPath)")
             return 1
         }
         logWarnings(ruleSet)
         shared = SharedState(configuration: configuration, rules: ServingRules(ruleSet))
         let opened: (sockets: [Int32], port: Int)
         do {
-            opened = try ListeningSocket.open(host: configuration.listenHost, port: configuration.listenPort, count: configuration.workers)
+            opened = try ListeningSocket.open(
+                host: configuration.listenHost, port: configuration.listenPort, count: configuration.workers)
         } catch {
             FileOutput.stderr("reshape: \(error)")
             return 1
@@ -99,16 +101,22 @@ public final class Server {
             }
         }
         if configuration.watchRules {
-            let watcher = RulesWatcher(loop: loop, rulesPath: configuration.rulesPath,
-                                       debounceMilliseconds: configuration.watchDebounceMilliseconds) { [unowned self] in
+            let watcher = RulesWatcher(
+                loop: loop, rulesPath: configuration.rulesPath,
+                debounceMilliseconds: configuration.watchDebounceMilliseconds
+            ) { [unowned self] in
                 self.reload(trigger: .watch)
             }
             watcher.start()
             rulesWatcher = watcher
         }
-        Log.event("listening", ["address": .string(address), "admin_address": .string(adminAddress),
-                                "workers": .number(JSONNumber(configuration.workers)),
-                                "routes": .number(JSONNumber(ruleSet.routes.count)), "rules": .string(ruleSet.digest)])
+        Log.event(
+            "listening",
+            [
+                "address": .string(address), "admin_address": .string(adminAddress),
+                "workers": .number(JSONNumber(configuration.workers)),
+                "routes": .number(JSONNumber(ruleSet.routes.count)), "rules": .string(ruleSet.digest),
+            ])
         uv_run(loop, UV_RUN_DEFAULT)
         for worker in workers { worker.join() }
         Log.event("stopped")
@@ -121,10 +129,12 @@ public final class Server {
             uv_signal_init(loop, handle)
             handle.pointee.data = me
         }
-        uv_signal_start(hangup, { handle, _ in
-            guard let handle, let data = handle.pointee.data else { return }
-            Unmanaged<Server>.fromOpaque(data).takeUnretainedValue().reload(trigger: .signal)
-        }, SIGHUP)
+        uv_signal_start(
+            hangup,
+            { handle, _ in
+                guard let handle, let data = handle.pointee.data else { return }
+                Unmanaged<Server>.fromOpaque(data).takeUnretainedValue().reload(trigger: .signal)
+            }, SIGHUP)
         let drain: uv_signal_cb = { handle, signal in
             guard let handle, let data = handle.pointee.data else { return }
             Unmanaged<Server>.fromOpaque(data).takeUnretainedValue().beginDrain(signal: signal)
@@ -153,14 +163,21 @@ public final class Server {
         case .success(let ruleSet):
             if trigger == .watch, ruleSet.digest == shared.rules.ruleSet.digest { return }
             shared.replaceRules(ServingRules(ruleSet))
-            Log.event("rules reloaded", ["rules": .string(ruleSet.digest), "routes": .number(JSONNumber(ruleSet.routes.count)),
-                                         "trigger": .string(trigger.rawValue)])
+            Log.event(
+                "rules reloaded",
+                [
+                    "rules": .string(ruleSet.digest), "routes": .number(JSONNumber(ruleSet.routes.count)),
+                    "trigger": .string(trigger.rawValue),
+                ])
             logWarnings(ruleSet)
         case .failure(let diagnostics):
             shared.reloadRefused()
-            Log.event("rules reload refused; keeping the rules in service",
-                      ["rules": .string(shared.rules.ruleSet.digest), "trigger": .string(trigger.rawValue),
-                       "problems": .array(diagnostics.diagnostics.map { .string($0.description) })])
+            Log.event(
+                "rules reload refused; keeping the rules in service",
+                [
+                    "rules": .string(shared.rules.ruleSet.digest), "trigger": .string(trigger.rawValue),
+                    "problems": .array(diagnostics.diagnostics.map { .string($0.description) }),
+                ])
         }
     }
 
@@ -168,24 +185,33 @@ public final class Server {
         guard !draining else { return }
         draining = true
         shared.draining.store(true, ordering: .relaxed)
-        Log.event("draining", ["signal": .number(JSONNumber(Int(signal))),
-                               "timeout_ms": .number(JSONNumber(configuration.drainTimeoutMilliseconds))])
+        Log.event(
+            "draining",
+            [
+                "signal": .number(JSONNumber(Int(signal))),
+                "timeout_ms": .number(JSONNumber(configuration.drainTimeoutMilliseconds)),
+            ])
         for worker in workers { worker.requestDrain() }
         uv_timer_init(loop, drainDeadline)
         drainDeadline.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-        uv_timer_start(drainDeadline, { timer in
-            guard let timer, let data = timer.pointee.data else { return }
-            Unmanaged<Server>.fromOpaque(data).takeUnretainedValue().drainTimedOut()
-        }, UInt64(configuration.drainTimeoutMilliseconds), 0)
+        uv_timer_start(
+            drainDeadline,
+            { timer in
+                guard let timer, let data = timer.pointee.data else { return }
+                Unmanaged<Server>.fromOpaque(data).takeUnretainedValue().drainTimedOut()
+            }, UInt64(configuration.drainTimeoutMilliseconds), 0)
     }
 
     /// Some connection outlived the drain bound: whatever it was still doing is cut off, and the
     /// exit status says so, so a supervisor can tell a clean stop from a lossy one.
     private func drainTimedOut() {
-        Log.event("drain timeout: exiting with requests still in flight",
-                  ["requests_cut": .number(JSONNumber(shared.metrics.reduce(0) { $0 + $1.requestsInFlight })),
-                   "connections_cut": .number(JSONNumber(workers.reduce(0) { $0 + $1.metrics.openConnections })),
-                   "exit_status": .number(JSONNumber(Int(Server.drainTimeoutExitStatus)))])
+        Log.event(
+            "drain timeout: exiting with requests still in flight",
+            [
+                "requests_cut": .number(JSONNumber(shared.metrics.reduce(0) { $0 + $1.requestsInFlight })),
+                "connections_cut": .number(JSONNumber(workers.reduce(0) { $0 + $1.metrics.openConnections })),
+                "exit_status": .number(JSONNumber(Int(Server.drainTimeoutExitStatus))),
+            ])
         // Cut off now: `_exit` runs no exit handlers, so a worker still running cannot answer the
         // requests just reported as cut (the log went out with unbuffered writes).
         _exit(Server.drainTimeoutExitStatus)

@@ -23,10 +23,12 @@ public struct ServerConfiguration: Sendable {
     /// How long the rules must be quiet after a change before they are reloaded.
     public var watchDebounceMilliseconds = 1000
 
-    public init(rulesPath: String, listenHost: String = "127.0.0.1", listenPort: Int = 8080,
-                adminListen: (host: String, port: Int)? = nil, workers: Int = 1,
-                limits: ServerLimits = ServerLimits(), drainTimeoutMilliseconds: Int = 10_000, accessLog: Bool = true,
-                cacheBytes: Int = 64 << 20, redis: RedisAddress? = nil) {
+    public init(
+        rulesPath: String, listenHost: String = "127.0.0.1", listenPort: Int = 8080,
+        adminListen: (host: String, port: Int)? = nil, workers: Int = 1,
+        limits: ServerLimits = ServerLimits(), drainTimeoutMilliseconds: Int = 10_000, accessLog: Bool = true,
+        cacheBytes: Int = 64 << 20, redis: RedisAddress? = nil
+    ) {
         self.rulesPath = rulesPath
         self.listenHost = listenHost
         self.listenPort = listenPort

@@ -1,7 +1,7 @@
-import Synchronization
 import ReshapeJSON
 import ReshapeProxy
 import ReshapeRules
+import Synchronization
 
 /// The only state workers share: the current rules (swapped whole on reload), per-worker
 /// metrics, and lifecycle flags. Everything else belongs to one loop.
@@ -39,13 +39,15 @@ final class SharedState: Sendable {
     /// `/_reshape/<name>`, answered by whichever loop serves the admin endpoints.
     func adminResponse(_ name: String) -> HTTPResponse {
         let rules = self.rules
-        return AdminEndpoints.response(name, draining: draining.load(ordering: .relaxed), rulesDigest: rules.ruleSet.digest,
-                                       metricsText: metricsText, openAPIDocument: { rules.openAPIDocument })
+        return AdminEndpoints.response(
+            name, draining: draining.load(ordering: .relaxed), rulesDigest: rules.ruleSet.digest,
+            metricsText: metricsText, openAPIDocument: { rules.openAPIDocument })
     }
 
     func metricsText() -> String {
         let counts = counters.withLock { $0 }
-        return Metrics.exposition(metrics, digest: rules.ruleSet.digest, reloads: counts.reloads, reloadFailures: counts.refused,
-                                  cache: cache?.counters)
+        return Metrics.exposition(
+            metrics, digest: rules.ruleSet.digest, reloads: counts.reloads, reloadFailures: counts.refused,
+            cache: cache?.counters)
     }
 }

@@ -49,7 +49,9 @@ public enum YAMLComposer {
     /// or a mapping that repeats a key, is an error.
     public static func compose(_ text: String) throws(YAMLError) -> YAMLNode? {
         var parser = yaml_parser_t()
-        guard yaml_parser_initialize(&parser) == 1 else { throw YAMLError(kind: .unreadable, message: "cannot create a YAML parser", mark: nil) }
+        guard yaml_parser_initialize(&parser) == 1 else {
+            throw YAMLError(kind: .unreadable, message: "cannot create a YAML parser", mark: nil)
+        }
         defer { yaml_parser_delete(&parser) }
         let bytes = Array(text.utf8)
         let result: Result<YAMLNode?, YAMLError> = bytes.withUnsafeBufferPointer { buffer in
@@ -106,7 +108,9 @@ private struct Composer {
         case YAML_DOCUMENT_START_EVENT:
             documents += 1
             if documents > 1 {
-                throw YAMLError(kind: .syntax, message: "but found another document (expected a single document in the stream)", mark: mark)
+                throw YAMLError(
+                    kind: .syntax, message: "but found another document (expected a single document in the stream)",
+                    mark: mark)
             }
         case YAML_SCALAR_EVENT:
             let scalar = event.data.scalar
@@ -115,7 +119,9 @@ private struct Composer {
             add(.scalar(text, plain: plain, mark), anchor: Self.name(scalar.anchor))
         case YAML_ALIAS_EVENT:
             let name = Self.name(event.data.alias.anchor) ?? ""
-            guard let node = anchors[name] else { throw YAMLError(kind: .syntax, message: "found undefined alias '\(name)'", mark: mark) }
+            guard let node = anchors[name] else {
+                throw YAMLError(kind: .syntax, message: "found undefined alias '\(name)'", mark: mark)
+            }
             add(node, anchor: nil)
         case YAML_SEQUENCE_START_EVENT:
             open.append(Open(isMapping: false, mark: mark, anchor: Self.name(event.data.sequence_start.anchor)))
@@ -137,8 +143,10 @@ private struct Composer {
                 }
             }
             if !repeated.isEmpty {
-                throw YAMLError(kind: .duplicateKey, message: "duplicate key \(repeated.map { "'\($0)'" }.joined(separator: ", ")) in a mapping",
-                                mark: mapping.mark)
+                throw YAMLError(
+                    kind: .duplicateKey,
+                    message: "duplicate key \(repeated.map { "'\($0)'" }.joined(separator: ", ")) in a mapping",
+                    mark: mapping.mark)
             }
             add(.mapping(pairs, mapping.mark), anchor: mapping.anchor)
         default:

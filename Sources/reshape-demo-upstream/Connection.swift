@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Serves one client connection until it closes: parse a request, ask the router, act.
@@ -20,7 +20,9 @@ struct Connection {
             switch reader.readHead(limit: Connection.headLimit) {
             case .closed: return
             case .tooLarge:
-                _ = send(.firebaseError(431, "Request head larger than \(Connection.headLimit) bytes."), keepAlive: false, head: false)
+                _ = send(
+                    .firebaseError(431, "Request head larger than \(Connection.headLimit) bytes."), keepAlive: false,
+                    head: false)
                 return
             case .head(let bytes): head = bytes
             }
@@ -97,7 +99,9 @@ struct Connection {
     private func writeAll(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            let n = bytes.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return false }
             offset += n
@@ -113,7 +117,9 @@ struct Connection {
 
     private func readBody(of request: DemoRequest, from reader: SocketReader) -> Result<[UInt8], BodyProblem> {
         if let encoding = request.header("transfer-encoding") {
-            guard encoding.lowercased() == "chunked", request.header("content-length") == nil else { return .failure(.bad) }
+            guard encoding.lowercased() == "chunked", request.header("content-length") == nil else {
+                return .failure(.bad)
+            }
             var body: [UInt8] = []
             while true {
                 guard let line = reader.readLine() else { return .failure(.bad) }
@@ -124,7 +130,9 @@ struct Connection {
                     return .success(body)
                 }
                 guard body.count + size <= Connection.bodyLimit else { return .failure(.tooLarge) }
-                guard let chunk = reader.read(count: size), reader.readLine()?.isEmpty == true else { return .failure(.bad) }
+                guard let chunk = reader.read(count: size), reader.readLine()?.isEmpty == true else {
+                    return .failure(.bad)
+                }
                 body += chunk
             }
         }
@@ -141,7 +149,8 @@ struct Connection {
         guard !lines.isEmpty else { return nil }
         let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false)
         guard requestLine.count == 3, !requestLine[0].isEmpty, requestLine[1].hasPrefix("/") || requestLine[1] == "*",
-              requestLine[2] == "HTTP/1.1" || requestLine[2] == "HTTP/1.0" else { return nil }
+            requestLine[2] == "HTTP/1.1" || requestLine[2] == "HTTP/1.0"
+        else { return nil }
         var headers: [(name: String, value: String)] = []
         for line in lines where !line.isEmpty {
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else { return nil }
@@ -149,8 +158,9 @@ struct Connection {
             guard !name.contains(" ") && !name.contains("\t") else { return nil }
             headers.append((name, String(line[line.index(after: colon)...]).trimmingSpaces))
         }
-        return DemoRequest(method: String(requestLine[0]), target: String(requestLine[1]),
-                           version: String(requestLine[2]), headers: headers)
+        return DemoRequest(
+            method: String(requestLine[0]), target: String(requestLine[1]),
+            version: String(requestLine[2]), headers: headers)
     }
 }
 
@@ -159,7 +169,8 @@ extension StringProtocol {
     var trimmingSpaces: String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }),
-              let last = scalars.lastIndex(where: { $0 != " " && $0 != "\t" }) else { return "" }
+            let last = scalars.lastIndex(where: { $0 != " " && $0 != "\t" })
+        else { return "" }
         return String(String.UnicodeScalarView(scalars[first...last]))
     }
 }

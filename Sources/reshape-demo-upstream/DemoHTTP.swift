@@ -45,8 +45,9 @@ struct DemoResponse: Sendable {
     var body: [UInt8]
 
     static func json(_ value: DemoValue, status: Int = 200, pretty: Bool = false) -> DemoResponse {
-        DemoResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8")],
-                     body: Array((value.text(pretty: pretty) + (pretty ? "\n" : "")).utf8))
+        DemoResponse(
+            status: status, headers: [("Content-Type", "application/json; charset=utf-8")],
+            body: Array((value.text(pretty: pretty) + (pretty ? "\n" : "")).utf8))
     }
 
     /// A Firebase-style error: `{"error": "..."}`.
@@ -113,7 +114,8 @@ private func percentDecoded(_ text: Substring) -> String {
         if byte == UInt8(ascii: "+") {
             bytes.append(UInt8(ascii: " "))
         } else if byte == UInt8(ascii: "%"), i + 2 < input.count,
-                  let value = UInt8(String(decoding: input[(i + 1)...(i + 2)], as: UTF8.self), radix: 16) {
+            let value = UInt8(String(decoding: input[(i + 1)...(i + 2)], as: UTF8.self), radix: 16)
+        {
             bytes.append(value)
             i += 2
         } else {

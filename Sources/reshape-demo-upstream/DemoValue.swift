@@ -58,7 +58,10 @@ indirect enum DemoValue: Sendable {
         case .number(let text): out += text
         case .string(let s): out += DemoValue.quoted(s)
         case .array(let elements):
-            if elements.isEmpty { out += "[]"; return }
+            if elements.isEmpty {
+                out += "[]"
+                return
+            }
             out += "["
             for (i, element) in elements.enumerated() {
                 if i > 0 { out += "," }
@@ -68,7 +71,10 @@ indirect enum DemoValue: Sendable {
             if pretty { out += "\n" + String(repeating: "  ", count: indent) }
             out += "]"
         case .object(let members):
-            if members.isEmpty { out += "{}"; return }
+            if members.isEmpty {
+                out += "{}"
+                return
+            }
             out += "{"
             for (i, (name, value)) in members.enumerated() {
                 if i > 0 { out += "," }

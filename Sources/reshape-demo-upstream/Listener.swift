@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An IPv4 `HOST:PORT` to listen on; port 0 asks the kernel for a free one.
@@ -8,7 +8,9 @@ struct ListenAddress {
     var port: UInt16
 
     init?(_ text: String) {
-        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else { return nil }
+        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
+            return nil
+        }
         let host = String(text[..<colon])
         self.host = host == "localhost" ? "127.0.0.1" : (host.isEmpty ? "0.0.0.0" : host)
         self.port = port
@@ -33,7 +35,9 @@ struct Listener {
         var on: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
         let bindResult = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bindResult == 0, listen(fd, 1024) == 0 else {
             let reason = String(cString: strerror(errno))

@@ -44,8 +44,10 @@ final class RequestLog: @unchecked Sendable {
         return lock.withLock {
             let id = nextId
             nextId += 1
-            entries.append(LogEntry(id: id, method: request.method, target: request.target, headers: request.headers,
-                                    body: Array(request.body.prefix(LogEntry.maxLoggedBodyBytes)), startedMs: now))
+            entries.append(
+                LogEntry(
+                    id: id, method: request.method, target: request.target, headers: request.headers,
+                    body: Array(request.body.prefix(LogEntry.maxLoggedBodyBytes)), startedMs: now))
             if entries.count > capacity { entries.removeFirst(entries.count - capacity) }
             return id
         }
@@ -59,12 +61,18 @@ final class RequestLog: @unchecked Sendable {
 
     func markCompleted(_ id: Int) {
         let now = monotonicMilliseconds()
-        update(id) { $0.completed = true; $0.endedMs = now }
+        update(id) {
+            $0.completed = true
+            $0.endedMs = now
+        }
     }
 
     func markClientAborted(_ id: Int) {
         let now = monotonicMilliseconds()
-        update(id) { $0.clientAborted = true; $0.endedMs = now }
+        update(id) {
+            $0.clientAborted = true
+            $0.endedMs = now
+        }
     }
 
     func clear() {

@@ -43,7 +43,8 @@ struct Router: Sendable {
         switch request.method {
         case "GET", "HEAD": break
         case "POST", "PUT", "PATCH", "DELETE": return write(request)
-        default: return .respond(.firebaseError(405, "The demo upstream serves GET, HEAD, POST, PUT, PATCH and DELETE."))
+        default:
+            return .respond(.firebaseError(405, "The demo upstream serves GET, HEAD, POST, PUT, PATCH and DELETE."))
         }
         // Firebase answers a missing path with 200 and `null`.
         let dataPath = String(path.dropLast(".json".count)).split(separator: "/").map { percentDecodedPath(String($0)) }
@@ -72,7 +73,8 @@ struct Router: Sendable {
             return .closeWithoutAnswer
         case "status":
             guard segments.count > 1, let status = Int(segments[1]), (200...599).contains(status),
-                  status != 204, status != 304 else {
+                status != 204, status != 304
+            else {
                 return .respond(.firebaseError(400, "Use /fault/status/NNN with NNN in 200...599 (not 204/304)."))
             }
             var response = DemoResponse.firebaseError(status, "Demo fault: status \(status).")
@@ -80,24 +82,40 @@ struct Router: Sendable {
             if status == 429 || status == 503 { response.headers.append(("Retry-After", "7")) }
             return .respond(response)
         case "html":
-            let page = "<!DOCTYPE html>\n<html><head><title>Maintenance</title></head>\n<body><h1>Down for maintenance</h1></body></html>\n"
-            return .respond(DemoResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: Array(page.utf8)))
+            let page =
+                "<!DOCTYPE html>\n<html><head><title>Maintenance</title></head>\n<body><h1>Down for maintenance</h1></body></html>\n"
+            return .respond(
+                DemoResponse(
+                    status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: Array(page.utf8)))
         case "invalid-json":
-            return .respond(DemoResponse(status: 200, headers: [
-                ("Content-Type", "application/json; charset=utf-8"),
-                ("Demo-Error-Line", String(Router.invalidJSONLine)),
-                ("Demo-Error-Column", String(Router.invalidJSONColumn)),
-            ], body: Array(Router.invalidJSONBody.utf8)))
+            return .respond(
+                DemoResponse(
+                    status: 200,
+                    headers: [
+                        ("Content-Type", "application/json; charset=utf-8"),
+                        ("Demo-Error-Line", String(Router.invalidJSONLine)),
+                        ("Demo-Error-Column", String(Router.invalidJSONColumn)),
+                    ], body: Array(Router.invalidJSONBody.utf8)))
         case "big":
             let bytes = max(2, min(Int(request.queryValue("bytes") ?? "") ?? 1_000_000, 512 * 1024 * 1024))
-            return .respond(DemoResponse(status: 200, headers: [("Content-Type", "application/json")], body: Router.bigDocument(bytes: bytes)))
+            return .respond(
+                DemoResponse(
+                    status: 200, headers: [("Content-Type", "application/json")], body: Router.bigDocument(bytes: bytes)
+                ))
         case "gzip":
             let plain = Array(DemoData.users.text().utf8)
-            return .respond(DemoResponse(status: 200, headers: [
-                ("Content-Type", "application/json; charset=utf-8"), ("Content-Encoding", "gzip"),
-            ], body: Gzip.encodeStored(plain)))
+            return .respond(
+                DemoResponse(
+                    status: 200,
+                    headers: [
+                        ("Content-Type", "application/json; charset=utf-8"), ("Content-Encoding", "gzip"),
+                    ], body: Gzip.encodeStored(plain)))
         default:
-            return .respond(.firebaseError(404, "Unknown fault. Known: hang, slow?ms=N, reset, stall, close, status/NNN, html, invalid-json, big?bytes=N, gzip."))
+            return .respond(
+                .firebaseError(
+                    404,
+                    "Unknown fault. Known: hang, slow?ms=N, reset, stall, close, status/NNN, html, invalid-json, big?bytes=N, gzip."
+                ))
         }
     }
 
@@ -113,7 +131,9 @@ struct Router: Sendable {
         if request.method == "POST" {
             return .respond(.json(.object([("name", .string(pushIds.next()))]), status: 201))
         }
-        return .respond(DemoResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")], body: request.body))
+        return .respond(
+            DemoResponse(
+                status: 200, headers: [("Content-Type", "application/json; charset=utf-8")], body: request.body))
     }
 
     /// A valid keyed JSON object of at least `bytes` bytes (a few dozen more at most).
@@ -138,7 +158,9 @@ struct Router: Sendable {
         var headerObject: [(String, DemoValue)] = []
         for (name, value) in request.headers {
             let key = name.lowercased()
-            if let index = headerObject.firstIndex(where: { $0.0 == key }), case .string(let old) = headerObject[index].1 {
+            if let index = headerObject.firstIndex(where: { $0.0 == key }),
+                case .string(let old) = headerObject[index].1
+            {
                 headerObject[index].1 = .string(old + ", " + value)
             } else {
                 headerObject.append((key, .string(value)))
@@ -178,10 +200,13 @@ struct Router: Sendable {
         var i = 0
         while i < input.count {
             if input[i] == UInt8(ascii: "%"), i + 2 < input.count,
-               let v = UInt8(String(decoding: input[(i + 1)...(i + 2)], as: UTF8.self), radix: 16) {
-                bytes.append(v); i += 3
+                let v = UInt8(String(decoding: input[(i + 1)...(i + 2)], as: UTF8.self), radix: 16)
+            {
+                bytes.append(v)
+                i += 3
             } else {
-                bytes.append(input[i]); i += 1
+                bytes.append(input[i])
+                i += 1
             }
         }
         return String(decoding: bytes, as: UTF8.self)

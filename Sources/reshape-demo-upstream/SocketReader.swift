@@ -1,10 +1,13 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Buffered blocking reads from one connected socket.
 final class SocketReader {
-    enum HeadResult { case head([UInt8]), closed, tooLarge }
+    enum HeadResult {
+        case head([UInt8])
+        case closed, tooLarge
+    }
 
     let fd: Int32
     private(set) var buffer: [UInt8] = []
@@ -17,7 +20,10 @@ final class SocketReader {
     func fill() -> Bool {
         while true {
             let n = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n > 0 { buffer.append(contentsOf: scratch[0..<n]); return true }
+            if n > 0 {
+                buffer.append(contentsOf: scratch[0..<n])
+                return true
+            }
             if n < 0 && errno == EINTR { continue }
             return false
         }

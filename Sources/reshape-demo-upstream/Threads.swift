@@ -1,7 +1,7 @@
 // Threads and a lock straight from pthreads, so the demo needs no Foundation: statically linked,
 // Foundation would bring its ICU data into the container image of a test tool.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs `body` on a new detached thread.
@@ -16,11 +16,13 @@ func spawnDetachedThread(_ body: @escaping @Sendable () -> Void) {
     pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
     defer { pthread_attr_destroy(&attributes) }
     var thread = pthread_t()
-    let result = pthread_create(&thread, &attributes, { raw in
-        let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-        box.body()
-        return nil
-    }, context)
+    let result = pthread_create(
+        &thread, &attributes,
+        { raw in
+            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+            box.body()
+            return nil
+        }, context)
     if result != 0 {
         Unmanaged<Box>.fromOpaque(context).release()
         body()  // no thread to be had (resource limit): serve on the caller's thread instead

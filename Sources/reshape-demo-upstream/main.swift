@@ -1,7 +1,7 @@
 // reshape-demo-upstream: a small blocking HTTP/1.1 server with canned Firebase-shaped data
 // and fault modes, used by the quick start, docker-compose and the integration tests.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let usage = """

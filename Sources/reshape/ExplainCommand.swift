@@ -8,16 +8,16 @@ struct ExplainCommand: ParsableCommand {
         commandName: "explain",
         abstract: "Run one route offline and show what each transform step did.",
         discussion: """
-        Takes what `reshape apply` takes and runs the route the same way, printing per step \
-        the operation, a one-line view of the value after it, and every element it dropped or \
-        field it coerced, with its JSON Pointer and reason. --json prints a JSON array of \
-        steps instead (each with the whole value). Exit status: 0 ok, 1 invalid JSON or a \
-        failed step (shown as the last step), 2 a usage mistake.
+            Takes what `reshape apply` takes and runs the route the same way, printing per step \
+            the operation, a one-line view of the value after it, and every element it dropped or \
+            field it coerced, with its JSON Pointer and reason. --json prints a JSON array of \
+            steps instead (each with the whole value). Exit status: 0 ok, 1 invalid JSON or a \
+            failed step (shown as the last step), 2 a usage mistake.
 
-          reshape explain --rules examples/rules --route users users.json
-          reshape explain --rules examples/rules --route user --param id=-Nx1 user.json
-          reshape explain --rules r --route profile --upstream user=u.json --json
-        """)
+              reshape explain --rules examples/rules --route users users.json
+              reshape explain --rules examples/rules --route user --param id=-Nx1 user.json
+              reshape explain --rules r --route profile --upstream user=u.json --json
+            """)
 
     @Option(name: .long, help: ArgumentHelp("A rules directory or a single rule file.", valueName: "path"))
     var rules: String
@@ -25,13 +25,19 @@ struct ExplainCommand: ParsableCommand {
     @Option(name: .long, help: "The route's name.")
     var route: String
 
-    @Option(name: .customLong("param"), help: ArgumentHelp("A path capture, as the client would send it (repeatable).", valueName: "name=value"))
+    @Option(
+        name: .customLong("param"),
+        help: ArgumentHelp("A path capture, as the client would send it (repeatable).", valueName: "name=value"))
     var parameters: [String] = []
 
-    @Option(name: .customLong("upstream"), help: ArgumentHelp("A `fetch:` route's body for one fetch (repeatable).", valueName: "name=file"))
+    @Option(
+        name: .customLong("upstream"),
+        help: ArgumentHelp("A `fetch:` route's body for one fetch (repeatable).", valueName: "name=file"))
     var upstreams: [String] = []
 
-    @Option(name: .customLong("follow-up"), help: ArgumentHelp("An `expand` follow-up's body by upstream path (repeatable).", valueName: "path=file"))
+    @Option(
+        name: .customLong("follow-up"),
+        help: ArgumentHelp("An `expand` follow-up's body by upstream path (repeatable).", valueName: "path=file"))
     var followUps: [String] = []
 
     @Flag(name: .long, help: "Print a JSON array of steps.")
@@ -46,7 +52,8 @@ struct ExplainCommand: ParsableCommand {
     func run() throws {
         try withExitCodes {
             let ruleSet = try Terminal.loadRules(rules)
-            let inputs = RouteInputs(route: route, parameters: parameters, upstreams: upstreams, followUps: followUps, file: file)
+            let inputs = RouteInputs(
+                route: route, parameters: parameters, upstreams: upstreams, followUps: followUps, file: file)
             let selected = try inputs.selected(in: ruleSet)
             let captures = try inputs.captures(for: selected)
             let fetched = try inputs.fetchedBodies(selected)
@@ -54,8 +61,9 @@ struct ExplainCommand: ParsableCommand {
             var traces: [StepTrace] = []
             var failure: (step: String, error: PipelineError)?
             do throws(PipelineError) {
-                _ = try OfflineRun.respond(selected, fetched: fetched, followUps: followUpBodies, parameters: captures,
-                                           observe: { traces.append($0) })
+                _ = try OfflineRun.respond(
+                    selected, fetched: fetched, followUps: followUpBodies, parameters: captures,
+                    observe: { traces.append($0) })
             } catch {
                 let planned = ExplainReport.plannedSteps(selected)
                 failure = (traces.count < planned.count ? planned[traces.count] : "route", error)
@@ -67,7 +75,8 @@ struct ExplainCommand: ParsableCommand {
                 bytes.append(0x0A)
                 Terminal.write(bytes)
             } else {
-                Terminal.write(Array(ExplainReport.text(input: input, steps: steps, failure: failure, width: width).utf8))
+                Terminal.write(
+                    Array(ExplainReport.text(input: input, steps: steps, failure: failure, width: width).utf8))
             }
             if failure != nil { throw ExitCodeError.invalidInput }
         }
@@ -77,7 +86,8 @@ struct ExplainCommand: ParsableCommand {
     private static func input(_ fetched: OfflineRun.Fetched, _ route: Route) -> JSON {
         switch fetched {
         case .single(let tape): return tape.materialize(tape.root)
-        case .fanOut(let bodies): return RouteRun.fanOutInput(route.fetches.map { (name: $0.name, body: bodies[$0.name]) })
+        case .fanOut(let bodies):
+            return RouteRun.fanOutInput(route.fetches.map { (name: $0.name, body: bodies[$0.name]) })
         }
     }
 }

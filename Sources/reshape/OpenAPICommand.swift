@@ -9,17 +9,17 @@ struct OpenAPICommand: ParsableCommand {
         commandName: "openapi",
         abstract: "Print the OpenAPI 3.1 document of a rule set.",
         discussion: """
-        One path per route with its method, path parameters from the captures, the query \
-        parameters it forwards, the request body's type, and the response schema derived from \
-        the route's transform (conservatively: where a step cannot know what it produces, the \
-        schema allows more). Rule types become components/schemas; errors refer to one shared \
-        problem+json schema. The server answers the same document (without servers) at \
-        GET /_reshape/openapi.json. See docs/openapi.md. Exit status: 0 ok, 1 the rules have \
-        problems, 2 a usage mistake.
+            One path per route with its method, path parameters from the captures, the query \
+            parameters it forwards, the request body's type, and the response schema derived from \
+            the route's transform (conservatively: where a step cannot know what it produces, the \
+            schema allows more). Rule types become components/schemas; errors refer to one shared \
+            problem+json schema. The server answers the same document (without servers) at \
+            GET /_reshape/openapi.json. See docs/openapi.md. Exit status: 0 ok, 1 the rules have \
+            problems, 2 a usage mistake.
 
-          reshape openapi --rules examples/rules > openapi.json
-          reshape openapi --rules examples/rules --server https://api.example.com --yaml
-        """)
+              reshape openapi --rules examples/rules > openapi.json
+              reshape openapi --rules examples/rules --server https://api.example.com --yaml
+            """)
 
     @Option(name: .long, help: ArgumentHelp("A rules directory or a single rule file.", valueName: "path"))
     var rules: String
@@ -39,7 +39,8 @@ struct OpenAPICommand: ParsableCommand {
     func run() throws {
         try withExitCodes {
             let ruleSet = try Terminal.loadRules(rules)
-            let document = OpenAPIDocument.build(ruleSet, options: .init(title: title, version: version, serverURL: server))
+            let document = OpenAPIDocument.build(
+                ruleSet, options: .init(title: title, version: version, serverURL: server))
             if yaml {
                 Terminal.write(Array(YAMLWriter.write(document).utf8))
             } else {

@@ -9,16 +9,16 @@ struct Reshape: ParsableCommand {
         commandName: "reshape",
         abstract: "An HTTP JSON-normalizing proxy: fetch, reshape by rules, validate, answer clean JSON.",
         discussion: """
-        Rules live in a directory of .yaml/.yml/.json files (see docs/rules.md). Try them offline \
-        first, then serve them:
+            Rules live in a directory of .yaml/.yml/.json files (see docs/rules.md). Try them offline \
+            first, then serve them:
 
-          reshape check --rules examples/rules
-          reshape test  --rules examples/rules
-          reshape apply --rules examples/rules --route users upstream.json
-          reshape explain --rules examples/rules --route users upstream.json
-          reshape infer sample.json > rules/new.yaml
-          reshape serve --rules examples/rules --listen 127.0.0.1:8080
-        """,
+              reshape check --rules examples/rules
+              reshape test  --rules examples/rules
+              reshape apply --rules examples/rules --route users upstream.json
+              reshape explain --rules examples/rules --route users upstream.json
+              reshape infer sample.json > rules/new.yaml
+              reshape serve --rules examples/rules --listen 127.0.0.1:8080
+            """,
         version: reshapeVersion,
         subcommands: CommandList.all
     )

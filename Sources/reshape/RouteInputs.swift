@@ -12,7 +12,8 @@ struct RouteInputs {
 
     func selected(in ruleSet: RuleSet) throws -> Route {
         guard let selected = ruleSet.routes.first(where: { $0.name == route }) else {
-            Terminal.error("reshape: no route named '\(route)' (routes: \(ruleSet.routes.map(\.name).joined(separator: ", ")))")
+            Terminal.error(
+                "reshape: no route named '\(route)' (routes: \(ruleSet.routes.map(\.name).joined(separator: ", ")))")
             throw ExitCodeError.usage
         }
         return selected
@@ -26,7 +27,8 @@ struct RouteInputs {
         }
         let missing = selected.path.parameterNames.filter { captures[$0] == nil }
         if !missing.isEmpty {
-            Terminal.error("reshape: route '\(route)' needs --param \(missing.map { "\($0)=..." }.joined(separator: " --param "))")
+            Terminal.error(
+                "reshape: route '\(route)' needs --param \(missing.map { "\($0)=..." }.joined(separator: " --param "))")
             throw ExitCodeError.usage
         }
         return captures
@@ -49,7 +51,9 @@ struct RouteInputs {
     func fetchedBodies(_ selected: Route) throws -> OfflineRun.Fetched {
         if selected.isSingleFetch {
             if !upstreams.isEmpty {
-                Terminal.error("reshape: --upstream NAME=FILE is for `fetch:` routes; give route '\(route)' its upstream body as the file argument")
+                Terminal.error(
+                    "reshape: --upstream NAME=FILE is for `fetch:` routes; give route '\(route)' its upstream body as the file argument"
+                )
                 throw ExitCodeError.usage
             }
             return .single(try Terminal.parseTape(try Terminal.read(file), name: file ?? "stdin"))
@@ -59,13 +63,16 @@ struct RouteInputs {
         if upstreams.isEmpty {
             let all = try Terminal.parseJSON(try Terminal.read(file), name: file ?? "stdin")
             guard case .object(let object) = all else {
-                Terminal.error("reshape: route '\(route)' fetches \(names.joined(separator: ", ")): give each with --upstream NAME=FILE, or an object of bodies by name")
+                Terminal.error(
+                    "reshape: route '\(route)' fetches \(names.joined(separator: ", ")): give each with --upstream NAME=FILE, or an object of bodies by name"
+                )
                 throw ExitCodeError.usage
             }
             for member in object.members { bodies[member.key] = member.value }
         } else {
             if file != nil {
-                Terminal.error("reshape: give route '\(route)' its bodies either with --upstream or as one file, not both")
+                Terminal.error(
+                    "reshape: give route '\(route)' its bodies either with --upstream or as one file, not both")
                 throw ExitCodeError.usage
             }
             for upstream in upstreams {
@@ -74,12 +81,15 @@ struct RouteInputs {
             }
         }
         if let unknown = bodies.keys.sorted().first(where: { !names.contains($0) }) {
-            Terminal.error("reshape: route '\(route)' has no fetch '\(unknown)' (it fetches \(names.joined(separator: ", ")))")
+            Terminal.error(
+                "reshape: route '\(route)' has no fetch '\(unknown)' (it fetches \(names.joined(separator: ", ")))")
             throw ExitCodeError.usage
         }
         let required = selected.fetches.filter { !$0.optional && bodies[$0.name] == nil }.map(\.name)
         if !required.isEmpty {
-            Terminal.error("reshape: route '\(route)' needs a body for \(required.map { "'\($0)'" }.joined(separator: ", ")) (only an optional fetch may be left out)")
+            Terminal.error(
+                "reshape: route '\(route)' needs a body for \(required.map { "'\($0)'" }.joined(separator: ", ")) (only an optional fetch may be left out)"
+            )
             throw ExitCodeError.usage
         }
         return .fanOut(bodies)
@@ -95,6 +105,8 @@ struct RouteInputs {
 
     static func report(_ error: PipelineError, route: String, what: String? = nil) {
         Terminal.error("reshape: route '\(route)'\(what.map { " \($0)" } ?? ""): \(error)")
-        for violation in error.errors { Terminal.error("  \(violation.pointer): \(violation.keyword): \(violation.reason)") }
+        for violation in error.errors {
+            Terminal.error("  \(violation.pointer): \(violation.keyword): \(violation.reason)")
+        }
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Glibc
-import ReshapeRules
 import ReshapeProxy
+import ReshapeRules
 import ReshapeServer
 
 struct ServeCommand: ParsableCommand {
@@ -9,71 +9,126 @@ struct ServeCommand: ParsableCommand {
         commandName: "serve",
         abstract: "Serve the rules: fetch upstreams, reshape, validate, answer normalized JSON.",
         discussion: """
-        Every option can also be set by the environment variable in brackets; a flag wins over \
-        its variable. SIGHUP, or a change to the rules' files, reloads the rules (a bad new set is refused, the old one kept); \
-        SIGTERM stops accepting, finishes in-flight requests (up to --drain-timeout) and exits 0, \
-        or 3 when the timeout cut some off. \
-        Health: /_reshape/live, /_reshape/ready; Prometheus metrics: /_reshape/metrics; on the main \
-        port, or only on --admin-listen's when it is set. \
-        One JSON access-log line per request goes to standard output, other logs to standard error.
+            Every option can also be set by the environment variable in brackets; a flag wins over \
+            its variable. SIGHUP, or a change to the rules' files, reloads the rules (a bad new set is refused, the old one kept); \
+            SIGTERM stops accepting, finishes in-flight requests (up to --drain-timeout) and exits 0, \
+            or 3 when the timeout cut some off. \
+            Health: /_reshape/live, /_reshape/ready; Prometheus metrics: /_reshape/metrics; on the main \
+            port, or only on --admin-listen's when it is set. \
+            One JSON access-log line per request goes to standard output, other logs to standard error.
 
-          reshape serve --rules examples/rules --listen 127.0.0.1:8080
-          RESHAPE_LISTEN=0.0.0.0:8080 RESHAPE_RULES=/etc/reshape/rules reshape serve
-          RESHAPE_ADMIN_LISTEN=0.0.0.0:8090 reshape serve --rules examples/rules
-        """)
+              reshape serve --rules examples/rules --listen 127.0.0.1:8080
+              RESHAPE_LISTEN=0.0.0.0:8080 RESHAPE_RULES=/etc/reshape/rules reshape serve
+              RESHAPE_ADMIN_LISTEN=0.0.0.0:8090 reshape serve --rules examples/rules
+            """)
 
     @Option(name: .long, help: ArgumentHelp("Rules directory or file [RESHAPE_RULES].", valueName: "path"))
     var rules: String?
 
-    @Option(name: .long, help: ArgumentHelp("Address to listen on (default 127.0.0.1:8080) [RESHAPE_LISTEN].", valueName: "host:port"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Address to listen on (default 127.0.0.1:8080) [RESHAPE_LISTEN].", valueName: "host:port"))
     var listen: String?
 
-    @Option(name: .customLong("admin-listen"), help: ArgumentHelp("Serve /_reshape/* on this address only, not on --listen's (default: on --listen's) [RESHAPE_ADMIN_LISTEN].", valueName: "host:port"))
+    @Option(
+        name: .customLong("admin-listen"),
+        help: ArgumentHelp(
+            "Serve /_reshape/* on this address only, not on --listen's (default: on --listen's) [RESHAPE_ADMIN_LISTEN].",
+            valueName: "host:port"))
     var adminListen: String?
 
-    @Option(name: .long, help: ArgumentHelp("Event-loop threads (default: the number of cores) [RESHAPE_WORKERS].", valueName: "n"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Event-loop threads (default: the number of cores) [RESHAPE_WORKERS].", valueName: "n"))
     var workers: Int?
 
-    @Option(name: .customLong("max-connections"), help: ArgumentHelp("Open connections per worker before new ones get 503 (default 10000) [RESHAPE_MAX_CONNECTIONS].", valueName: "n"))
+    @Option(
+        name: .customLong("max-connections"),
+        help: ArgumentHelp(
+            "Open connections per worker before new ones get 503 (default 10000) [RESHAPE_MAX_CONNECTIONS].",
+            valueName: "n"))
     var maxConnections: Int?
 
-    @Option(name: .customLong("max-header-bytes"), help: ArgumentHelp("Request line plus headers, 431 past it (default 16384) [RESHAPE_MAX_HEADER_BYTES].", valueName: "bytes"))
+    @Option(
+        name: .customLong("max-header-bytes"),
+        help: ArgumentHelp(
+            "Request line plus headers, 431 past it (default 16384) [RESHAPE_MAX_HEADER_BYTES].", valueName: "bytes"))
     var maxHeaderBytes: Int?
 
-    @Option(name: .customLong("max-url-bytes"), help: ArgumentHelp("Request target length, 414 past it (default 8192) [RESHAPE_MAX_URL_BYTES].", valueName: "bytes"))
+    @Option(
+        name: .customLong("max-url-bytes"),
+        help: ArgumentHelp(
+            "Request target length, 414 past it (default 8192) [RESHAPE_MAX_URL_BYTES].", valueName: "bytes"))
     var maxURLBytes: Int?
 
-    @Option(name: .customLong("max-body-bytes"), help: ArgumentHelp("Request body size, 413 past it (default 1048576) [RESHAPE_MAX_BODY_BYTES].", valueName: "bytes"))
+    @Option(
+        name: .customLong("max-body-bytes"),
+        help: ArgumentHelp(
+            "Request body size, 413 past it (default 1048576) [RESHAPE_MAX_BODY_BYTES].", valueName: "bytes"))
     var maxBodyBytes: Int?
 
-    @Option(name: .customLong("header-timeout"), help: ArgumentHelp("Milliseconds a client may take to send its request head, 408 past it (default 10000) [RESHAPE_HEADER_TIMEOUT].", valueName: "ms"))
+    @Option(
+        name: .customLong("header-timeout"),
+        help: ArgumentHelp(
+            "Milliseconds a client may take to send its request head, 408 past it (default 10000) [RESHAPE_HEADER_TIMEOUT].",
+            valueName: "ms"))
     var headerTimeout: Int?
 
-    @Option(name: .customLong("body-timeout"), help: ArgumentHelp("Milliseconds a client may take to send a request body once its head is in, 408 past it (default 30000) [RESHAPE_BODY_TIMEOUT].", valueName: "ms"))
+    @Option(
+        name: .customLong("body-timeout"),
+        help: ArgumentHelp(
+            "Milliseconds a client may take to send a request body once its head is in, 408 past it (default 30000) [RESHAPE_BODY_TIMEOUT].",
+            valueName: "ms"))
     var bodyTimeout: Int?
 
-    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Milliseconds an idle keep-alive connection stays open (default 60000) [RESHAPE_IDLE_TIMEOUT].", valueName: "ms"))
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp(
+            "Milliseconds an idle keep-alive connection stays open (default 60000) [RESHAPE_IDLE_TIMEOUT].",
+            valueName: "ms"))
     var idleTimeout: Int?
 
-    @Option(name: .customLong("drain-timeout"), help: ArgumentHelp("Milliseconds in-flight requests get after SIGTERM (default 10000) [RESHAPE_DRAIN_TIMEOUT].", valueName: "ms"))
+    @Option(
+        name: .customLong("drain-timeout"),
+        help: ArgumentHelp(
+            "Milliseconds in-flight requests get after SIGTERM (default 10000) [RESHAPE_DRAIN_TIMEOUT].",
+            valueName: "ms"))
     var drainTimeout: Int?
 
-    @Option(name: .customLong("cache-bytes"), help: ArgumentHelp("Memory bound of the answer cache for routes with `cache:`, like 64MiB; 0 turns caching off (default 64MiB) [RESHAPE_CACHE_BYTES].", valueName: "size"))
+    @Option(
+        name: .customLong("cache-bytes"),
+        help: ArgumentHelp(
+            "Memory bound of the answer cache for routes with `cache:`, like 64MiB; 0 turns caching off (default 64MiB) [RESHAPE_CACHE_BYTES].",
+            valueName: "size"))
     var cacheBytes: String?
 
-    @Option(name: .customLong("cache-redis"), help: ArgumentHelp("A cache shared by replicas, in front of which each keeps its own: redis://host[:port][/db] (default: none) [RESHAPE_CACHE_REDIS].", valueName: "url"))
+    @Option(
+        name: .customLong("cache-redis"),
+        help: ArgumentHelp(
+            "A cache shared by replicas, in front of which each keeps its own: redis://host[:port][/db] (default: none) [RESHAPE_CACHE_REDIS].",
+            valueName: "url"))
     var cacheRedis: String?
 
-    @Option(name: .customLong("cache-redis-timeout"), help: ArgumentHelp("Milliseconds a shared-cache lookup may take before it counts as a miss (default 50) [RESHAPE_CACHE_REDIS_TIMEOUT].", valueName: "ms"))
+    @Option(
+        name: .customLong("cache-redis-timeout"),
+        help: ArgumentHelp(
+            "Milliseconds a shared-cache lookup may take before it counts as a miss (default 50) [RESHAPE_CACHE_REDIS_TIMEOUT].",
+            valueName: "ms"))
     var cacheRedisTimeout: Int?
 
     @Flag(name: .customLong("no-access-log"), help: "Do not write access-log lines [RESHAPE_ACCESS_LOG=off].")
     var noAccessLog = false
 
-    @Flag(name: .customLong("no-watch-rules"), help: "Reload the rules only on SIGHUP, not when their files change [RESHAPE_WATCH_RULES=off].")
+    @Flag(
+        name: .customLong("no-watch-rules"),
+        help: "Reload the rules only on SIGHUP, not when their files change [RESHAPE_WATCH_RULES=off].")
     var noWatchRules = false
 
-    @Option(name: .customLong("watch-debounce"), help: ArgumentHelp("Milliseconds the rules must be quiet after a change before they are reloaded (default 1000) [RESHAPE_WATCH_DEBOUNCE].", valueName: "ms"))
+    @Option(
+        name: .customLong("watch-debounce"),
+        help: ArgumentHelp(
+            "Milliseconds the rules must be quiet after a change before they are reloaded (default 1000) [RESHAPE_WATCH_DEBOUNCE].",
+            valueName: "ms"))
     var watchDebounce: Int?
 
     func run() throws {
@@ -92,7 +147,9 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode(2)
         }
         func hostAndPort(_ address: String, _ flag: String) throws -> (host: String, port: Int) {
-            guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]), (0...65535).contains(port) else {
+            guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
+                (0...65535).contains(port)
+            else {
                 Terminal.error("reshape: \(flag) takes HOST:PORT, like 127.0.0.1:8080 or [::]:8080 (got '\(address)')")
                 throw ExitCode(2)
             }
@@ -101,7 +158,9 @@ struct ServeCommand: ParsableCommand {
             return (host, port)
         }
         let (host, port) = try hostAndPort(listen ?? environment["RESHAPE_LISTEN"] ?? "127.0.0.1:8080", "--listen")
-        let admin = try (adminListen ?? environment["RESHAPE_ADMIN_LISTEN"]).map { try hostAndPort($0, "--admin-listen") }
+        let admin = try (adminListen ?? environment["RESHAPE_ADMIN_LISTEN"]).map {
+            try hostAndPort($0, "--admin-listen")
+        }
         // The main sockets share their port (SO_REUSEPORT) and would split connections with an
         // admin listener on the same one.
         if let admin, admin.port != 0, admin.port == port {
@@ -113,12 +172,17 @@ struct ServeCommand: ParsableCommand {
         limits.maxHeaderBytes = try setting(maxHeaderBytes, "RESHAPE_MAX_HEADER_BYTES", default: limits.maxHeaderBytes)
         limits.maxURLBytes = try setting(maxURLBytes, "RESHAPE_MAX_URL_BYTES", default: limits.maxURLBytes)
         limits.maxBodyBytes = try setting(maxBodyBytes, "RESHAPE_MAX_BODY_BYTES", default: limits.maxBodyBytes)
-        limits.headerTimeoutMilliseconds = try setting(headerTimeout, "RESHAPE_HEADER_TIMEOUT", default: limits.headerTimeoutMilliseconds)
-        limits.bodyTimeoutMilliseconds = try setting(bodyTimeout, "RESHAPE_BODY_TIMEOUT", default: limits.bodyTimeoutMilliseconds)
-        limits.idleTimeoutMilliseconds = try setting(idleTimeout, "RESHAPE_IDLE_TIMEOUT", default: limits.idleTimeoutMilliseconds)
+        limits.headerTimeoutMilliseconds = try setting(
+            headerTimeout, "RESHAPE_HEADER_TIMEOUT", default: limits.headerTimeoutMilliseconds)
+        limits.bodyTimeoutMilliseconds = try setting(
+            bodyTimeout, "RESHAPE_BODY_TIMEOUT", default: limits.bodyTimeoutMilliseconds)
+        limits.idleTimeoutMilliseconds = try setting(
+            idleTimeout, "RESHAPE_IDLE_TIMEOUT", default: limits.idleTimeoutMilliseconds)
         let cacheText = cacheBytes ?? environment["RESHAPE_CACHE_BYTES"] ?? "64MiB"
         guard let cacheSize = cacheText == "0" ? 0 : Quantities.bytes(cacheText) else {
-            Terminal.error("reshape: --cache-bytes takes a size like 64MiB, 512KiB or 1048576, or 0 for no cache (got '\(cacheText)')")
+            Terminal.error(
+                "reshape: --cache-bytes takes a size like 64MiB, 512KiB or 1048576, or 0 for no cache (got '\(cacheText)')"
+            )
             throw ExitCode(2)
         }
         var redis: RedisAddress?
@@ -141,7 +205,8 @@ struct ServeCommand: ParsableCommand {
             drainTimeoutMilliseconds: try setting(drainTimeout, "RESHAPE_DRAIN_TIMEOUT", default: 10_000),
             accessLog: !noAccessLog && environment["RESHAPE_ACCESS_LOG"] != "off",
             cacheBytes: cacheSize, redis: redis)
-        configuration.redisTimeoutMilliseconds = try setting(cacheRedisTimeout, "RESHAPE_CACHE_REDIS_TIMEOUT", default: 50)
+        configuration.redisTimeoutMilliseconds = try setting(
+            cacheRedisTimeout, "RESHAPE_CACHE_REDIS_TIMEOUT", default: 50)
         configuration.watchRules = !noWatchRules && environment["RESHAPE_WATCH_RULES"] != "off"
         configuration.watchDebounceMilliseconds = try setting(watchDebounce, "RESHAPE_WATCH_DEBOUNCE", default: 1000)
         let status = Server(configuration: configuration, environment: environment).run()

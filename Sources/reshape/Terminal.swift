@@ -1,3 +1,4 @@
+import ArgumentParser
 import Glibc
 import ReshapeJSON
 import ReshapeRules
@@ -50,7 +51,8 @@ enum Terminal {
         try reportingParseError(name) { () throws(JSONParseError) in try JSONTape.parse(bytes) }
     }
 
-    fileprivate static func reportingParseError<T>(_ name: String, _ parse: () throws(JSONParseError) -> T) throws -> T {
+    fileprivate static func reportingParseError<T>(_ name: String, _ parse: () throws(JSONParseError) -> T) throws -> T
+    {
         do {
             return try parse()
         } catch {
@@ -77,8 +79,6 @@ enum ExitCodeError: Error {
     case invalidInput
     case usage
 }
-
-import ArgumentParser
 
 extension ExitCodeError {
     var exitCode: ExitCode { self == .invalidInput ? ExitCode(1) : ExitCode(2) }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Glibc
-import ReshapeRules
 import ReshapeJSON
+import ReshapeRules
 import ReshapeSchema
 
 struct ValidateCommand: ParsableCommand {
@@ -9,18 +9,20 @@ struct ValidateCommand: ParsableCommand {
         commandName: "validate",
         abstract: "Validate one JSON instance against a JSON Schema (draft 2020-12).",
         discussion: """
-        Prints one 'pointer: keyword: reason' line per violation. Remote $refs are never \
-        fetched: --map serves a URL prefix from a local directory. Exit status: 0 valid, \
-        1 invalid, 2 a bad schema or bad usage.
+            Prints one 'pointer: keyword: reason' line per violation. Remote $refs are never \
+            fetched: --map serves a URL prefix from a local directory. Exit status: 0 valid, \
+            1 invalid, 2 a bad schema or bad usage.
 
-          reshape validate --schema user.schema.json user.json
-          reshape validate --schema s.json --map http://localhost:1234/=remotes/ data.json
-        """)
+              reshape validate --schema user.schema.json user.json
+              reshape validate --schema s.json --map http://localhost:1234/=remotes/ data.json
+            """)
 
     @Option(name: .long, help: ArgumentHelp("The schema file.", valueName: "file"))
     var schema: String
 
-    @Option(name: .customLong("map"), help: ArgumentHelp("Serve $refs under URL from files in DIR (repeatable).", valueName: "URL=DIR"))
+    @Option(
+        name: .customLong("map"),
+        help: ArgumentHelp("Serve $refs under URL from files in DIR (repeatable).", valueName: "URL=DIR"))
     var maps: [String] = []
 
     @Flag(name: .customLong("assert-format"), help: "Make `format` an assertion instead of an annotation.")
@@ -59,14 +61,17 @@ struct ValidateCommand: ParsableCommand {
         let resolve: @Sendable (String) -> JSON? = { url in
             for (prefix, directory) in resolved where url.hasPrefix(prefix) {
                 let relative = String(url.dropFirst(prefix.count)).split(separator: "#").first.map(String.init) ?? ""
-                guard case .success(let bytes) = LocalFiles.read(LocalFiles.join(directory, relative)) else { return nil }
+                guard case .success(let bytes) = LocalFiles.read(LocalFiles.join(directory, relative)) else {
+                    return nil
+                }
                 return try? JSON.parse(bytes)
             }
             return nil
         }
         let validator: Validator
         do {
-            validator = try Validator(schema: schemaValue, options: SchemaOptions(assertFormat: assertFormat), resolveRemote: resolve)
+            validator = try Validator(
+                schema: schemaValue, options: SchemaOptions(assertFormat: assertFormat), resolveRemote: resolve)
         } catch {
             Terminal.error("\(schema): bad schema: \(error)")
             throw ExitCodeError.usage
@@ -78,7 +83,9 @@ struct ValidateCommand: ParsableCommand {
             return
         }
         for violation in violations {
-            print("\(violation.instancePointer.isEmpty ? "(root)" : violation.instancePointer): \(violation.keyword): \(violation.reason)")
+            print(
+                "\(violation.instancePointer.isEmpty ? "(root)" : violation.instancePointer): \(violation.keyword): \(violation.reason)"
+            )
         }
         throw ExitCodeError.invalidInput
     }

@@ -4,7 +4,8 @@ import XCTest
 /// The `reshape` binary as a user runs it: arguments, files, stdin, stdout, stderr, exit status.
 enum CLIRunner {
     static var packageRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }
 
     private static var binary: URL {
@@ -26,7 +27,9 @@ enum CLIRunner {
         process.executableURL = Self.binary
         process.arguments = arguments
         process.currentDirectoryURL = Self.packageRoot
-        let out = Pipe(), err = Pipe(), input = Pipe()
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
@@ -36,8 +39,9 @@ enum CLIRunner {
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                   stderr: String(decoding: stderr, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
     }
 
     static func temporaryFile(_ text: String, _ name: String = "input.json") throws -> String {

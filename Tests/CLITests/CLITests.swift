@@ -11,21 +11,28 @@ final class CLITests: XCTestCase {
     }
 
     func testApplyPrintsExactlyTheExamplesResponse() throws {
-        let upstream = #"{"-Nx2":{"name":"Bea","age":31,"email":"bea@example.com"},"-Nx1":{"name":"Ada","age":"36","email":"ada@example.com"},"-Nx3":{"name":"","email":"nobody@example.com"}}"#
+        let upstream =
+            #"{"-Nx2":{"name":"Bea","age":31,"email":"bea@example.com"},"-Nx1":{"name":"Ada","age":"36","email":"ada@example.com"},"-Nx3":{"name":"","email":"nobody@example.com"}}"#
         let run = try reshape(["apply", "--rules", "examples/rules", "--route", "users", try temporaryFile(upstream)])
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertEqual(run.stdout, #"{"objects":[{"objectId":"-Nx1","name":"Ada","age":36,"email":"ada@example.com"},{"objectId":"-Nx2","name":"Bea","age":31,"email":"bea@example.com"}]}"# + "\n")
+        XCTAssertEqual(
+            run.stdout,
+            #"{"objects":[{"objectId":"-Nx1","name":"Ada","age":36,"email":"ada@example.com"},{"objectId":"-Nx2","name":"Bea","age":31,"email":"bea@example.com"}]}"#
+                + "\n")
         XCTAssertTrue(run.stderr.contains("dropped /2 (User)"), run.stderr)
     }
 
     func testApplyFromStdinWithParametersAndFailures() throws {
-        let ok = try reshape(["apply", "--rules", "examples/rules", "--route", "user", "--param", "id=u1"],
-                             stdin: #"{"name":"Ada","email":"a@b.c"}"#)
+        let ok = try reshape(
+            ["apply", "--rules", "examples/rules", "--route", "user", "--param", "id=u1"],
+            stdin: #"{"name":"Ada","email":"a@b.c"}"#)
         XCTAssertEqual(ok.stdout, #"{"name":"Ada","email":"a@b.c","objectId":"u1"}"# + "\n")
-        let invalid = try reshape(["apply", "--rules", "examples/rules", "--route", "user", "--param", "id=u1"], stdin: #"{"name":""}"#)
+        let invalid = try reshape(
+            ["apply", "--rules", "examples/rules", "--route", "user", "--param", "id=u1"], stdin: #"{"name":""}"#)
         XCTAssertEqual(invalid.status, 1)
         XCTAssertTrue(invalid.stderr.contains("validation-failed"), invalid.stderr)
-        let notJSON = try reshape(["apply", "--rules", "examples/rules", "--route", "users"], stdin: "{\n  \"a\": tru\n}")
+        let notJSON = try reshape(
+            ["apply", "--rules", "examples/rules", "--route", "users"], stdin: "{\n  \"a\": tru\n}")
         XCTAssertEqual(notJSON.status, 1)
         XCTAssertEqual(notJSON.stderr, "stdin:2:8: invalid literal, expected 'true'\n")
         XCTAssertEqual(try reshape(["apply", "--rules", "examples/rules", "--route", "nope"], stdin: "{}").status, 2)
@@ -52,7 +59,8 @@ final class CLITests: XCTestCase {
     }
 
     func testValidateExitStatuses() throws {
-        let schema = try temporaryFile(#"{"type":"object","properties":{"age":{"type":"integer","minimum":0}},"required":["age"]}"#, "s.json")
+        let schema = try temporaryFile(
+            #"{"type":"object","properties":{"age":{"type":"integer","minimum":0}},"required":["age"]}"#, "s.json")
         XCTAssertEqual(try reshape(["validate", "--schema", schema], stdin: #"{"age":3}"#).status, 0)
         let invalid = try reshape(["validate", "--schema", schema], stdin: #"{"age":-3}"#)
         XCTAssertEqual(invalid.status, 1)
@@ -64,11 +72,14 @@ final class CLITests: XCTestCase {
 
     func testValidateResolvesMappedRemoteRefsFromDisk() throws {
         let environment = ProcessInfo.processInfo.environment["RESHAPE_CONFORMANCE_DIR"] ?? ""
-        let suite = environment.isEmpty
-            ? CLIRunner.packageRoot.appendingPathComponent(".build-conformance/json-schema-test-suite").path : environment
+        let suite =
+            environment.isEmpty
+            ? CLIRunner.packageRoot.appendingPathComponent(".build-conformance/json-schema-test-suite").path
+            : environment
         let remotes = URL(fileURLWithPath: suite).appendingPathComponent("remotes")
-        XCTAssertTrue(FileManager.default.fileExists(atPath: remotes.path),
-                      "\(remotes.path) not found: run scripts/fetch-conformance.sh (or set RESHAPE_CONFORMANCE_DIR)")
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: remotes.path),
+            "\(remotes.path) not found: run scripts/fetch-conformance.sh (or set RESHAPE_CONFORMANCE_DIR)")
         let schema = try temporaryFile(#"{"$ref":"http://localhost:1234/integer.json"}"#, "remote.json")
         let map = "http://localhost:1234/=\(remotes.path)"
         XCTAssertEqual(try reshape(["validate", "--schema", schema, "--map", map], stdin: "12").status, 0)
@@ -96,8 +107,9 @@ final class CLITests: XCTestCase {
             XCTAssertTrue(run.stderr.contains(message), "\(arguments): \(run.stderr)")
             XCTAssertFalse(run.stderr.contains("secret"), "a password in the URL is never echoed")
         }
-        XCTAssertEqual(try reshape(["serve", "--rules", "no/such/rules", "--cache-redis", "redis://127.0.0.1:6379/2"]).status, 1,
-                       "a good URL passes on to the rules, which do not exist")
+        XCTAssertEqual(
+            try reshape(["serve", "--rules", "no/such/rules", "--cache-redis", "redis://127.0.0.1:6379/2"]).status, 1,
+            "a good URL passes on to the rules, which do not exist")
     }
 
     func testVersionAndHelp() throws {

@@ -4,8 +4,10 @@ import XCTest
 /// `reshape openapi`: the contract of issue 12's first verb.
 final class OpenAPICLITests: XCTestCase {
     func testPrintsTheExampleRulesAsOpenAPI31() throws {
-        let run = try CLIRunner.reshape(["openapi", "--rules", "examples/rules", "--server", "https://api.example.com",
-                                         "--title", "Demo", "--version", "2.0"])
+        let run = try CLIRunner.reshape([
+            "openapi", "--rules", "examples/rules", "--server", "https://api.example.com",
+            "--title", "Demo", "--version", "2.0",
+        ])
         XCTAssertEqual(run.status, 0, run.stderr)
         let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(document["openapi"] as? String, "3.1.0")
@@ -14,10 +16,13 @@ final class OpenAPICLITests: XCTestCase {
         XCTAssertEqual(info["version"] as? String, "2.0")
         XCTAssertEqual((document["servers"] as? [[String: Any]])?.first?["url"] as? String, "https://api.example.com")
         let paths = try XCTUnwrap(document["paths"] as? [String: [String: Any]])
-        XCTAssertEqual(Set(paths.keys), ["/users", "/users/{id}", "/devices", "/scores", "/widgets", "/profile/{id}", "/posts"])
+        XCTAssertEqual(
+            Set(paths.keys), ["/users", "/users/{id}", "/devices", "/scores", "/widgets", "/profile/{id}", "/posts"])
         XCTAssertEqual(Set(paths["/users"]!.keys), ["get", "post"])
         let post = try XCTUnwrap(paths["/users"]!["post"] as? [String: Any])
-        let body = try XCTUnwrap(((post["requestBody"] as? [String: Any])?["content"] as? [String: Any])?["application/json"] as? [String: Any])
+        let body = try XCTUnwrap(
+            ((post["requestBody"] as? [String: Any])?["content"] as? [String: Any])?["application/json"]
+                as? [String: Any])
         XCTAssertEqual((body["schema"] as? [String: Any])?["$ref"] as? String, "#/components/schemas/NewUser")
         let responses = try XCTUnwrap(post["responses"] as? [String: Any])
         XCTAssertNotNil(responses["2XX"])

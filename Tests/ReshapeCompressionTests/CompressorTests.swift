@@ -1,7 +1,6 @@
 import Foundation
-import XCTest
-
 import ReshapeCompression
+import XCTest
 
 /// Every coding's output decompresses, with the reference tools (gzip, brotli, zstd from
 /// Debian), to the bytes that went in.
@@ -40,7 +39,8 @@ final class CompressorTests: XCTestCase {
         for records in [20, 2_000] {
             let input = sample(records: records)
             for coding in ContentCoding.serverPreference {
-                let compressed = try XCTUnwrap(compressor.compress(input, as: coding), "\(coding) of \(input.count) bytes")
+                let compressed = try XCTUnwrap(
+                    compressor.compress(input, as: coding), "\(coding) of \(input.count) bytes")
                 XCTAssertLessThan(compressed.count * 3, input.count, "\(coding) should compress JSON several times")
                 XCTAssertEqual(try decompress(compressed, with: try XCTUnwrap(tools[coding])), input, "\(coding)")
             }
@@ -54,7 +54,9 @@ final class CompressorTests: XCTestCase {
         XCTAssertNil(compressor.compress([0x7B], as: .gzip))
         var random = SystemRandomNumberGenerator()
         let noise = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &random) }
-        for coding in ContentCoding.serverPreference { XCTAssertNil(compressor.compress(noise, as: coding), "\(coding)") }
+        for coding in ContentCoding.serverPreference {
+            XCTAssertNil(compressor.compress(noise, as: coding), "\(coding)")
+        }
     }
 
     func testHeaderValuesAndEntityTagSuffixes() {

@@ -1,15 +1,18 @@
+import ReshapeContract
 import ReshapeJSON
 import ReshapeRules
-import ReshapeContract
 import XCTest
 
 /// Rules drafted from the demo upstream's answers against the hand-written example rules for
 /// the same endpoints, both run offline on those answers.
 final class DemoComparisonTests: XCTestCase {
-    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
 
     private func sample(_ name: String) throws -> JSON {
-        guard case .success(let bytes) = LocalFiles.read(Self.root + "/Tests/Fixtures/demo/\(name).json") else { throw XCTSkip("no fixture \(name)") }
+        guard case .success(let bytes) = LocalFiles.read(Self.root + "/Tests/Fixtures/demo/\(name).json") else {
+            throw XCTSkip("no fixture \(name)")
+        }
         return try JSON.parse(bytes)
     }
 
@@ -18,7 +21,8 @@ final class DemoComparisonTests: XCTestCase {
         options.sampleName = "\(name).json"
         configure(&options)
         let text = try RuleDraft(samples: [try sample(name)], options: options).yaml()
-        guard case .success(let rules) = RuleLoader.load(files: [(name: "\(name).yaml", text: text)], environment: [:]) else {
+        guard case .success(let rules) = RuleLoader.load(files: [(name: "\(name).yaml", text: text)], environment: [:])
+        else {
             XCTFail("the draft does not load:\n\(text)")
             throw XCTSkip()
         }
@@ -28,14 +32,17 @@ final class DemoComparisonTests: XCTestCase {
 
     private func handWritten(_ name: String) throws -> Route {
         guard case .success(let rules) = RuleLoader.load(path: Self.root + "/examples/rules", environment: [:]),
-              let route = rules.routes.first(where: { $0.name == name }) else { throw XCTSkip("no example route \(name)") }
+            let route = rules.routes.first(where: { $0.name == name })
+        else { throw XCTSkip("no example route \(name)") }
         return route
     }
 
     /// The route's array for `body` (inside its one-member envelope).
     private func array(_ route: Route, _ body: JSON) throws -> [JSON] {
         let output = try OfflineRun.respond(route, fetched: .single(OfflineRun.tape(body)), parameters: [:])
-        guard case .object(let envelope) = output.value, envelope.count == 1, case .array(let elements) = envelope.members[0].value else {
+        guard case .object(let envelope) = output.value, envelope.count == 1,
+            case .array(let elements) = envelope.members[0].value
+        else {
             XCTFail("not an enveloped array: \(output.value)")
             return []
         }
@@ -43,13 +50,18 @@ final class DemoComparisonTests: XCTestCase {
     }
 
     func testDevicesMatchTheHandWrittenRule() throws {
-        let route = try drafted("devices") { $0.typeName = "Device"; $0.key = "userId" }
-        XCTAssertEqual(try array(route, try sample("devices")), try array(try handWritten("devices"), try sample("devices")))
+        let route = try drafted("devices") {
+            $0.typeName = "Device"
+            $0.key = "userId"
+        }
+        XCTAssertEqual(
+            try array(route, try sample("devices")), try array(try handWritten("devices"), try sample("devices")))
     }
 
     func testScoresMatchTheHandWrittenRule() throws {
         let route = try drafted("scores") { $0.key = "rank" }
-        XCTAssertEqual(try array(route, try sample("scores")), try array(try handWritten("scores"), try sample("scores")))
+        XCTAssertEqual(
+            try array(route, try sample("scores")), try array(try handWritten("scores"), try sample("scores")))
     }
 
     /// The hand-written rule drops a widget without a name and coerces the price sent as a
@@ -73,16 +85,23 @@ final class DemoComparisonTests: XCTestCase {
         let route = try drafted("users") { $0.typeName = "User" }
         let drafted = try array(route, users)
         XCTAssertEqual(drafted, try array(try handWritten("users"), users))
-        XCTAssertEqual(drafted.compactMap { $0.member("objectId") },
-                       ["-NqK3a9Xb2mLp0Rt7Yv1", "-NqK3a9Xb2mLp0Rt7Yv2", "-NqK3cB2d5EfG6hI7jK8", "-NqK3fE5g8HiJ9kL0mN1"].map(JSON.string))
-        XCTAssertEqual(drafted.first { $0.member("objectId") == .string("-NqK3cB2d5EfG6hI7jK8") }?.member("age"), .number(JSONNumber(42)))
+        XCTAssertEqual(
+            drafted.compactMap { $0.member("objectId") },
+            ["-NqK3a9Xb2mLp0Rt7Yv1", "-NqK3a9Xb2mLp0Rt7Yv2", "-NqK3cB2d5EfG6hI7jK8", "-NqK3fE5g8HiJ9kL0mN1"].map(
+                JSON.string))
+        XCTAssertEqual(
+            drafted.first { $0.member("objectId") == .string("-NqK3cB2d5EfG6hI7jK8") }?.member("age"),
+            .number(JSONNumber(42)))
     }
 
     /// With the heuristics off the draft infers only what every record has: it keeps all
     /// seven users as they are, and the four the hand-written rule accepts are among them.
     func testUsersWithoutOutliersKeepEveryRecord() throws {
         let users = try sample("users")
-        let route = try drafted("users") { $0.typeName = "User"; $0.outliers = false }
+        let route = try drafted("users") {
+            $0.typeName = "User"
+            $0.outliers = false
+        }
         let draftedIds = try array(route, users).compactMap { $0.member("objectId") }
         let handIds = try array(try handWritten("users"), users).compactMap { $0.member("objectId") }
         XCTAssertEqual(draftedIds.count, 7)
@@ -93,7 +112,13 @@ final class DemoComparisonTests: XCTestCase {
     /// heuristics leave those drafts as they were.
     func testNoOutliersInDevicesAndScores() throws {
         let configurations: [(String, (inout RuleDraft.Options) -> Void)] = [
-            ("devices", { $0.typeName = "Device"; $0.key = "userId" }),
+            (
+                "devices",
+                {
+                    $0.typeName = "Device"
+                    $0.key = "userId"
+                }
+            ),
             ("scores", { $0.key = "rank" }),
         ]
         for (name, configure) in configurations {
@@ -102,14 +127,15 @@ final class DemoComparisonTests: XCTestCase {
             configure(&on)
             var off = on
             off.outliers = false
-            XCTAssertEqual(try RuleDraft(samples: [try sample(name)], options: on).yaml(),
-                           try RuleDraft(samples: [try sample(name)], options: off).yaml(), name)
+            XCTAssertEqual(
+                try RuleDraft(samples: [try sample(name)], options: on).yaml(),
+                try RuleDraft(samples: [try sample(name)], options: off).yaml(), name)
         }
     }
 }
 
-private extension JSON {
-    func member(_ name: String) -> JSON? {
+extension JSON {
+    fileprivate func member(_ name: String) -> JSON? {
         if case .object(let object) = self { return object[name] }
         return nil
     }

@@ -1,5 +1,5 @@
-import XCTest
 import ReshapeJSON
+import XCTest
 
 /// Numbers the `json` fuzz target's exact-comparison property caught (docs/hardening.md);
 /// the inputs are in fuzz/crashes/.

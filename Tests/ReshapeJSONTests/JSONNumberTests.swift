@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import ReshapeJSON
 
 final class JSONNumberTests: XCTestCase {
@@ -18,13 +19,16 @@ final class JSONNumberTests: XCTestCase {
     func testOrderingIsExact() {
         let sorted = ["12345678901234567891", "-1.5", "0", "1e-400", "2", "12345678901234567890", "1e400", "-1e400"]
             .map(n).sorted().map(\.text)
-        XCTAssertEqual(sorted, ["-1e400", "-1.5", "0", "1e-400", "2", "12345678901234567890", "12345678901234567891", "1e400"])
+        XCTAssertEqual(
+            sorted, ["-1e400", "-1.5", "0", "1e-400", "2", "12345678901234567890", "12345678901234567891", "1e400"])
     }
 
     func testFastAndExactComparisonAgree() {
         // Pairs straddle the allocation-free path (<= 18 digits, no exponent) and the exact one.
-        let texts = ["0", "-0", "0.0", "1", "1.0", "1.10", "1.1", "-1.1", "12.5", "3.25", "999999999999999999",
-                     "1000000000000000000", "0.000000000000000001", "123456789012345678.5", "1e0", "1.1e0", "-12.5e0"]
+        let texts = [
+            "0", "-0", "0.0", "1", "1.0", "1.10", "1.1", "-1.1", "12.5", "3.25", "999999999999999999",
+            "1000000000000000000", "0.000000000000000001", "123456789012345678.5", "1e0", "1.1e0", "-12.5e0",
+        ]
         for a in texts {
             for b in texts {
                 let exact = DecimalForm.compare(DecimalForm(a), DecimalForm(b))

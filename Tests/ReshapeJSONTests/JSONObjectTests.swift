@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import ReshapeJSON
 
 final class JSONObjectTests: XCTestCase {

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import ReshapeJSON
 
 final class JSONParserTests: XCTestCase {
@@ -38,18 +39,22 @@ final class JSONParserTests: XCTestCase {
     }
 
     func testWhitespaceAroundValues() throws {
-        XCTAssertEqual(try JSON(parsing: " \t\r\n[ 1 , 2 ]\n "), .array([.number(JSONNumber(1)), .number(JSONNumber(2))]))
+        XCTAssertEqual(
+            try JSON(parsing: " \t\r\n[ 1 , 2 ]\n "), .array([.number(JSONNumber(1)), .number(JSONNumber(2))]))
     }
 
-    private func assertError(_ text: String, _ line: Int, _ column: Int, _ fragment: String,
-                             file: StaticString = #filePath, sourceLine: UInt = #line) {
+    private func assertError(
+        _ text: String, _ line: Int, _ column: Int, _ fragment: String,
+        file: StaticString = #filePath, sourceLine: UInt = #line
+    ) {
         do {
             _ = try JSON(parsing: text)
             XCTFail("accepted \(text)", file: file, line: sourceLine)
         } catch {
             XCTAssertEqual(error.line, line, "line for \(text): \(error)", file: file, line: sourceLine)
             XCTAssertEqual(error.column, column, "column for \(text): \(error)", file: file, line: sourceLine)
-            XCTAssertTrue(error.message.contains(fragment), "\(error.message) lacks '\(fragment)'", file: file, line: sourceLine)
+            XCTAssertTrue(
+                error.message.contains(fragment), "\(error.message) lacks '\(fragment)'", file: file, line: sourceLine)
         }
     }
 
@@ -84,8 +89,10 @@ final class JSONParserTests: XCTestCase {
     }
 
     func testInvalidUTF8IsRejected() {
-        for bytes: [UInt8] in [[0x22, 0xC3, 0x22], [0x22, 0xC0, 0xAF, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22],
-                               [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], [0x22, 0xFF, 0x22]] {
+        for bytes: [UInt8] in [
+            [0x22, 0xC3, 0x22], [0x22, 0xC0, 0xAF, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22],
+            [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], [0x22, 0xFF, 0x22],
+        ] {
             XCTAssertThrowsError(try JSON.parse(bytes), "\(bytes)") { error in
                 XCTAssertTrue((error as! JSONParseError).message.contains("UTF-8"), "\(error)")
             }
@@ -141,7 +148,8 @@ final class JSONParserTests: XCTestCase {
     func testRepeatedStringValuesOfEveryLengthRoundTrip() throws {
         // Values of 0...20 bytes repeated across records exercise string scanning, including
         // two values that share their first 16 bytes and ones that differ only in length.
-        let values = (0...20).map { String(repeating: "v", count: $0) } + ["abcdefghijklmnop", "abcdefghijklmnoq", "é", "a\\nb"]
+        let values =
+            (0...20).map { String(repeating: "v", count: $0) } + ["abcdefghijklmnop", "abcdefghijklmnoq", "é", "a\\nb"]
         let record = "[" + values.map { "\"\($0)\"" }.joined(separator: ",") + "]"
         let text = "[" + Array(repeating: record, count: 3).joined(separator: ",") + "]"
         // Trailing whitespace makes a large document (a name table, words compared past a page).

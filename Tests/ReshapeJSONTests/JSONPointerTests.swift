@@ -1,9 +1,10 @@
-import XCTest
 import ReshapeJSON
+import XCTest
 
 final class JSONPointerTests: XCTestCase {
     func testRFC6901Examples() throws {
-        let doc = try JSON(parsing: #"{"foo":["bar","baz"],"":0,"a/b":1,"c%d":2,"e^f":3,"g|h":4,"i\\j":5,"k\"l":6," ":7,"m~n":8}"#)
+        let doc = try JSON(
+            parsing: #"{"foo":["bar","baz"],"":0,"a/b":1,"c%d":2,"e^f":3,"g|h":4,"i\\j":5,"k\"l":6," ":7,"m~n":8}"#)
         let expectations: [(String, String)] = [
             ("", doc.serializedString()), ("/foo", #"["bar","baz"]"#), ("/foo/0", #""bar""#), ("/", "0"),
             ("/a~1b", "1"), ("/c%d", "2"), ("/e^f", "3"), ("/g|h", "4"), ("/i\\j", "5"), ("/k\"l", "6"),
@@ -39,8 +40,10 @@ final class JSONPointerTests: XCTestCase {
         let text = #"{"foo":["bar","baz"],"":0,"a/b":1,"m~n":{"x":[true,{"y":null}]},"e\u0073c":2}"#
         let tape = try JSONTape.parse(Array(text.utf8))
         let tree = try JSON(parsing: text)
-        let pointers = ["", "/foo", "/foo/0", "/foo/1", "/", "/a~1b", "/m~0n", "/m~0n/x/1/y", "/esc",
-                        "/foo/2", "/foo/01", "/foo/-", "/foo/+1", "/missing", "/a~1b/0", "/m~0n/x/1/y/z"]
+        let pointers = [
+            "", "/foo", "/foo/0", "/foo/1", "/", "/a~1b", "/m~0n", "/m~0n/x/1/y", "/esc",
+            "/foo/2", "/foo/01", "/foo/-", "/foo/+1", "/missing", "/a~1b/0", "/m~0n/x/1/y/z",
+        ]
         for text in pointers {
             let pointer = try XCTUnwrap(JSONPointer(text), text)
             let node = tape.node(at: pointer, from: tape.root)

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import ReshapeJSON
 
 /// Deterministic randomized checks of the unsafe-pointer code: random values must round

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import ReshapeJSON
 
 /// `JSONTape` must accept exactly what `JSON.parse` accepts, fail with exactly the same error,
@@ -32,8 +33,10 @@ final class JSONTapeTests: XCTestCase {
     /// Parses `bytes` both ways and checks the verdicts, errors and results agree. Returns the
     /// tape when both accepted, or the (shared) error when both rejected.
     @discardableResult
-    private func assertAgrees(_ bytes: [UInt8], options: JSONParseOptions = .init(),
-                              file: StaticString = #filePath, line: UInt = #line) -> Result<JSONTape, JSONParseError>? {
+    private func assertAgrees(
+        _ bytes: [UInt8], options: JSONParseOptions = .init(),
+        file: StaticString = #filePath, line: UInt = #line
+    ) -> Result<JSONTape, JSONParseError>? {
         let tree = treeParse(bytes, options)
         let tape = tapeParse(bytes, options)
         switch (tree, tape) {
@@ -43,9 +46,12 @@ final class JSONTapeTests: XCTestCase {
             return .failure(tapeError)
         case (.success(let value), .success(let tape)):
             let canonical = value.serialized()
-            XCTAssertEqual(show(serialized(tape, tape.root)), show(canonical), "serialize for \(show(bytes))", file: file, line: line)
-            XCTAssertEqual(show(tape.materialize(tape.root).serialized()), show(canonical), "materialize for \(show(bytes))",
-                           file: file, line: line)
+            XCTAssertEqual(
+                show(serialized(tape, tape.root)), show(canonical), "serialize for \(show(bytes))", file: file,
+                line: line)
+            XCTAssertEqual(
+                show(tape.materialize(tape.root).serialized()), show(canonical), "materialize for \(show(bytes))",
+                file: file, line: line)
             XCTAssertEqual(tape.bytes, bytes, file: file, line: line)
             let end = verifyNode(tape, tape.root, value, options, file: file, line: line)
             XCTAssertEqual(end, tape.nodeCount, "node count for \(show(bytes))", file: file, line: line)
@@ -60,8 +66,10 @@ final class JSONTapeTests: XCTestCase {
 
     /// Checks one node (and everything inside it) against the tree's value for it;
     /// returns the index of the node after it.
-    private func verifyNode(_ tape: JSONTape, _ node: Int, _ value: JSON, _ options: JSONParseOptions,
-                            file: StaticString, line: UInt) -> Int {
+    private func verifyNode(
+        _ tape: JSONTape, _ node: Int, _ value: JSON, _ options: JSONParseOptions,
+        file: StaticString, line: UInt
+    ) -> Int {
         guard node < tape.nodeCount else {
             XCTFail("node \(node) past the end (\(tape.nodeCount))", file: file, line: line)
             return tape.nodeCount
@@ -69,10 +77,13 @@ final class JSONTapeTests: XCTestCase {
         let text = Array(tape.bytes[tape.textRange(node)])
         let canonical = value.serialized()
         // The flag is exactly "the source text is what the writer would write".
-        XCTAssertEqual(tape.isCanonical(node), text == canonical,
-                       "isCanonical of node \(node) \(show(text)) vs \(show(canonical))", file: file, line: line)
-        XCTAssertEqual(serialized(tape, node), canonical, "serialize node \(node) \(show(text))", file: file, line: line)
-        XCTAssertEqual(tape.materialize(node).serialized(), canonical, "materialize node \(node)", file: file, line: line)
+        XCTAssertEqual(
+            tape.isCanonical(node), text == canonical,
+            "isCanonical of node \(node) \(show(text)) vs \(show(canonical))", file: file, line: line)
+        XCTAssertEqual(
+            serialized(tape, node), canonical, "serialize node \(node) \(show(text))", file: file, line: line)
+        XCTAssertEqual(
+            tape.materialize(node).serialized(), canonical, "materialize node \(node)", file: file, line: line)
         // The node's text range holds exactly its value.
         do {
             let alone = try JSON.parse(text, options: options)
@@ -144,28 +155,36 @@ final class JSONTapeTests: XCTestCase {
         XCTAssertEqual(Array(tape.string(node).utf8), utf8, file: file, line: line)
         XCTAssertEqual(tape.withString(node) { Array($0) }, utf8, file: file, line: line)
         XCTAssertEqual(tape.scalarCount(node), string.unicodeScalars.count, file: file, line: line)
-        XCTAssertTrue(utf8.withUnsafeBufferPointer { tape.stringEquals(node, $0) }, "stringEquals \(string)", file: file, line: line)
+        XCTAssertTrue(
+            utf8.withUnsafeBufferPointer { tape.stringEquals(node, $0) }, "stringEquals \(string)", file: file,
+            line: line)
         XCTAssertFalse((utf8 + [0x61]).withUnsafeBufferPointer { tape.stringEquals(node, $0) }, file: file, line: line)
         if !utf8.isEmpty {
-            XCTAssertFalse(Array(utf8.dropLast()).withUnsafeBufferPointer { tape.stringEquals(node, $0) }, file: file, line: line)
+            XCTAssertFalse(
+                Array(utf8.dropLast()).withUnsafeBufferPointer { tape.stringEquals(node, $0) }, file: file, line: line)
             var changed = utf8
             changed[0] ^= 0x01
             XCTAssertFalse(changed.withUnsafeBufferPointer { tape.stringEquals(node, $0) }, file: file, line: line)
         }
     }
 
-    private func agrees(_ text: String, options: JSONParseOptions = .init(),
-                        file: StaticString = #filePath, line: UInt = #line) -> Result<JSONTape, JSONParseError>? {
+    private func agrees(
+        _ text: String, options: JSONParseOptions = .init(),
+        file: StaticString = #filePath, line: UInt = #line
+    ) -> Result<JSONTape, JSONParseError>? {
         assertAgrees(Array(text.utf8), options: options, file: file, line: line)
     }
 
     /// Both accept `text`, and the tape writes `expected`.
-    private func assertAccepted(_ text: String, writes expected: String? = nil, options: JSONParseOptions = .init(),
-                                file: StaticString = #filePath, line: UInt = #line) {
+    private func assertAccepted(
+        _ text: String, writes expected: String? = nil, options: JSONParseOptions = .init(),
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         switch agrees(text, options: options, file: file, line: line) {
         case .success(let tape)?:
             if let expected {
-                XCTAssertEqual(String(decoding: serialized(tape, tape.root), as: UTF8.self), expected, file: file, line: line)
+                XCTAssertEqual(
+                    String(decoding: serialized(tape, tape.root), as: UTF8.self), expected, file: file, line: line)
             }
         case .failure(let error)?:
             XCTFail("rejected \(text): \(show(error))", file: file, line: line)
@@ -175,14 +194,17 @@ final class JSONTapeTests: XCTestCase {
     }
 
     /// Both reject `bytes` with the same error, at `line`:`column`, whose message has `fragment`.
-    private func assertRejected(_ bytes: [UInt8], _ errorLine: Int? = nil, _ column: Int? = nil, _ fragment: String = "",
-                                options: JSONParseOptions = .init(), file: StaticString = #filePath, line: UInt = #line) {
+    private func assertRejected(
+        _ bytes: [UInt8], _ errorLine: Int? = nil, _ column: Int? = nil, _ fragment: String = "",
+        options: JSONParseOptions = .init(), file: StaticString = #filePath, line: UInt = #line
+    ) {
         switch assertAgrees(bytes, options: options, file: file, line: line) {
         case .failure(let error)?:
             if let errorLine { XCTAssertEqual(error.line, errorLine, show(error), file: file, line: line) }
             if let column { XCTAssertEqual(error.column, column, show(error), file: file, line: line) }
             if !fragment.isEmpty {
-                XCTAssertTrue(error.message.contains(fragment), "\(error.message) lacks '\(fragment)'", file: file, line: line)
+                XCTAssertTrue(
+                    error.message.contains(fragment), "\(error.message) lacks '\(fragment)'", file: file, line: line)
             }
         case .success?:
             XCTFail("accepted \(show(bytes))", file: file, line: line)
@@ -191,18 +213,22 @@ final class JSONTapeTests: XCTestCase {
         }
     }
 
-    private func assertRejected(_ text: String, _ errorLine: Int? = nil, _ column: Int? = nil, _ fragment: String = "",
-                                options: JSONParseOptions = .init(), file: StaticString = #filePath, line: UInt = #line) {
+    private func assertRejected(
+        _ text: String, _ errorLine: Int? = nil, _ column: Int? = nil, _ fragment: String = "",
+        options: JSONParseOptions = .init(), file: StaticString = #filePath, line: UInt = #line
+    ) {
         assertRejected(Array(text.utf8), errorLine, column, fragment, options: options, file: file, line: line)
     }
 
     // MARK: - 1. Everything JSONParserTests accepts or rejects
 
     func testRoundTripsAgree() {
-        for text in [#"{"z":12345678901234567890,"a":0.1,"m":1.5E+300,"n":-0,"e":1e-7}"#,
-                     #"[true,false,null,"",[],{},[[]],{"a":{}}]"#,
-                     #"{"b":1,"a":2,"c":{"y":1,"x":2}}"#,
-                     #"["héllo wörld ✓ 😀","a\"b\\c","line\nbreak\ttab","\u0000\u001f","/ not escaped"]"#] {
+        for text in [
+            #"{"z":12345678901234567890,"a":0.1,"m":1.5E+300,"n":-0,"e":1e-7}"#,
+            #"[true,false,null,"",[],{},[[]],{"a":{}}]"#,
+            #"{"b":1,"a":2,"c":{"y":1,"x":2}}"#,
+            #"["héllo wörld ✓ 😀","a\"b\\c","line\nbreak\ttab","\u0000\u001f","/ not escaped"]"#,
+        ] {
             assertAccepted(text, writes: text)
         }
         for scalar in ["0", "-0", "1.5E+300", "\"\"", "\"x\"", "true", "false", "null", "[]", "{}"] {
@@ -214,8 +240,9 @@ final class JSONTapeTests: XCTestCase {
     func testEscapesAndSurrogatesAgree() {
         assertAccepted(#""\u00e9\ud83d\ude00\/\b\f\r""#, writes: "\"é😀/\\b\\f\\r\"")
         assertAccepted(#""\uD83D\uDE00\u00C9\u0041""#, writes: "\"😀ÉA\"")
-        assertAccepted(#"["\u0000","\u001F","\u007f","\u2028","\uffff"]"#,
-                       writes: "[\"\\u0000\",\"\\u001f\",\"\u{7F}\",\"\u{2028}\",\"\u{FFFF}\"]")
+        assertAccepted(
+            #"["\u0000","\u001F","\u007f","\u2028","\uffff"]"#,
+            writes: "[\"\\u0000\",\"\\u001f\",\"\u{7F}\",\"\u{2028}\",\"\u{FFFF}\"]")
         assertAccepted(#""\"\\\/\b\f\n\r\t""#, writes: #""\"\\/\b\f\n\r\t""#)
     }
 
@@ -275,18 +302,22 @@ final class JSONTapeTests: XCTestCase {
         let document = "{\"a\" : [1, -2.5e+3, true, false, null, \"s\\u00e9\\ud83d\\ude00\\n\"], \"b\":{}, \"é\":[[]]}"
         let bytes = Array(document.utf8)
         for end in 0...bytes.count { assertAgrees(Array(bytes[..<end])) }
-        for text in ["[", "{", "{\"a\"", "{\"a\":", "{\"a\":1", "{\"a\":1,", "[1", "[1,", "-", "t", "nul", "fals",
-                     "1e+", "0.", "\"\\u12", "\"\\", "\"\\ud800\\", "\"\\ud800\\u", "\"\\ud800\\udc0", "[1]]", "{}}",
-                     "{,}", "[,]", "[1,,2]", "{\"a\"::1}", "{\"a\":1 \"b\":2}", "00", "-01", "1.e5", ".5", "+1",
-                     "[\"\u{7F}\"]", "'a'", "[true false]", "{\"a\":1}x", "\u{FEFF}1", "\"\\U0041\""] {
+        for text in [
+            "[", "{", "{\"a\"", "{\"a\":", "{\"a\":1", "{\"a\":1,", "[1", "[1,", "-", "t", "nul", "fals",
+            "1e+", "0.", "\"\\u12", "\"\\", "\"\\ud800\\", "\"\\ud800\\u", "\"\\ud800\\udc0", "[1]]", "{}}",
+            "{,}", "[,]", "[1,,2]", "{\"a\"::1}", "{\"a\":1 \"b\":2}", "00", "-01", "1.e5", ".5", "+1",
+            "[\"\u{7F}\"]", "'a'", "[true false]", "{\"a\":1}x", "\u{FEFF}1", "\"\\U0041\"",
+        ] {
             assertAgrees(Array(text.utf8))
         }
     }
 
     func testInvalidUTF8AndByteOrderMarkAgree() {
-        for bytes: [UInt8] in [[0x22, 0xC3, 0x22], [0x22, 0xC0, 0xAF, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22],
-                               [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], [0x22, 0xFF, 0x22], [0x22, 0xE2, 0x82],
-                               [0x22, 0xF0, 0x9F, 0x98, 0x22], [0x22, 0x80, 0x22], [0x5B, 0xC3, 0xA9, 0x5D]] {
+        for bytes: [UInt8] in [
+            [0x22, 0xC3, 0x22], [0x22, 0xC0, 0xAF, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22],
+            [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], [0x22, 0xFF, 0x22], [0x22, 0xE2, 0x82],
+            [0x22, 0xF0, 0x9F, 0x98, 0x22], [0x22, 0x80, 0x22], [0x5B, 0xC3, 0xA9, 0x5D],
+        ] {
             assertRejected(bytes)
         }
         assertRejected([0x22, 0x61, 0xC3, 0x22], 1, 3, "UTF-8")
@@ -322,11 +353,15 @@ final class JSONTapeTests: XCTestCase {
             let members = (0..<size).map { "\"key-\($0)\":\($0)" }.joined(separator: ",")
             assertAccepted("{\(members)}")
             for duplicate in Set([0, size / 2, size - 1]) {
-                assertRejected("{\(members),\"key-\(duplicate)\":true}", 1, nil, "duplicate member name \"key-\(duplicate)\"")
+                assertRejected(
+                    "{\(members),\"key-\(duplicate)\":true}", 1, nil, "duplicate member name \"key-\(duplicate)\"")
                 // The same name spelled with an escape, and the duplicate in the middle of the object.
-                assertRejected("{\(members),\"\\u006bey-\(duplicate)\":true}", 1, nil, "duplicate member name \"key-\(duplicate)\"")
+                assertRejected(
+                    "{\(members),\"\\u006bey-\(duplicate)\":true}", 1, nil, "duplicate member name \"key-\(duplicate)\""
+                )
                 let head = (0..<size).map { "\"key-\($0)\":\($0)" }
-                let middle = (head[..<(size / 2 + 1)] + ["\"key-\(duplicate / 2)\":0"] + head[(size / 2 + 1)...]).joined(separator: ",")
+                let middle = (head[..<(size / 2 + 1)] + ["\"key-\(duplicate / 2)\":0"] + head[(size / 2 + 1)...])
+                    .joined(separator: ",")
                 assertRejected("{\(middle)}", 1, nil, "duplicate member name \"key-\(duplicate / 2)\"")
             }
         }
@@ -337,14 +372,16 @@ final class JSONTapeTests: XCTestCase {
     private static let duplicatesAfterNestedObjects: [(String, String, String)] = {
         let large = "{" + (0..<40).map { "\"n\($0)\":\($0)" }.joined(separator: ",") + "}"
         let parent = (0..<30).map { "\"n\($0)\":\(large)" }.joined(separator: ",")
-        return [(#"{"a":{"x":1},"x":2,"#, #""a":3}"#, "a"),
-                (#"{"a":{"x":1},"#, #""a":3}"#, "a"),
-                (#"{"a":[{"x":1}],"b":{"y":{}},"c":0,"#, #""b":1}"#, "b"),
-                ("{\"n1\":\(large),\"n2\":0,", "\"n1\":1}", "n1"),
-                ("{\"n0\":0,\"n1\":\(large),\"n2\":0,", "\"n1\":1}", "n1"),
-                ("{\(parent),", "\"n29\":1}", "n29"),
-                ("{\(parent),", "\"n0\":{\"n0\":1}}", "n0"),
-                ("{\"x\":\(large.dropLast()),", "\"n3\":1}}", "n3")]
+        return [
+            (#"{"a":{"x":1},"x":2,"#, #""a":3}"#, "a"),
+            (#"{"a":{"x":1},"#, #""a":3}"#, "a"),
+            (#"{"a":[{"x":1}],"b":{"y":{}},"c":0,"#, #""b":1}"#, "b"),
+            ("{\"n1\":\(large),\"n2\":0,", "\"n1\":1}", "n1"),
+            ("{\"n0\":0,\"n1\":\(large),\"n2\":0,", "\"n1\":1}", "n1"),
+            ("{\(parent),", "\"n29\":1}", "n29"),
+            ("{\(parent),", "\"n0\":{\"n0\":1}}", "n0"),
+            ("{\"x\":\(large.dropLast()),", "\"n3\":1}}", "n3"),
+        ]
     }()
 
     func testDuplicatesAcrossNestedObjectsAgree() {
@@ -364,7 +401,9 @@ final class JSONTapeTests: XCTestCase {
         // Names in increasing order skip the table; a repeat anywhere must still be caught.
         let names = (0..<300).map { "k" + String(repeating: "0", count: 4 - String($0).count) + String($0) }
         let members = names.map { "\"\($0)\":{}" }
-        guard case .success? = agrees("{" + members.joined(separator: ",") + "}") else { return XCTFail("sorted names refused") }
+        guard case .success? = agrees("{" + members.joined(separator: ",") + "}") else {
+            return XCTFail("sorted names refused")
+        }
         for (position, repeated) in [(300, 299), (300, 0), (300, 150), (150, 149), (20, 3), (200, 17)] {
             var withRepeat = members
             withRepeat.insert("\"\(names[repeated])\":1", at: position)
@@ -376,7 +415,9 @@ final class JSONTapeTests: XCTestCase {
         }
         // An escaped spelling of an earlier name ends the ordered path and is found by the table.
         let escaped = members + ["\"k\\u0030000\":1"]
-        guard case .failure(let error)? = agrees("{" + escaped.joined(separator: ",") + "}") else { return XCTFail("escaped repeat accepted") }
+        guard case .failure(let error)? = agrees("{" + escaped.joined(separator: ",") + "}") else {
+            return XCTFail("escaped repeat accepted")
+        }
         XCTAssertEqual(error.message, "duplicate member name \"k0000\"")
     }
 
@@ -404,7 +445,8 @@ final class JSONTapeTests: XCTestCase {
         assertRejected(#"[{"abc":1},{"abc":1,"abc":2}]"# + padding, 1, 21, "duplicate member name \"abc\"")
         assertRejected(#"[{"":1},{"":1,"":2}]"# + padding, 1, 15, "duplicate member name \"\"")
 
-        let values = (0...20).map { String(repeating: "v", count: $0) } + ["abcdefghijklmnop", "abcdefghijklmnoq", "é", "a\\nb"]
+        let values =
+            (0...20).map { String(repeating: "v", count: $0) } + ["abcdefghijklmnop", "abcdefghijklmnoq", "é", "a\\nb"]
         let valueRecord = "[" + values.map { "\"\($0)\"" }.joined(separator: ",") + "]"
         let valueText = "[" + Array(repeating: valueRecord, count: 3).joined(separator: ",") + "]"
         assertAccepted(valueText + padding, writes: valueText)
@@ -424,7 +466,8 @@ final class JSONTapeTests: XCTestCase {
     func testCanonicallyEquivalentNamesAreDistinctOnTheTape() throws {
         // The one deliberate difference: the tape compares names by code points, so an NFC
         // and an NFD spelling of "é" are two names (RFC 8259 and JSON Schema equality).
-        for text in ["{\"\u{E9}\":1,\"e\u{301}\":2}", "{\"e\u{301}\":1,\"\u{E9}\":2}", "{\"\u{E9}\":1,\"e\\u0301\":2}"] {
+        for text in ["{\"\u{E9}\":1,\"e\u{301}\":2}", "{\"e\u{301}\":1,\"\u{E9}\":2}", "{\"\u{E9}\":1,\"e\\u0301\":2}"]
+        {
             let bytes = Array(text.utf8)
             let tape = try JSONTape.parse(bytes)
             XCTAssertEqual(tape.count(tape.root), 2)
@@ -437,7 +480,8 @@ final class JSONTapeTests: XCTestCase {
             // The serialized tape keeps both spellings apart.
             var output: [UInt8] = []
             tape.serialize(tape.root, into: &output)
-            XCTAssertEqual(String(decoding: output, as: UTF8.self), text.replacingOccurrences(of: "\\u0301", with: "\u{301}"))
+            XCTAssertEqual(
+                String(decoding: output, as: UTF8.self), text.replacingOccurrences(of: "\\u0301", with: "\u{301}"))
             // Past 16 members too (the hashed check).
             let filler = (0..<20).map { ",\"f\($0)\":0" }.joined()
             XCTAssertNoThrow(try JSONTape.parse(Array((String(text.dropLast()) + filler + "}").utf8)))
@@ -453,8 +497,10 @@ final class JSONTapeTests: XCTestCase {
             let canonical = value.serialized()
             let messy = JSONGenerator.messy(value, &random)
             let escaped = JSONGenerator.messy(value, &random, whitespace: 0, escapes: 2)
-            for (spelling, bytes) in [("compact", canonical), ("pretty", value.serialized(pretty: true)),
-                                      ("messy", messy), ("escapes only", escaped)] {
+            for (spelling, bytes) in [
+                ("compact", canonical), ("pretty", value.serialized(pretty: true)),
+                ("messy", messy), ("escapes only", escaped),
+            ] {
                 guard case .success(let tape)? = assertAgrees(bytes) else {
                     return XCTFail("round \(round), \(spelling): \(show(bytes))")
                 }
@@ -491,7 +537,9 @@ final class JSONTapeTests: XCTestCase {
             }
             JSONGenerator.mutate(&bytes, &random)
             switch assertAgrees(bytes) {
-            case .failure?: failures += 1; agreed += 1
+            case .failure?:
+                failures += 1
+                agreed += 1
             case .success?: agreed += 1
             case nil: break
             }
@@ -525,7 +573,10 @@ final class JSONTapeTests: XCTestCase {
                 text += value.serialized()
             }
             text.append(UInt8(ascii: "}"))
-            guard case .failure(let error)? = assertAgrees(text) else { XCTFail("round \(round) accepted"); continue }
+            guard case .failure(let error)? = assertAgrees(text) else {
+                XCTFail("round \(round) accepted")
+                continue
+            }
             XCTAssertEqual(error.message, "duplicate member name \"\(members[original].0)\"", "round \(round)")
             XCTAssertEqual(error.offset, expectedOffset, "round \(round)")
         }
@@ -552,16 +603,18 @@ final class JSONTapeTests: XCTestCase {
     }
 
     func testNonCanonicalSpellingsAreFlaggedAndRewritten() throws {
-        for (text, expected) in [("[\"\\/\"]", "[\"/\"]"),
-                                 ("[\"\\u0041\"]", "[\"A\"]"),
-                                 ("[\"\\u001F\"]", "[\"\\u001f\"]"),
-                                 ("[\"\\u00e9\"]", "[\"é\"]"),
-                                 ("[\"\\ud83d\\ude00\"]", "[\"😀\"]"),
-                                 ("[\"\\u000a\"]", "[\"\\n\"]"),
-                                 ("[\"\\u0008\\u0009\\u000c\\u000d\"]", "[\"\\b\\t\\f\\r\"]"),
-                                 ("[\"\\u0022\\u005c\"]", "[\"\\\"\\\\\"]"),
-                                 ("[\"\\u007f\"]", "[\"\u{7F}\"]"),
-                                 ("[\"\\u00A0\"]", "[\"\u{A0}\"]")] {
+        for (text, expected) in [
+            ("[\"\\/\"]", "[\"/\"]"),
+            ("[\"\\u0041\"]", "[\"A\"]"),
+            ("[\"\\u001F\"]", "[\"\\u001f\"]"),
+            ("[\"\\u00e9\"]", "[\"é\"]"),
+            ("[\"\\ud83d\\ude00\"]", "[\"😀\"]"),
+            ("[\"\\u000a\"]", "[\"\\n\"]"),
+            ("[\"\\u0008\\u0009\\u000c\\u000d\"]", "[\"\\b\\t\\f\\r\"]"),
+            ("[\"\\u0022\\u005c\"]", "[\"\\\"\\\\\"]"),
+            ("[\"\\u007f\"]", "[\"\u{7F}\"]"),
+            ("[\"\\u00A0\"]", "[\"\u{A0}\"]"),
+        ] {
             let tape = try parsed(text)
             XCTAssertFalse(tape.isCanonical(tape.root), text)
             XCTAssertFalse(tape.isCanonical(1), text)
@@ -569,8 +622,10 @@ final class JSONTapeTests: XCTestCase {
             XCTAssertEqual(String(decoding: serialized(tape, tape.root), as: UTF8.self), expected, text)
         }
         // Whitespace anywhere inside a container.
-        for text in ["[ 1]", "[1 ]", "[1, 2]", "[1 ,2]", "{ \"a\":1}", "{\"a\" :1}", "{\"a\": 1}", "{\"a\":1 }",
-                     "{\"a\":1, \"b\":2}", "[\n]", "{\t}", "[\r\n1]"] {
+        for text in [
+            "[ 1]", "[1 ]", "[1, 2]", "[1 ,2]", "{ \"a\":1}", "{\"a\" :1}", "{\"a\": 1}", "{\"a\":1 }",
+            "{\"a\":1, \"b\":2}", "[\n]", "{\t}", "[\r\n1]",
+        ] {
             let tape = try parsed(text)
             XCTAssertFalse(tape.isCanonical(tape.root), text)
             for node in 1..<tape.nodeCount { XCTAssertTrue(tape.isCanonical(node), "\(text) node \(node)") }
@@ -595,7 +650,8 @@ final class JSONTapeTests: XCTestCase {
         let irregular = [0, 6, 7, 9, 11]
         for node in canonical { XCTAssertTrue(tape.isCanonical(node), "node \(node)") }
         for node in irregular { XCTAssertFalse(tape.isCanonical(node), "node \(node)") }
-        XCTAssertEqual(String(decoding: serialized(tape, tape.root), as: UTF8.self), #"[{"a":[1,2]},"x/",[1],{"k":"A"}]"#)
+        XCTAssertEqual(
+            String(decoding: serialized(tape, tape.root), as: UTF8.self), #"[{"a":[1,2]},"x/",[1],{"k":"A"}]"#)
         // A canonical child's bytes are its own text, so `serialize` can copy them.
         XCTAssertEqual(serialized(tape, 1), Array(tape.bytes[tape.textRange(1)]))
         // Appending keeps what the buffer already holds.
@@ -626,8 +682,12 @@ final class JSONTapeTests: XCTestCase {
         XCTAssertEqual(tape.root, 0)
         XCTAssertEqual((0..<13).map { tape.count($0) }, [8, 0, 2, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0])
         XCTAssertEqual((0..<13).map { tape.next($0) }, [13, 2, 5, 4, 5, 8, 7, 8, 9, 10, 11, 12, 13])
-        XCTAssertEqual((0..<13).map { tape.kind($0) },
-                       [.array, .number, .array, .number, .number, .object, .string, .array, .string, .null, .false, .true, .object])
+        XCTAssertEqual(
+            (0..<13).map { tape.kind($0) },
+            [
+                .array, .number, .array, .number, .number, .object, .string, .array, .string, .null, .false, .true,
+                .object,
+            ])
         var elements: [Int] = []
         tape.forEachElement(tape.root) { index, node in
             XCTAssertEqual(index, elements.count)
@@ -641,7 +701,8 @@ final class JSONTapeTests: XCTestCase {
         tape.forEachElement(7) { _, _ in XCTFail("empty array has elements") }
         for literal in ["null", "true", "false"] {
             let single = try parsed(literal)
-            XCTAssertEqual(single.kind(single.root), JSONTape.Kind(rawValue: ["null": 0, "false": 1, "true": 2][literal]!))
+            XCTAssertEqual(
+                single.kind(single.root), JSONTape.Kind(rawValue: ["null": 0, "false": 1, "true": 2][literal]!))
             XCTAssertEqual(single.nodeCount, 1)
             XCTAssertEqual(single.materialize(single.root).serializedString(), literal)
         }
@@ -678,7 +739,8 @@ final class JSONTapeTests: XCTestCase {
     }
 
     func testStringEqualsOnEscapedStrings() throws {
-        let tape = try parsed(#"["\u0041\n","A\n","\ud83d\ude00x","\\","","abcdefghijklmnopq","abcdefghijklmnop\u0071"]"#)
+        let tape = try parsed(
+            #"["\u0041\n","A\n","\ud83d\ude00x","\\","","abcdefghijklmnopq","abcdefghijklmnop\u0071"]"#)
         XCTAssertTrue(equals(tape, 1, "A\n"))
         XCTAssertFalse(equals(tape, 1, "A\\n"))
         XCTAssertFalse(equals(tape, 1, "\\u0041\n"))
@@ -702,8 +764,10 @@ final class JSONTapeTests: XCTestCase {
     }
 
     func testNumberTextIsExact() throws {
-        let numbers = ["1.5E+300", "-0", "12345678901234567890", "-12345678901234567890", "0.10", "1e-7", "2E5", "-0.0e-0",
-                       "123456789012345678901234567890.5"]
+        let numbers = [
+            "1.5E+300", "-0", "12345678901234567890", "-12345678901234567890", "0.10", "1e-7", "2E5", "-0.0e-0",
+            "123456789012345678901234567890.5",
+        ]
         let tape = try parsed("[" + numbers.joined(separator: " , ") + "]")
         var texts: [String] = []
         tape.forEachElement(tape.root) { _, node in
@@ -711,12 +775,13 @@ final class JSONTapeTests: XCTestCase {
             texts.append(tape.number(node).text)
         }
         XCTAssertEqual(texts, numbers)
-        XCTAssertEqual(String(decoding: serialized(tape, tape.root), as: UTF8.self), "[" + numbers.joined(separator: ",") + "]")
+        XCTAssertEqual(
+            String(decoding: serialized(tape, tape.root), as: UTF8.self), "[" + numbers.joined(separator: ",") + "]")
         let single = try parsed("-0")
         XCTAssertEqual(single.number(single.root).text, "-0")
     }
 }
 
-private extension String {
-    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

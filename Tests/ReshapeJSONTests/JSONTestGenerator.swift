@@ -18,15 +18,19 @@ struct TestRandom {
 /// the tree's (`JSON.parse`) and the tape's randomized tests.
 enum JSONGenerator {
     static let numbers = ["0", "-0", "1", "-17", "0.1", "1.5E+300", "12345678901234567890", "2e-7", "3.250"]
-    static let scalars: [Unicode.Scalar] = ["a", "z", " ", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}",
-                                            "é", "ß", "€", "✓", "😀", "\u{2028}", "\u{FFFF}"]
+    static let scalars: [Unicode.Scalar] = [
+        "a", "z", " ", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}",
+        "é", "ß", "€", "✓", "😀", "\u{2028}", "\u{FFFF}",
+    ]
 
     static func string(_ random: inout TestRandom) -> String {
         var text = ""
         // Lengths up to 40 cross the 8-byte and 16-byte boundaries of the fast paths.
         for _ in 0..<random.below(40) {
-            text.unicodeScalars.append(random.below(3) == 0 ? scalars[random.below(scalars.count)]
-                                                            : Unicode.Scalar(UInt8(97 + random.below(26))))
+            text.unicodeScalars.append(
+                random.below(3) == 0
+                    ? scalars[random.below(scalars.count)]
+                    : Unicode.Scalar(UInt8(97 + random.below(26))))
         }
         return text
     }
@@ -41,7 +45,8 @@ enum JSONGenerator {
         default:
             var object = JSONObject()
             for i in 0..<random.below(random.below(4) == 0 ? 40 : 6) {
-                object.members.append(JSONMember(key: string(&random) + "#\(i)", value: value(&random, depth: depth + 1)))
+                object.members.append(
+                    JSONMember(key: string(&random) + "#\(i)", value: value(&random, depth: depth + 1)))
             }
             return .object(object)
         }
@@ -80,8 +85,10 @@ enum JSONGenerator {
         for _ in 0..<1 + random.below(3) { output.append(blanks[random.below(blanks.count)]) }
     }
 
-    private static func writeMessy(_ value: JSON, _ random: inout TestRandom, whitespace: Int, escapes: Int,
-                                   into output: inout [UInt8]) {
+    private static func writeMessy(
+        _ value: JSON, _ random: inout TestRandom, whitespace: Int, escapes: Int,
+        into output: inout [UInt8]
+    ) {
         space(&random, whitespace, &output)
         switch value {
         case .null, .bool, .number:
@@ -117,7 +124,8 @@ enum JSONGenerator {
         }
     }
 
-    static func writeMessyString(_ string: String, _ random: inout TestRandom, escapes: Int, into output: inout [UInt8]) {
+    static func writeMessyString(_ string: String, _ random: inout TestRandom, escapes: Int, into output: inout [UInt8])
+    {
         output.append(UInt8(ascii: "\""))
         for scalar in string.unicodeScalars {
             let escape = escapes > 0 && random.below(escapes) == 0

@@ -1,22 +1,25 @@
 import XCTest
+
 @testable import ReshapeJSON
 
 final class JSONWriterTests: XCTestCase {
     func testPrettyOutputIsStable() throws {
         let value = try JSON(parsing: #"{"b":[1,{"c":null}],"a":{},"e":[],"s":"x"}"#)
-        XCTAssertEqual(value.serializedString(pretty: true), """
-        {
-          "b": [
-            1,
+        XCTAssertEqual(
+            value.serializedString(pretty: true),
+            """
             {
-              "c": null
+              "b": [
+                1,
+                {
+                  "c": null
+                }
+              ],
+              "a": {},
+              "e": [],
+              "s": "x"
             }
-          ],
-          "a": {},
-          "e": [],
-          "s": "x"
-        }
-        """)
+            """)
     }
 
     func testControlCharactersAreEscaped() {

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import ReshapeJSON
 
 final class MemberNameTableTests: XCTestCase {
@@ -9,8 +10,9 @@ final class MemberNameTableTests: XCTestCase {
             for length in 0...26 {
                 for start in 0..<4 {
                     let name = UnsafeBufferPointer(rebasing: all[start..<start + length])
-                    XCTAssertEqual(overreadingMemberNameHash(all.baseAddress! + start, count: length, seed: 99),
-                                   memberNameHash(name, seed: 99), "length \(length)")
+                    XCTAssertEqual(
+                        overreadingMemberNameHash(all.baseAddress! + start, count: length, seed: 99),
+                        memberNameHash(name, seed: 99), "length \(length)")
                 }
             }
         }

@@ -18,7 +18,8 @@ final class ExampleConformanceTests: XCTestCase {
                         var captures = example.parameters
                         captures["value"] = value
                         guard let path = try? route.stages.first?.expand.fetch.renderedPath(captures),
-                              let body = example.followUps[path] else { return .notFound }
+                            let body = example.followUps[path]
+                        else { return .notFound }
                         return .body(OfflineRun.tape(body))
                     }
                 } catch {
@@ -37,11 +38,17 @@ final class ExampleConformanceTests: XCTestCase {
     /// The example routes' schemas say something: not `{}` where the transform knows better.
     func testExampleSchemasAreSpecific() throws {
         let schemas = try DerivedSchemas(try Fixture.exampleRules()).schemas
-        XCTAssertEqual(schemas["users"]?.serializedString(),
-                       ##"{"type":"object","properties":{"objects":{"type":"array","items":{"allOf":[{"type":"object","properties":{"objectId":{"type":"string"}},"required":["objectId"]},{"$ref":"#/components/schemas/User"}]}}},"required":["objects"],"additionalProperties":false}"##)
-        XCTAssertEqual(schemas["profile"]?.serializedString(),
-                       ##"{"type":"object","properties":{"devices":{"type":"array","items":{"type":"object","properties":{"deviceId":{"type":"string"}},"required":["deviceId"]}}},"required":["devices"]}"##)
-        XCTAssertEqual(schemas["devices"]?.serializedString(),
-                       ##"{"type":"object","properties":{"objects":{"type":"array","items":{"allOf":[{"type":"object","properties":{"userId":{"type":"string"},"devices":{"type":"array","items":{"type":"object","properties":{"deviceId":{"type":"string"}},"required":["deviceId"]}}},"required":["userId","devices"],"additionalProperties":false},{"$ref":"#/components/schemas/UserDevices"}]}}},"required":["objects"],"additionalProperties":false}"##)
+        XCTAssertEqual(
+            schemas["users"]?.serializedString(),
+            ##"{"type":"object","properties":{"objects":{"type":"array","items":{"allOf":[{"type":"object","properties":{"objectId":{"type":"string"}},"required":["objectId"]},{"$ref":"#/components/schemas/User"}]}}},"required":["objects"],"additionalProperties":false}"##
+        )
+        XCTAssertEqual(
+            schemas["profile"]?.serializedString(),
+            ##"{"type":"object","properties":{"devices":{"type":"array","items":{"type":"object","properties":{"deviceId":{"type":"string"}},"required":["deviceId"]}}},"required":["devices"]}"##
+        )
+        XCTAssertEqual(
+            schemas["devices"]?.serializedString(),
+            ##"{"type":"object","properties":{"objects":{"type":"array","items":{"allOf":[{"type":"object","properties":{"userId":{"type":"string"},"devices":{"type":"array","items":{"type":"object","properties":{"deviceId":{"type":"string"}},"required":["deviceId"]}}},"required":["userId","devices"],"additionalProperties":false},{"$ref":"#/components/schemas/UserDevices"}]}}},"required":["objects"],"additionalProperties":false}"##
+        )
     }
 }

@@ -6,32 +6,35 @@ import XCTest
 /// One operation (or a short chain) at a time: the schema it derives, as compact JSON.
 final class OperationMappingTests: XCTestCase {
     static let types = """
-    types:
-      User:
-        type: object
-        required: [objectId, name]
-        properties:
-          objectId: { type: string, minLength: 1 }
-          name: { type: string, minLength: 1 }
-          address: { $ref: Address }
-      Address:
-        type: object
-        properties:
-          city: { type: string }
-    """
+        types:
+          User:
+            type: object
+            required: [objectId, name]
+            properties:
+              objectId: { type: string, minLength: 1 }
+              name: { type: string, minLength: 1 }
+              address: { $ref: Address }
+          Address:
+            type: object
+            properties:
+              city: { type: string }
+        """
 
     /// The response schema of a GET route with these steps (YAML flow list items).
     func derived(_ steps: [String], fetch: String? = nil) throws -> String {
         let source = fetch.map { "    fetch: \($0)\n" } ?? "    upstream: up\n    path: /x.json\n"
-        let text = Self.types + "\nroutes:\n  - name: r\n    request: GET /x/{id}\n" + source + "    transform:\n"
+        let text =
+            Self.types + "\nroutes:\n  - name: r\n    request: GET /x/{id}\n" + source + "    transform:\n"
             + steps.map { "      - \($0)\n" }.joined()
         let ruleSet = try Fixture.rules(text)
         return try DerivedSchemas(ruleSet).schemas["r"]!.serializedString()
     }
 
     func testTheIssueExample() throws {
-        XCTAssertEqual(try derived(["keyed-to-array: { key: objectId }", "validate: { type: User }", "wrap: objects"]),
-                       ##"{"type":"object","properties":{"objects":{"type":"array","items":{"allOf":[{"type":"object","properties":{"objectId":{"type":"string"}},"required":["objectId"]},{"$ref":"#/components/schemas/User"}]}}},"required":["objects"],"additionalProperties":false}"##)
+        XCTAssertEqual(
+            try derived(["keyed-to-array: { key: objectId }", "validate: { type: User }", "wrap: objects"]),
+            ##"{"type":"object","properties":{"objects":{"type":"array","items":{"allOf":[{"type":"object","properties":{"objectId":{"type":"string"}},"required":["objectId"]},{"$ref":"#/components/schemas/User"}]}}},"required":["objects"],"additionalProperties":false}"##
+        )
     }
 
     func testNoStepsIsAnything() throws {
@@ -40,13 +43,15 @@ final class OperationMappingTests: XCTestCase {
 
     func testKeyedToArrayOfAKnownRecord() throws {
         // Elements are User (validated), then the key is set as a string.
-        XCTAssertEqual(try derived(["validate: { type: User }", "keyed-to-array: { key: id }"]),
-                       ##"{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}"##)
+        XCTAssertEqual(
+            try derived(["validate: { type: User }", "keyed-to-array: { key: id }"]),
+            ##"{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}"##)
     }
 
     func testRenameMovesAKnownMember() throws {
-        XCTAssertEqual(try derived(["validate: User", "rename: { name: title }", "select: /title"]),
-                       ##"{"type":"string","minLength":1}"##)
+        XCTAssertEqual(
+            try derived(["validate: User", "rename: { name: title }", "select: /title"]),
+            ##"{"type":"string","minLength":1}"##)
     }
 
     func testRenameOfAnOptionalMemberKeepsEitherShape() throws {
@@ -55,27 +60,37 @@ final class OperationMappingTests: XCTestCase {
     }
 
     func testKeepCloses() throws {
-        XCTAssertEqual(try derived(["validate: User", "keep: [name, missing]"]),
-                       ##"{"anyOf":[{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","minLength":1},"missing":{}},"required":["name"],"additionalProperties":false}},{"type":"object","properties":{"name":{"type":"string","minLength":1},"missing":{}},"required":["name"],"additionalProperties":false}]}"##)
+        XCTAssertEqual(
+            try derived(["validate: User", "keep: [name, missing]"]),
+            ##"{"anyOf":[{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","minLength":1},"missing":{}},"required":["name"],"additionalProperties":false}},{"type":"object","properties":{"name":{"type":"string","minLength":1},"missing":{}},"required":["name"],"additionalProperties":false}]}"##
+        )
     }
 
     func testDropRemoves() throws {
-        XCTAssertEqual(try derived(["set: { a: 1, b: 2 }", "drop: [a]"]),
-                       ##"{"anyOf":[{"type":"array","items":{"type":"object","properties":{"b":{"const":2}},"required":["b"]}},{"type":"object","properties":{"b":{"const":2}},"required":["b"]}]}"##)
+        XCTAssertEqual(
+            try derived(["set: { a: 1, b: 2 }", "drop: [a]"]),
+            ##"{"anyOf":[{"type":"array","items":{"type":"object","properties":{"b":{"const":2}},"required":["b"]}},{"type":"object","properties":{"b":{"const":2}},"required":["b"]}]}"##
+        )
     }
 
     func testSetAndDefault() throws {
-        XCTAssertEqual(try derived(["validate: User", "set: { objectId: \"{id}\", n: 3 }", "default: { tags: [], name: x }"]),
-                       ##"{"anyOf":[{"type":"array","items":{"type":"object","properties":{"objectId":{"type":"string"},"name":{"anyOf":[{"type":"string","minLength":1},{"const":"x"}]},"address":{"$ref":"#/components/schemas/Address"},"n":{"const":3}},"required":["objectId","name","n","tags"]}},{"type":"object","properties":{"objectId":{"type":"string"},"name":{"anyOf":[{"type":"string","minLength":1},{"const":"x"}]},"address":{"$ref":"#/components/schemas/Address"},"n":{"const":3}},"required":["objectId","name","n","tags"]}]}"##)
+        XCTAssertEqual(
+            try derived(["validate: User", "set: { objectId: \"{id}\", n: 3 }", "default: { tags: [], name: x }"]),
+            ##"{"anyOf":[{"type":"array","items":{"type":"object","properties":{"objectId":{"type":"string"},"name":{"anyOf":[{"type":"string","minLength":1},{"const":"x"}]},"address":{"$ref":"#/components/schemas/Address"},"n":{"const":3}},"required":["objectId","name","n","tags"]}},{"type":"object","properties":{"objectId":{"type":"string"},"name":{"anyOf":[{"type":"string","minLength":1},{"const":"x"}]},"address":{"$ref":"#/components/schemas/Address"},"n":{"const":3}},"required":["objectId","name","n","tags"]}]}"##
+        )
     }
 
     func testCoerce() throws {
-        XCTAssertEqual(try derived(["keep: [a, b]", "coerce: { a: integer, b: string }"]),
-                       ##"{"anyOf":[{"type":"array","items":{"type":"object","properties":{"a":{"type":["null","integer"]},"b":{"type":["null","string"]}},"additionalProperties":false}},{"type":"object","properties":{"a":{"type":["null","integer"]},"b":{"type":["null","string"]}},"additionalProperties":false}]}"##)
+        XCTAssertEqual(
+            try derived(["keep: [a, b]", "coerce: { a: integer, b: string }"]),
+            ##"{"anyOf":[{"type":"array","items":{"type":"object","properties":{"a":{"type":["null","integer"]},"b":{"type":["null","string"]}},"additionalProperties":false}},{"type":"object","properties":{"a":{"type":["null","integer"]},"b":{"type":["null","string"]}},"additionalProperties":false}]}"##
+        )
         // `keep` may leave a value unconverted; `drop` may turn a lone record into null.
         XCTAssertEqual(try derived(["keep: [a]", "coerce: { a: integer, invalid: keep }", "select: /a"]), "{}")
-        XCTAssertEqual(try derived(["validate: User", "coerce: { name: integer, invalid: drop }"]),
-                       ##"{"anyOf":[{"type":"null"},{"type":"array","items":{"type":"object","properties":{"objectId":{"type":"string","minLength":1},"name":{"type":"integer"},"address":{"$ref":"#/components/schemas/Address"}},"required":["objectId","name"]}},{"type":"object","properties":{"objectId":{"type":"string","minLength":1},"name":{"type":"integer"},"address":{"$ref":"#/components/schemas/Address"}},"required":["objectId","name"]}]}"##)
+        XCTAssertEqual(
+            try derived(["validate: User", "coerce: { name: integer, invalid: drop }"]),
+            ##"{"anyOf":[{"type":"null"},{"type":"array","items":{"type":"object","properties":{"objectId":{"type":"string","minLength":1},"name":{"type":"integer"},"address":{"$ref":"#/components/schemas/Address"}},"required":["objectId","name"]}},{"type":"object","properties":{"objectId":{"type":"string","minLength":1},"name":{"type":"integer"},"address":{"$ref":"#/components/schemas/Address"}},"required":["objectId","name"]}]}"##
+        )
     }
 
     func testSelectIntoATypeFollowsReferences() throws {
@@ -83,30 +98,40 @@ final class OperationMappingTests: XCTestCase {
     }
 
     func testArrayToKeyed() throws {
-        XCTAssertEqual(try derived(["keyed-to-array: { key: k }", "array-to-keyed: { key: k }"]),
-                       ##"{"type":"object","additionalProperties":{"type":"object"}}"##)
+        XCTAssertEqual(
+            try derived(["keyed-to-array: { key: k }", "array-to-keyed: { key: k }"]),
+            ##"{"type":"object","additionalProperties":{"type":"object"}}"##)
     }
 
     func testEachAndSort() throws {
-        XCTAssertEqual(try derived(["keyed-to-array: {}", "each: [ { wrap: w } ]", "sort: { by: /w/objectId }"]),
-                       ##"{"type":"array","items":{"type":"object","properties":{"w":{"type":"object","properties":{"objectId":{"type":"string"}},"required":["objectId"]}},"required":["w"],"additionalProperties":false}}"##)
+        XCTAssertEqual(
+            try derived(["keyed-to-array: {}", "each: [ { wrap: w } ]", "sort: { by: /w/objectId }"]),
+            ##"{"type":"array","items":{"type":"object","properties":{"w":{"type":"object","properties":{"objectId":{"type":"string"}},"required":["objectId"]}},"required":["w"],"additionalProperties":false}}"##
+        )
     }
 
     func testAtThatMayDropMakesMembersOptional() throws {
-        XCTAssertEqual(try derived(["at: { path: /a, do: [ { validate: { type: User, invalid: drop } } ] }"],
-                                   fetch: "{ a: { upstream: up, path: /a.json }, b: { upstream: up, path: /b.json } }"),
-                       ##"{"type":"object","properties":{"a":{"anyOf":[{"type":"null"},{"type":"array","items":{"$ref":"#/components/schemas/User"}},{"$ref":"#/components/schemas/User"}]},"b":{}},"required":["b"],"additionalProperties":false}"##)
+        XCTAssertEqual(
+            try derived(
+                ["at: { path: /a, do: [ { validate: { type: User, invalid: drop } } ] }"],
+                fetch: "{ a: { upstream: up, path: /a.json }, b: { upstream: up, path: /b.json } }"),
+            ##"{"type":"object","properties":{"a":{"anyOf":[{"type":"null"},{"type":"array","items":{"$ref":"#/components/schemas/User"}},{"$ref":"#/components/schemas/User"}]},"b":{}},"required":["b"],"additionalProperties":false}"##
+        )
     }
 
     func testMergeOnAFetchRoute() throws {
-        XCTAssertEqual(try derived(["merge: { base: /a, add: { bs: /b } }", "validate: User"],
-                                   fetch: "{ a: { upstream: up, path: /a.json }, b: { upstream: up, path: /b.json, optional: true } }"),
-                       ##"{"allOf":[{"type":"object","required":["bs"]},{"$ref":"#/components/schemas/User"}]}"##)
+        XCTAssertEqual(
+            try derived(
+                ["merge: { base: /a, add: { bs: /b } }", "validate: User"],
+                fetch: "{ a: { upstream: up, path: /a.json }, b: { upstream: up, path: /b.json, optional: true } }"),
+            ##"{"allOf":[{"type":"object","required":["bs"]},{"$ref":"#/components/schemas/User"}]}"##)
     }
 
     func testRequireRemovesNull() throws {
-        XCTAssertEqual(try derived(["validate: { type: User, invalid: drop }", "require: present"]),
-                       ##"{"anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/User"}},{"$ref":"#/components/schemas/User"}]}"##)
+        XCTAssertEqual(
+            try derived(["validate: { type: User, invalid: drop }", "require: present"]),
+            ##"{"anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/User"}},{"$ref":"#/components/schemas/User"}]}"##
+        )
     }
 
     func testAStepThatAlwaysFailsLeavesNothing() throws {

@@ -7,7 +7,8 @@ import XCTest
 
 enum Fixture {
     static var packageRoot: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
     }
 
     static func exampleRules() throws -> RuleSet {
@@ -17,7 +18,8 @@ enum Fixture {
     static func rules(path: String) throws -> RuleSet {
         switch RuleLoader.load(path: path, environment: [:]) {
         case .success(let ruleSet): return ruleSet
-        case .failure(let diagnostics): throw Failure(message: diagnostics.diagnostics.map(\.description).joined(separator: "\n"))
+        case .failure(let diagnostics):
+            throw Failure(message: diagnostics.diagnostics.map(\.description).joined(separator: "\n"))
         }
     }
 
@@ -25,7 +27,8 @@ enum Fixture {
         let header = "upstreams:\n  up: { url: \"http://127.0.0.1:1\" }\n"
         switch RuleLoader.load(files: [("test.yaml", header + text)], environment: [:]) {
         case .success(let ruleSet): return ruleSet
-        case .failure(let diagnostics): throw Failure(message: diagnostics.diagnostics.map(\.description).joined(separator: "\n"))
+        case .failure(let diagnostics):
+            throw Failure(message: diagnostics.diagnostics.map(\.description).joined(separator: "\n"))
         }
     }
 
@@ -63,11 +66,13 @@ struct DerivedSchemas {
         case .object(var object):
             for i in object.members.indices {
                 if object.members[i].key == "$ref", case .string(let reference) = object.members[i].value,
-                   reference.hasPrefix(TypeCatalog.componentPrefix) {
+                    reference.hasPrefix(TypeCatalog.componentPrefix)
+                {
                     let rest = reference.dropFirst(TypeCatalog.componentPrefix.count)
                     let component = String(rest.prefix { $0 != "/" })
                     let name = typeByComponent[component] ?? component
-                    object.members[i].value = .string("#/types/" + JSONPointer.escape(name) + rest.dropFirst(component.count))
+                    object.members[i].value = .string(
+                        "#/types/" + JSONPointer.escape(name) + rest.dropFirst(component.count))
                 } else {
                     object.members[i].value = ruleForm(object.members[i].value, typeByComponent)
                 }
@@ -90,8 +95,10 @@ struct DerivedSchemas {
 }
 
 /// Runs a route offline the server's way; `followUp` answers each `expand` value.
-func runRoute(_ route: Route, input: JSON, parameters: [String: String],
-              followUp: (String) -> RouteRun.FollowUp) throws(PipelineError) -> JSON {
+func runRoute(
+    _ route: Route, input: JSON, parameters: [String: String],
+    followUp: (String) -> RouteRun.FollowUp
+) throws(PipelineError) -> JSON {
     var run = RouteRun(route: route, parameters: parameters)
     var progress: RouteRun.Progress
     if route.isSingleFetch {

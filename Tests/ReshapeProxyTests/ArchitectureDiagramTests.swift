@@ -13,13 +13,17 @@ final class ArchitectureDiagramTests: XCTestCase {
     }()
 
     /// The states of the diagram that follows `<!-- diagram: NAME -->`.
-    private func diagramStates(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> Set<String> {
+    private func diagramStates(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> Set<String>
+    {
         let marker = "<!-- diagram: \(name) -->"
         let document = Self.document
-        let start = try XCTUnwrap(document.range(of: marker), "docs/architecture.md has no \(marker)", file: file, line: line)
+        let start = try XCTUnwrap(
+            document.range(of: marker), "docs/architecture.md has no \(marker)", file: file, line: line)
         let rest = document[start.upperBound...]
-        let open = try XCTUnwrap(rest.range(of: "```mermaid\n"), "no mermaid block after \(marker)", file: file, line: line)
-        let close = try XCTUnwrap(rest[open.upperBound...].range(of: "```"), "unclosed mermaid block", file: file, line: line)
+        let open = try XCTUnwrap(
+            rest.range(of: "```mermaid\n"), "no mermaid block after \(marker)", file: file, line: line)
+        let close = try XCTUnwrap(
+            rest[open.upperBound...].range(of: "```"), "unclosed mermaid block", file: file, line: line)
         let lines = rest[open.upperBound..<close.lowerBound].split(separator: "\n").map {
             $0.trimmingCharacters(in: .whitespaces)
         }

@@ -1,12 +1,14 @@
 import ReshapeJSON
 import ReshapeRules
+
 @testable import ReshapeProxy
 
 // Rule-model values built directly, so these tests do not depend on the rule loader.
 
 /// A client template: `/users/{id}` → [literal users, parameter id].
 func clientTemplate(_ text: String) -> PathTemplate {
-    let segments: [PathTemplate.Segment] = text.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
+    let segments: [PathTemplate.Segment] = text.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map
+    {
         $0.hasPrefix("{") && $0.hasSuffix("}") ? .parameter(String($0.dropFirst().dropLast())) : .literal(String($0))
     }
     return PathTemplate(segments: segments, description: text)
@@ -25,18 +27,24 @@ func upstreamTemplate(_ text: String) -> PathTemplate {
     return PathTemplate(segments: segments, description: text)
 }
 
-func makeRoute(_ name: String, _ method: String, _ path: String, upstream: String = "api",
-               upstreamPath: String = "/data.json", forwardQuery: [String] = [],
-               steps: [any TransformOperation] = []) -> Route {
-    Route(name: name, method: method, path: clientTemplate(path), upstream: upstream,
-          upstreamPath: upstreamTemplate(upstreamPath), forwardQuery: forwardQuery,
-          pipeline: Pipeline(steps: steps), location: SourceLocation(file: "test.yaml", line: 1, column: 1))
+func makeRoute(
+    _ name: String, _ method: String, _ path: String, upstream: String = "api",
+    upstreamPath: String = "/data.json", forwardQuery: [String] = [],
+    steps: [any TransformOperation] = []
+) -> Route {
+    Route(
+        name: name, method: method, path: clientTemplate(path), upstream: upstream,
+        upstreamPath: upstreamTemplate(upstreamPath), forwardQuery: forwardQuery,
+        pipeline: Pipeline(steps: steps), location: SourceLocation(file: "test.yaml", line: 1, column: 1))
 }
 
-func makeUpstream(_ name: String = "api", host: String = "api.example.com", port: Int? = nil, basePath: String = "",
-                  headers: [NameValue] = [], query: [NameValue] = [], secrets: [String] = []) -> Upstream {
-    Upstream(name: name, scheme: "https", host: host, port: port, basePath: basePath,
-             headers: headers, query: query, secrets: secrets)
+func makeUpstream(
+    _ name: String = "api", host: String = "api.example.com", port: Int? = nil, basePath: String = "",
+    headers: [NameValue] = [], query: [NameValue] = [], secrets: [String] = []
+) -> Upstream {
+    Upstream(
+        name: name, scheme: "https", host: host, port: port, basePath: basePath,
+        headers: headers, query: query, secrets: secrets)
 }
 
 /// Fails the document with a fixed error, like a `validate: { invalid: fail }` step.
@@ -51,7 +59,9 @@ struct DropNonObjectsStep: TransformOperation {
         guard case .array(let items) = value else { return }
         var kept: [JSON] = []
         for (index, item) in items.enumerated() {
-            if case .object = item { kept.append(item) } else {
+            if case .object = item {
+                kept.append(item)
+            } else {
                 context.dropped.append(DroppedElement(pointer: "/\(index)", type: "User", reason: "not an object"))
             }
         }

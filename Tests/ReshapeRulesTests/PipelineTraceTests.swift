@@ -1,25 +1,32 @@
 import ReshapeJSON
 import ReshapeSchema
-@testable import ReshapeRules
 import XCTest
+
+@testable import ReshapeRules
 
 /// The traced run (`reshape explain`): one trace per step, the same on the tape and the tree,
 /// and the same output as the untraced run.
 final class PipelineTraceTests: XCTestCase {
     private func pipeline() throws -> Pipeline {
-        let user = json(#"{"type": "object", "required": ["name"], "properties": {"name": {"type": "string", "minLength": 1}, "age": {"type": "integer"}}}"#)
+        let user = json(
+            #"{"type": "object", "required": ["name"], "properties": {"name": {"type": "string", "minLength": 1}, "age": {"type": "integer"}}}"#
+        )
         let context = OperationCompileContext(types: try SchemaSet(types: [("User", user)]))
-        return try OperationCatalog.compile(steps: json(#"""
-            [{"keyed-to-array": {"key": "objectId", "order": "key"}}, {"coerce": {"age": "integer", "invalid": "drop"}},
-             {"validate": {"type": "User", "invalid": "drop"}}, {"sort": {"by": "name"}}, {"wrap": "objects"}]
-            """#), context: context)
+        return try OperationCatalog.compile(
+            steps: json(
+                #"""
+                [{"keyed-to-array": {"key": "objectId", "order": "key"}}, {"coerce": {"age": "integer", "invalid": "drop"}},
+                 {"validate": {"type": "User", "invalid": "drop"}}, {"sort": {"by": "name"}}, {"wrap": "objects"}]
+                """#), context: context)
     }
 
-    private let input = #"{"u3": {"name": "Cy", "age": "x"}, "u1": {"name": "Ada", "age": "36"}, "u2": {"name": ""}, "u4": {"name": "Bo"}}"#
+    private let input =
+        #"{"u3": {"name": "Cy", "age": "x"}, "u1": {"name": "Ada", "age": "36"}, "u2": {"name": ""}, "u4": {"name": "Bo"}}"#
 
     func testTapeAndTreeTracesAgree() throws {
         let pipeline = try pipeline()
-        var onTape: [StepTrace] = [], onTree: [StepTrace] = []
+        var onTape: [StepTrace] = []
+        var onTree: [StepTrace] = []
         let tapeOutput = try pipeline.run(try JSONTape.parse(Array(input.utf8)), observe: { onTape.append($0) })
         let treeOutput = try pipeline.run(json(input), observe: { onTree.append($0) })
         XCTAssertEqual(onTape.map(\.name), ["keyed-to-array", "coerce", "validate", "sort", "wrap"])

@@ -1,19 +1,21 @@
 import ReshapeJSON
 import ReshapeSchema
-@testable import ReshapeRules
 import XCTest
+
+@testable import ReshapeRules
 
 /// Multi-step pipelines on the tape against the same pipelines on the tree: the same bytes,
 /// drops and errors, on inputs written with whitespace and escapes (so copied bytes must be
 /// re-spelled) and with every record shape keyed-to-array distinguishes.
 final class TapePipelineTests: XCTestCase {
     private func context() throws -> OperationCompileContext {
-        let user = json(#"""
-        {"type": "object", "required": ["objectId", "name"], "additionalProperties": false,
-         "properties": {"objectId": {"type": "string", "minLength": 2}, "name": {"type": "string", "minLength": 1},
-                        "age": {"type": "integer", "minimum": 0}, "tags": {"type": "array", "items": {"type": "string"}},
-                        "value": {}}}
-        """#)
+        let user = json(
+            #"""
+            {"type": "object", "required": ["objectId", "name"], "additionalProperties": false,
+             "properties": {"objectId": {"type": "string", "minLength": 2}, "name": {"type": "string", "minLength": 1},
+                            "age": {"type": "integer", "minimum": 0}, "tags": {"type": "array", "items": {"type": "string"}},
+                            "value": {}}}
+            """#)
         return OperationCompileContext(types: try SchemaSet(types: [("User", user)]))
     }
 
@@ -57,15 +59,20 @@ final class TapePipelineTests: XCTestCase {
 
     func testNamesMatchByCodePointsOnBothPaths() throws {
         // NFC "é" as the key or field, NFD "e\u0301" in the record: different names for JSON.
-        for steps in [#"[{"keyed-to-array": {"key": "\u00e9"}}]"#, #"[{"keyed-to-array": {"key": "\u00e9", "conflict": "fail"}}]"#,
-                      #"[{"keyed-to-array": {}}, {"coerce": {"\u00e9": "integer", "invalid": "fail"}}]"#] {
+        for steps in [
+            #"[{"keyed-to-array": {"key": "\u00e9"}}]"#,
+            #"[{"keyed-to-array": {"key": "\u00e9", "conflict": "fail"}}]"#,
+            #"[{"keyed-to-array": {}}, {"coerce": {"\u00e9": "integer", "invalid": "fail"}}]"#,
+        ] {
             let pipeline = try OperationCatalog.compile(steps: json(steps), context: try context())
             let output = try runBothWays(pipeline, on: #"{"a":{"e\u0301":"x"}}"#)
             XCTAssertEqual(output.value.serializedString().utf8.count, output.serialized().count)
         }
-        let pipeline = try OperationCatalog.compile(steps: json(#"[{"keyed-to-array": {"key": "\u00e9"}}]"#), context: try context())
-        XCTAssertEqual(try runBothWays(pipeline, on: #"{"a":{"e\u0301":1}}"#).value,
-                       json(#"[{"\u00e9":"a","e\u0301":1}]"#))
+        let pipeline = try OperationCatalog.compile(
+            steps: json(#"[{"keyed-to-array": {"key": "\u00e9"}}]"#), context: try context())
+        XCTAssertEqual(
+            try runBothWays(pipeline, on: #"{"a":{"e\u0301":1}}"#).value,
+            json(#"[{"\u00e9":"a","e\u0301":1}]"#))
     }
 
     func testTheHeadlineRouteKeepsRecordsOnTheTape() throws {
@@ -83,7 +90,7 @@ final class TapePipelineTests: XCTestCase {
         let pipeline = try OperationCatalog.compile(steps: json(pipelines[1]), context: try context())
         var state: UInt64 = 3
         func next(_ bound: Int) -> Int {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int((state >> 33) % UInt64(bound))
         }
         let names = ["\"Ada\"", "\"\"", "\"B\\u00e9a\"", "7", "null", "\"O'Brien \\\"x\\\"\""]
@@ -96,7 +103,9 @@ final class TapePipelineTests: XCTestCase {
                 if next(3) > 0 { fields.append("\"age\" :\(ages[next(ages.count)])") }
                 if next(6) == 0 { fields.append("\"objectId\": \"own\(i)\"") }
                 if next(5) == 0 { fields.append("\"tags\": [\"t\", \(next(2) == 0 ? "1" : "\"u\"")]") }
-                members.append("\"k\(next(50))_\(i)\": " + (next(9) == 0 ? "42" : "{\(fields.joined(separator: next(2) == 0 ? "," : " , "))}"))
+                members.append(
+                    "\"k\(next(50))_\(i)\": "
+                        + (next(9) == 0 ? "42" : "{\(fields.joined(separator: next(2) == 0 ? "," : " , "))}"))
             }
             let text = "{\(members.joined(separator: ","))}"
             _ = try? runBothWays(pipeline, on: text)
@@ -111,26 +120,33 @@ final class TapePipelineTests: XCTestCase {
         let parts = ["a", "b", "ab", "é", "東", "Z", "-", "_", "0", "~", "\\u00e9", "\\u0041"]
         var state: UInt64 = 11
         func next(_ bound: Int) -> Int {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int((state >> 33) % UInt64(bound))
         }
         for round in 0..<300 {
             var seen: Set<String> = []
             var members: [String] = []
             for _ in 0..<next(12) {
-                let name = (0..<(1 + next(3))).map { _ in parts[round % 3 == 0 ? next(parts.count) : next(parts.count - 2)] }.joined()
+                let name = (0..<(1 + next(3))).map { _ in
+                    parts[round % 3 == 0 ? next(parts.count) : next(parts.count - 2)]
+                }.joined()
                 // Names are unique as decoded: "\\u00e9" and "é" are the same name.
-                guard seen.insert(name.replacing("\\u00e9", with: "é").replacing("\\u0041", with: "A")).inserted else { continue }
+                guard seen.insert(name.replacing("\\u00e9", with: "é").replacing("\\u0041", with: "A")).inserted else {
+                    continue
+                }
                 members.append("\"\(name)\": {\"name\": \"N\"}")
             }
             let output = try runBothWays(pipeline, on: "{\(members.joined(separator: ","))}")
-            guard case .object(let top) = output.value, case .array(let records)? = top["objects"] else { return XCTFail("no objects") }
+            guard case .object(let top) = output.value, case .array(let records)? = top["objects"] else {
+                return XCTFail("no objects")
+            }
             let ids: [String] = records.compactMap { record in
                 guard case .object(let fields) = record, case .string(let id)? = fields["objectId"] else { return nil }
                 return id
             }
             XCTAssertEqual(ids.count, records.count)
-            XCTAssertEqual(ids, ids.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }, "round \(round)")
+            XCTAssertEqual(
+                ids, ids.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }, "round \(round)")
         }
     }
 }

@@ -69,26 +69,31 @@ struct ConformanceSuite {
         }
         for case .object(let group) in groups {
             guard case .string(let groupName)? = group["description"], let schema = group["schema"],
-                  case .array(let tests)? = group["tests"] else { continue }
+                case .array(let tests)? = group["tests"]
+            else { continue }
             let validator: Validator
             do {
                 validator = try Validator(schema: schema, options: options, resolveRemote: remotes)
             } catch {
                 for case .object(let test) in tests {
-                    outcome.failures.append("\(file) / \(groupName) / \(test["description"].map(Self.text) ?? "?"): schema did not compile: \(error)")
+                    outcome.failures.append(
+                        "\(file) / \(groupName) / \(test["description"].map(Self.text) ?? "?"): schema did not compile: \(error)"
+                    )
                 }
                 continue
             }
             for case .object(let test) in tests {
                 guard case .string(let name)? = test["description"], let data = test["data"],
-                      case .bool(let expected)? = test["valid"] else { continue }
+                    case .bool(let expected)? = test["valid"]
+                else { continue }
                 let fast = validator.isValid(data)
                 let violations = validator.validate(data)
                 if fast == expected && violations.isEmpty == expected {
                     outcome.passed += 1
                 } else {
                     let detail = fast != (violations.isEmpty) ? " (isValid and validate disagree)" : ""
-                    outcome.failures.append("\(file) / \(groupName) / \(name): expected \(expected ? "valid" : "invalid")\(detail)")
+                    outcome.failures.append(
+                        "\(file) / \(groupName) / \(name): expected \(expected ? "valid" : "invalid")\(detail)")
                 }
             }
         }

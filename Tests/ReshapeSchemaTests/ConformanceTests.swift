@@ -1,5 +1,5 @@
-import XCTest
 import ReshapeSchema
+import XCTest
 
 /// The official JSON Schema draft 2020-12 suite: every required test must pass.
 final class ConformanceTests: XCTestCase {
@@ -24,7 +24,8 @@ final class ConformanceTests: XCTestCase {
     /// (see docs/schema.md); the formats we claim are enforced in FormatTests.
     func testOptionalFormatSuiteCounts() throws {
         let suite = try XCTUnwrap(ConformanceSuite.locate(), ConformanceSuite.notFound)
-        var passed = 0, failed = 0
+        var passed = 0
+        var failed = 0
         for file in suite.jsonFiles(in: "optional/format") {
             let outcome = suite.run(file, options: .init(assertFormat: true))
             print("\(file): \(outcome.passed) passed, \(outcome.failures.count) failed")
@@ -38,7 +39,8 @@ final class ConformanceTests: XCTestCase {
     /// The other optional draft 2020-12 files (bignum, ECMA regex, ...): printed for the record.
     func testOptionalSuiteCounts() throws {
         let suite = try XCTUnwrap(ConformanceSuite.locate(), ConformanceSuite.notFound)
-        var passed = 0, failed = 0
+        var passed = 0
+        var failed = 0
         for file in suite.jsonFiles(in: "optional") {
             let outcome = suite.run(file)
             print("\(file): \(outcome.passed) passed, \(outcome.failures.count) failed")

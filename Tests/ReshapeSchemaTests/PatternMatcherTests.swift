@@ -1,6 +1,7 @@
-import XCTest
 import ReshapeJSON
 import ReshapeRegex
+import XCTest
+
 @testable import ReshapeSchema
 
 /// `CompiledPattern` picks the cheapest exact matcher (direct, PCRE2, Swift `Regex`); every
@@ -48,7 +49,8 @@ final class PatternMatcherTests: XCTestCase {
             (#"^\s$"#, "\u{85}", false), (#"^\s$"#, "\u{180E}", false), (#"^\S$"#, "\u{85}", true),
             ("^.$", "\u{85}", true), ("^.$", "\u{0B}", true), ("^.$", "\u{0C}", true), ("^.$", "\n", false),
             ("^.$", "\r", false), ("^.$", "\u{2029}", false), ("^.$", "🐲", true),
-            (#"^\d$"#, "\u{7C0}", false), (#"^\w$"#, "é", false), (#"^\W\W$"#, "0🐲", false), (#"^\W+$"#, "5\u{3000}", false),
+            (#"^\d$"#, "\u{7C0}", false), (#"^\w$"#, "é", false), (#"^\W\W$"#, "0🐲", false),
+            (#"^\W+$"#, "5\u{3000}", false),
             (#"^[\t\v]$"#, "\u{2029}", false), (#"^\v$"#, "\u{B}", true),
             ("^abc$", "abc\n", false), ("^[a&&b]$", "&", true), ("^[a~~b]$", "~", true),
             ("^[^]$", "\n", true), ("^[]", "", false), (#"^[\S]$"#, " ", false), (#"^[\S]$"#, "x", true),
@@ -102,7 +104,9 @@ final class PatternMatcherTests: XCTestCase {
         DispatchQueue.concurrentPerform(iterations: 8) { worker in
             for round in 0..<2000 {
                 let k = (round + worker) % texts.count
-                if texts[k].withUTF8Copy({ bytes in patterns.map { $0.matches(utf8: bytes) } }) != expected[k] { failures.add(k) }
+                if texts[k].withUTF8Copy({ bytes in patterns.map { $0.matches(utf8: bytes) } }) != expected[k] {
+                    failures.add(k)
+                }
             }
         }
         XCTAssertEqual(failures.count, 0)
@@ -111,16 +115,25 @@ final class PatternMatcherTests: XCTestCase {
     final class Failures: @unchecked Sendable {
         private let lock = NSLock()
         private var value = 0
-        func add(_: Int) { lock.lock(); value += 1; lock.unlock() }
-        var count: Int { lock.lock(); defer { lock.unlock() }; return value }
+        func add(_: Int) {
+            lock.lock()
+            value += 1
+            lock.unlock()
+        }
+        var count: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return value
+        }
     }
 
     /// A pattern on the tape sees escaped strings decoded, for values and member names.
     func testPatternsOnTapeSeeDecodedStrings() throws {
-        let schema = try JSON(parsing: #"""
-        {"type": "object", "properties": {"v": {"pattern": "^caf\u00e9$"}},
-         "patternProperties": {"é$": {"type": "integer"}}, "additionalProperties": {"type": "string"}}
-        """#)
+        let schema = try JSON(
+            parsing: #"""
+                {"type": "object", "properties": {"v": {"pattern": "^caf\u00e9$"}},
+                 "patternProperties": {"é$": {"type": "integer"}}, "additionalProperties": {"type": "string"}}
+                """#)
         let validator = try Validator(schema: schema)
         let cases: [(String, Bool)] = [
             (#"{"v": "caf\u00e9"}"#, true), (#"{"v": "café"}"#, true), (#"{"v": "cafe"}"#, false),
@@ -149,7 +162,8 @@ final class PatternMatcherTests: XCTestCase {
         #"^\D+$"#, #"^[\d\s]+$"#, #"^[^\d\s]+$"#, #"^[\S]+$"#, "^[a&&b]+$", #"^[\]]$"#, #"a\/b"#,
         #"^\$\d+(\.\d\d)?$"#, "(foo|bar)+baz", "^(?!admin$)[a-z]+$", #"\u{1F432}"#, "^(?:.{2})+$",
         #"^[\t\n\v\f\r ]+$"#, #"\0"#, "^.*$", "^e\u{301}$", "a.c", "^[^a-z]*$", "ab?c+d*e{1,2}f{2,}",
-        #"(\d+)\s*(?:kg|g)"#, #"^\d+(?:\.\d+)?$"#, "^(?:[a-z]+-)*[a-z]+$", "^[^.]+\\.[^.]+$", "a.{10}b", "a.{5}b", "[ab][^a]?a*b", "^\\S+ \\S+$",
+        #"(\d+)\s*(?:kg|g)"#, #"^\d+(?:\.\d+)?$"#, "^(?:[a-z]+-)*[a-z]+$", "^[^.]+\\.[^.]+$", "a.{10}b", "a.{5}b",
+        "[ab][^a]?a*b", "^\\S+ \\S+$",
         #"^[^\s]{2,5}\s?\d*$"#, "é+[^é]*ü", "[^🐲]🐲{2}",
     ]
 
@@ -178,12 +192,16 @@ final class PatternMatcherTests: XCTestCase {
                     let onBytes = bytes.withUTF8 { pattern.matches(utf8: $0) }
                     let onString = pattern.matches(text)
                     if onBytes != expected || onString != expected {
-                        failures.append("/\(source)/ \(pattern.tier)\(pattern.pcre2Pattern.map { " /\($0)/" } ?? "") on \(Self.show(text)): \(onBytes), expected \(expected)")
+                        failures.append(
+                            "/\(source)/ \(pattern.tier)\(pattern.pcre2Pattern.map { " /\($0)/" } ?? "") on \(Self.show(text)): \(onBytes), expected \(expected)"
+                        )
                     }
                 }
             }
         }
-        print("patterns: \(sources.count), suite strings: \(suiteStrings.count) (\(tally[.direct] ?? 0) direct, \(tally[.pcre2] ?? 0) PCRE2, \(tally[.swift] ?? 0) Swift); \(comparisons) comparisons against Swift Regex, \(failures.count) differ")
+        print(
+            "patterns: \(sources.count), suite strings: \(suiteStrings.count) (\(tally[.direct] ?? 0) direct, \(tally[.pcre2] ?? 0) PCRE2, \(tally[.swift] ?? 0) Swift); \(comparisons) comparisons against Swift Regex, \(failures.count) differ"
+        )
         XCTAssertGreaterThan(comparisons, 100_000)
         for failure in failures.prefix(50) { XCTFail(failure) }
     }
@@ -201,7 +219,8 @@ final class PatternMatcherTests: XCTestCase {
                 let scalars = Array(text.unicodeScalars)
                 guard scalars.count >= 3 else { return false }
                 return (0...(scalars.count - 3)).contains { k in
-                    scalars[k] == "f" && scalars[k + 1] == "o" && scalars[k + 2] == "o" && !word(scalars, k - 1) && !word(scalars, k + 3)
+                    scalars[k] == "f" && scalars[k + 1] == "o" && scalars[k + 2] == "o" && !word(scalars, k - 1)
+                        && !word(scalars, k + 3)
                 }
             }
         case #"\B@"#:
@@ -211,7 +230,8 @@ final class PatternMatcherTests: XCTestCase {
                 return scalars.indices.contains { k in scalars[k] == "@" && !word(scalars, k - 1) }
             }
         default:
-            return source.contains(#"\b"#) || source.contains(#"\B"#) ? { _ in fatalError("no oracle for /\(source)/") } : nil
+            return source.contains(#"\b"#) || source.contains(#"\B"#)
+                ? { _ in fatalError("no oracle for /\(source)/") } : nil
         }
     }
 
@@ -255,9 +275,11 @@ final class PatternMatcherTests: XCTestCase {
         }
         let files = suite.jsonFiles(in: "") + suite.jsonFiles(in: "optional") + suite.jsonFiles(in: "optional/format")
         for file in files {
-            guard case .array(let groups)? = ConformanceSuite.parse(suite.testsDirectory.appendingPathComponent(file)) else { continue }
+            guard case .array(let groups)? = ConformanceSuite.parse(suite.testsDirectory.appendingPathComponent(file))
+            else { continue }
             for case .object(let group) in groups {
-                guard let schema = group["schema"], collectPatterns(schema), case .array(let tests)? = group["tests"] else { continue }
+                guard let schema = group["schema"], collectPatterns(schema), case .array(let tests)? = group["tests"]
+                else { continue }
                 for case .object(let test) in tests { test["data"].map(collectStrings) }
             }
         }
@@ -308,7 +330,10 @@ final class PatternMatcherTests: XCTestCase {
     }
 
     static func show(_ text: String) -> String {
-        "\"" + text.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined() + "\""
+        "\""
+            + text.unicodeScalars.map {
+                $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? String($0) : "\\u{\(String($0.value, radix: 16))}"
+            }.joined() + "\""
     }
 }
 

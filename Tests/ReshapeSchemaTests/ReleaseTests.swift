@@ -1,5 +1,6 @@
-import XCTest
 import ReshapeJSON
+import XCTest
+
 @testable import ReshapeSchema
 
 /// A recursive schema (`$ref` back to an ancestor) must not keep itself alive: rules are

@@ -1,6 +1,6 @@
-import XCTest
 import ReshapeJSON
 import ReshapeSchema
+import XCTest
 
 /// Rule-file types: refs by bare name and by `#/types/Name`, and compile errors that name
 /// the type and pointer.
@@ -9,7 +9,12 @@ final class SchemaSetTests: XCTestCase {
 
     private func userAndAddress(userRef: String) throws -> SchemaSet {
         try SchemaSet(types: [
-            ("User", json(#"{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"address":{"$ref":"\#(userRef)"}}}"#)),
+            (
+                "User",
+                json(
+                    #"{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"address":{"$ref":"\#(userRef)"}}}"#
+                )
+            ),
             ("Address", json(#"{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}"#)),
         ])
     }
@@ -44,7 +49,8 @@ final class SchemaSetTests: XCTestCase {
     }
 
     func testPatternThatDoesNotCompileIsASchemaError() throws {
-        XCTAssertThrowsError(try SchemaSet(types: [("Code", json(#"{"type":"string","pattern":"([a-z]"}"#))])) { error in
+        XCTAssertThrowsError(try SchemaSet(types: [("Code", json(#"{"type":"string","pattern":"([a-z]"}"#))])) {
+            error in
             let error = error as! SchemaError
             XCTAssertEqual(error.typeName, "Code")
             XCTAssertEqual(error.schemaPointer, "/pattern")
@@ -53,7 +59,12 @@ final class SchemaSetTests: XCTestCase {
 
     func testRecursiveTypesAndUnknownValidatorName() throws {
         let set = try SchemaSet(types: [
-            ("Node", json(#"{"type":"object","properties":{"children":{"type":"array","items":{"$ref":"Node"}}},"additionalProperties":false}"#)),
+            (
+                "Node",
+                json(
+                    #"{"type":"object","properties":{"children":{"type":"array","items":{"$ref":"Node"}}},"additionalProperties":false}"#
+                )
+            )
         ])
         let node = try XCTUnwrap(set.validator(named: "Node"))
         XCTAssertTrue(node.isValid(try json(#"{"children":[{"children":[]},{}]}"#)))
@@ -100,6 +111,14 @@ final class SchemaSetTests: XCTestCase {
 private final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
-    func increment() { lock.lock(); count += 1; lock.unlock() }
-    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+    func increment() {
+        lock.lock()
+        count += 1
+        lock.unlock()
+    }
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
 }

@@ -1,6 +1,6 @@
-import XCTest
 import ReshapeJSON
 import ReshapeSchema
+import XCTest
 
 /// What `validate` reports: instance pointer, keyword, schema pointer and a reason a person can act on.
 final class ViolationTests: XCTestCase {
@@ -10,13 +10,19 @@ final class ViolationTests: XCTestCase {
 
     func testMinimumDescription() throws {
         let found = try violations(#"{"properties":{"age":{"minimum":0}}}"#, #"{"age":-3}"#)
-        XCTAssertEqual(found, [SchemaViolation(instancePointer: "/age", keyword: "minimum",
-                                               schemaPointer: "/properties/age/minimum", reason: "-3 is less than 0")])
+        XCTAssertEqual(
+            found,
+            [
+                SchemaViolation(
+                    instancePointer: "/age", keyword: "minimum",
+                    schemaPointer: "/properties/age/minimum", reason: "-3 is less than 0")
+            ])
         XCTAssertEqual(found.first?.description, "/age: minimum: -3 is less than 0")
     }
 
     func testEveryFailureIsReportedWithItsOwnPointer() throws {
-        let schema = #"{"type":"object","required":["id"],"properties":{"tags":{"type":"array","items":{"type":"string"}}},"additionalProperties":false}"#
+        let schema =
+            #"{"type":"object","required":["id"],"properties":{"tags":{"type":"array","items":{"type":"string"}}},"additionalProperties":false}"#
         let found = try violations(schema, #"{"tags":["a",2,"c",true],"extra":1}"#)
         XCTAssertEqual(found.map(\.keyword), ["required", "type", "type", "additionalProperties"])
         XCTAssertEqual(found.map(\.instancePointer), ["", "/tags/1", "/tags/3", "/extra"])
@@ -36,7 +42,8 @@ final class ViolationTests: XCTestCase {
     }
 
     func testUnevaluatedPropertiesNamesTheProperty() throws {
-        let found = try violations(#"{"allOf":[{"properties":{"a":true}}],"unevaluatedProperties":false}"#, #"{"a":1,"b":2}"#)
+        let found = try violations(
+            #"{"allOf":[{"properties":{"a":true}}],"unevaluatedProperties":false}"#, #"{"a":1,"b":2}"#)
         XCTAssertEqual(found.map(\.keyword), ["unevaluatedProperties"])
         XCTAssertEqual(found.map(\.instancePointer), ["/b"])
     }
@@ -64,7 +71,8 @@ final class ViolationTests: XCTestCase {
 /// recursive type is not.
 final class RecursionTests: XCTestCase {
     func testRefCycleThatNeverConsumesTheInstanceIsAViolationNotACrash() throws {
-        let validator = try Validator(schema: JSON(parsing: ##"{"$defs":{"a":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}"##))
+        let validator = try Validator(
+            schema: JSON(parsing: ##"{"$defs":{"a":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}"##))
         XCTAssertFalse(validator.isValid(.null))
         XCTAssertTrue(validator.validate(.null).first?.reason.contains("cycle") ?? false)
     }

@@ -9,11 +9,12 @@ extension ExpandStage: SchemaTransfer {
         let fetched = algebra.removingNull(expand.transform.outputShape(for: .any, algebra))
         let member: Shape = expand.missing == .null ? .union([fetched, .null]) : fetched
         guard algebra.arrayness(input).mayBeArray else { return .never }
-        let elements = Shape.union(algebra.objects(algebra.items(input)).map { object in
-            var object = object
-            object.set(expand.member, member, required: true)
-            return .object(object)
-        })
+        let elements = Shape.union(
+            algebra.objects(algebra.items(input)).map { object in
+                var object = object
+                object.set(expand.member, member, required: true)
+                return .object(object)
+            })
         return then.outputShape(for: .array(elements), algebra)
     }
 }

@@ -6,10 +6,11 @@ extension MergeOperation: SchemaTransfer {
     public func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
         let whole = Shape.union(algebra.objects(input).map(Shape.object))
         let added = additions.map { (name: $0.name, shape: algebra.select(whole, $0.pointer.tokens[...])) }
-        return .union(algebra.objects(algebra.select(whole, base.tokens[...])).map { base in
-            var result = base
-            for addition in added { result.set(addition.name, addition.shape, required: true) }
-            return .object(result)
-        })
+        return .union(
+            algebra.objects(algebra.select(whole, base.tokens[...])).map { base in
+                var result = base
+                for addition in added { result.set(addition.name, addition.shape, required: true) }
+                return .object(result)
+            })
     }
 }

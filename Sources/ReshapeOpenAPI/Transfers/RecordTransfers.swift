@@ -92,7 +92,8 @@ extension CoerceOperation: SchemaTransfer {
                 case .boolean: converted = .scalars(.boolean)
                 case .string: converted = .string
                 }
-                let after: Shape = invalid == .keep
+                let after: Shape =
+                    invalid == .keep
                     ? .union([before, converted])
                     : .union([converted] + (algebra.mayBeNull(before) ? [.null] : []))
                 object.set(name, after, required: object.isRequired(name))

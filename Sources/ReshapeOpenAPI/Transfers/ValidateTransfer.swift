@@ -17,7 +17,8 @@ extension ValidateOperation: SchemaTransfer {
             // Only an array is checked element by element; a value of `input` that is not an
             // array is checked whole. `input` itself when it has no array alternative, so that
             // `.schema` parts stay whole.
-            let whole = arrayness.mayBeArray
+            let whole =
+                arrayness.mayBeArray
                 ? Shape.union(algebra.variants(input).filter { if case .array = $0 { false } else { true } })
                 : input
             outputs.append(.intersection([whole, type]))

@@ -4,8 +4,10 @@ import ReshapeJSON
 public enum AdminEndpoints {
     /// `openAPIDocument`: the rule set's OpenAPI document, serialized once per (re)load
     /// (`ServingRules.openAPIDocument`).
-    public static func response(_ name: String, draining: Bool, rulesDigest: String,
-                                metricsText: () -> String, openAPIDocument: () -> [UInt8] = { [] }) -> HTTPResponse {
+    public static func response(
+        _ name: String, draining: Bool, rulesDigest: String,
+        metricsText: () -> String, openAPIDocument: () -> [UInt8] = { [] }
+    ) -> HTTPResponse {
         switch name {
         case "openapi.json":
             return .json(200, openAPIDocument())
@@ -16,8 +18,9 @@ public enum AdminEndpoints {
             let body = JSON.object(JSONObject(["status": .string("ready"), "rules": .string(rulesDigest)]))
             return .json(200, body.serialized())
         case "metrics":
-            return HTTPResponse(status: 200, headers: [.init(name: "Content-Type", value: "text/plain; version=0.0.4")],
-                                body: Array(metricsText().utf8))
+            return HTTPResponse(
+                status: 200, headers: [.init(name: "Content-Type", value: "text/plain; version=0.0.4")],
+                body: Array(metricsText().utf8))
         default:
             return Problem.notFound(path: Router.adminPrefix + name).response
         }

@@ -36,14 +36,18 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
             for pair in request.rawQuery.split(separator: "&", omittingEmptySubsequences: true) {
                 let equals = pair.firstIndex(of: "=")
                 guard let name = PercentEncoding.decode(equals.map { pair[..<$0] } ?? pair, plusIsSpace: true),
-                      let value = PercentEncoding.decode(equals.map { pair[pair.index(after: $0)...] } ?? "", plusIsSpace: true) else {
+                    let value = PercentEncoding.decode(
+                        equals.map { pair[pair.index(after: $0)...] } ?? "", plusIsSpace: true)
+                else {
                     return nil
                 }
                 if queryNames.contains(name) { pairs.append((name, value)) }
             }
         }
         // By name, keeping the order of repeated names: `a=1&b=2` and `b=2&a=1` are one answer.
-        for (name, value) in pairs.enumerated().sorted(by: { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }).map(\.element) {
+        for (name, value) in pairs.enumerated().sorted(by: { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) })
+            .map(\.element)
+        {
             add("q")
             add(name)
             add(value)
@@ -51,7 +55,9 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         for name in route.forwardHeaders where ForwardedHeaderPolicy.mayForward(name) {
             add("h")
             add(name.lowercased())
-            for header in request.headers where RequestFraming.equalsIgnoringCase(header.name, name) { add(header.value) }
+            for header in request.headers where RequestFraming.equalsIgnoringCase(header.name, name) {
+                add(header.value)
+            }
         }
         return CacheKey(route: route.name, digest: SHA256Digest.hex(bytes))
     }

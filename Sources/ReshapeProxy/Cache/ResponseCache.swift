@@ -18,7 +18,10 @@ public final class ResponseCache: Sendable {
         let route: String
         let fingerprint: String
 
-        var cost: Int { body.count + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count } + ResponseCache.entryOverhead }
+        var cost: Int {
+            body.count + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
+                + ResponseCache.entryOverhead
+        }
     }
 
     /// What a waiting request gets when the fetch it waited for ends.
@@ -184,7 +187,9 @@ public final class ResponseCache: Sendable {
 extension ResponseCache.Stored {
     /// A normalized 200 to keep for `policy`, fetched from `now`; an upstream `max-age` shorter
     /// than the `ttl` wins.
-    public init(response: HTTPResponse, dropped: Int, route: Route, policy: CachePolicy, now: Double, upstreamMaxAge: Int?) {
+    public init(
+        response: HTTPResponse, dropped: Int, route: Route, policy: CachePolicy, now: Double, upstreamMaxAge: Int?
+    ) {
         var ttl = Double(policy.ttlMilliseconds) / 1000
         if let upstreamMaxAge { ttl = min(ttl, Double(upstreamMaxAge)) }
         body = response.body
@@ -202,10 +207,12 @@ extension ResponseCache.Stored {
     public func response(now: Double, cacheStatus: CacheStatus) -> HTTPResponse {
         let age = max(0, Int(now - storedAt))
         let remaining = max(0, Int(freshUntil - now))
-        return HTTPResponse(status: 200, headers: headers + [
-            NameValue(name: "Cache-Control", value: "max-age=\(remaining)"),
-            NameValue(name: "Age", value: String(age)),
-            cacheStatus.header,
-        ], body: body)
+        return HTTPResponse(
+            status: 200,
+            headers: headers + [
+                NameValue(name: "Cache-Control", value: "max-age=\(remaining)"),
+                NameValue(name: "Age", value: String(age)),
+                cacheStatus.header,
+            ], body: body)
     }
 }

@@ -14,7 +14,9 @@ public enum EntityTag {
                 offset += 8
             }
             var tail: UInt64 = 0
-            for (shift, index) in (offset..<raw.count).enumerated() { tail |= UInt64(raw[index]) << (8 * UInt64(shift)) }
+            for (shift, index) in (offset..<raw.count).enumerated() {
+                tail |= UInt64(raw[index]) << (8 * UInt64(shift))
+            }
             h = (h ^ tail) &* 0x94D0_49BB_1331_11EB
             h ^= h >> 31
             h = h &* 0xBF58_476D_1CE4_E5B9

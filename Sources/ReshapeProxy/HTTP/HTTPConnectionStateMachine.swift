@@ -101,8 +101,10 @@ public struct HTTPConnectionStateMachine: Sendable {
     }
 
     /// Every case name of `State`, in declaration order.
-    public static let stateNames = ["awaitingFirstRequest", "idle", "readingHead", "readingBody", "readingDone",
-                                    "closed"]
+    public static let stateNames = [
+        "awaitingFirstRequest", "idle", "readingHead", "readingBody", "readingDone",
+        "closed",
+    ]
 
     /// Actions for a freshly accepted connection: the header timer runs from the start.
     public mutating func opened() -> [Action] {
@@ -230,8 +232,10 @@ public struct HTTPConnectionStateMachine: Sendable {
             nextID += 1
             let keepAlive = request.keepAlive && !draining
             slots.append(Slot(id: id, headOnly: request.method == "HEAD", keepAlive: keepAlive))
-            var actions: [Action] = promise == .none ? [.dispatch(id: id, request)]
-                                                     : [.stopBodyTimer, .dispatch(id: id, request)]
+            var actions: [Action] =
+                promise == .none
+                ? [.dispatch(id: id, request)]
+                : [.stopBodyTimer, .dispatch(id: id, request)]
             if !keepAlive {
                 state = .readingDone
                 actions.append(.stopReading)
@@ -368,8 +372,10 @@ public struct HTTPConnectionStateMachine: Sendable {
         while let first = slots.first, let response = first.response {
             slots.removeFirst()
             let keepAlive = first.keepAlive && !draining
-            actions.append(.write(head: response.head(bodyBytes: response.body.count, keepAlive: keepAlive),
-                                  body: first.headOnly ? [] : response.body))
+            actions.append(
+                .write(
+                    head: response.head(bodyBytes: response.body.count, keepAlive: keepAlive),
+                    body: first.headOnly ? [] : response.body))
             if !keepAlive {
                 state = .closed
                 actions += slots.filter { $0.response == nil }.map { .cancel(id: $0.id) }

@@ -15,8 +15,10 @@ public struct HTTPRequest: Sendable {
     /// admin endpoints that answer only local clients.
     public var fromLoopback = false
 
-    public init(method: String, target: String, versionMajor: Int = 1, versionMinor: Int = 1,
-                headers: [NameValue] = [], body: [UInt8] = [], keepAlive: Bool = true) {
+    public init(
+        method: String, target: String, versionMajor: Int = 1, versionMinor: Int = 1,
+        headers: [NameValue] = [], body: [UInt8] = [], keepAlive: Bool = true
+    ) {
         self.method = method
         self.target = target
         self.versionMajor = versionMajor
@@ -78,9 +80,12 @@ public struct HTTPResponse: Sendable {
     }
 
     /// JSON body with the given content type.
-    public static func json(_ status: Int, _ body: [UInt8], contentType: String = "application/json",
-                            extraHeaders: [NameValue] = []) -> HTTPResponse {
-        HTTPResponse(status: status, headers: [NameValue(name: "Content-Type", value: contentType)] + extraHeaders, body: body)
+    public static func json(
+        _ status: Int, _ body: [UInt8], contentType: String = "application/json",
+        extraHeaders: [NameValue] = []
+    ) -> HTTPResponse {
+        HTTPResponse(
+            status: status, headers: [NameValue(name: "Content-Type", value: contentType)] + extraHeaders, body: body)
     }
 
     /// The bytes on the wire. HEAD responses carry the GET's Content-Length and no body.

@@ -31,8 +31,9 @@ public struct RequestHead: Sendable, Equatable {
             }
         }
         let length = lengths.count == 1 ? Int(lengths[0].filter { $0 != " " && $0 != "\t" }) : nil
-        self.init(contentLength: length.flatMap { $0 >= 0 ? $0 : nil }, chunked: chunked,
-                  expectsContinue: expects && versionMajor == 1 && versionMinor >= 1)
+        self.init(
+            contentLength: length.flatMap { $0 >= 0 ? $0 : nil }, chunked: chunked,
+            expectsContinue: expects && versionMajor == 1 && versionMinor >= 1)
     }
 
     /// Whether a body follows the head.

@@ -18,9 +18,10 @@ extension RequestLifecycle {
     func lookUpCache(_ match: RouteMatch, now: Double, waiter makeWaiter: () -> ResponseCache.Waiter?) -> Action? {
         let route = match.route
         guard let cache = settings.cache, let policy = route.cache,
-              request.method == "GET" || request.method == "HEAD", request.body.isEmpty,
-              let key = CacheKey.of(route: route, parameters: match.parameters, request: request),
-              let waiter = makeWaiter() else { return nil }
+            request.method == "GET" || request.method == "HEAD", request.body.isEmpty,
+            let key = CacheKey.of(route: route, parameters: match.parameters, request: request),
+            let waiter = makeWaiter()
+        else { return nil }
         switch cache.lookup(key, now: now, waiter: waiter) {
         case .fresh(let stored):
             let response = stored.response(now: now, cacheStatus: .hit)
@@ -50,8 +51,9 @@ extension RequestLifecycle {
     private func backgroundRefresh(_ match: RouteMatch, lead: CacheLead, now: Double) -> RequestLifecycle {
         var headers = request.headers
         headers.removeAll { RequestFraming.equalsIgnoringCase($0.name, "If-None-Match") }
-        let refresh = RequestLifecycle(HTTPRequest(method: "GET", target: request.target, headers: headers),
-                                       rules: rules, settings: settings, now: now, isBackground: true)
+        let refresh = RequestLifecycle(
+            HTTPRequest(method: "GET", target: request.target, headers: headers),
+            rules: rules, settings: settings, now: now, isBackground: true)
         refresh.state = .refreshPending(match, lead)
         return refresh
     }
@@ -70,9 +72,11 @@ extension RequestLifecycle {
             impossible("sharedLookupFinished", in: stateName)
         }
         if let bytes, let cache = settings.cache,
-           let stored = SharedCacheEntry.decode(bytes, route: match.route, now: now,
-                                                unixMilliseconds: unixMilliseconds),
-           now < stored.freshUntil {
+            let stored = SharedCacheEntry.decode(
+                bytes, route: match.route, now: now,
+                unixMilliseconds: unixMilliseconds),
+            now < stored.freshUntil
+        {
             var shared = stored.response(now: now, cacheStatus: .coalesced)
             for waiter in cache.finish(lead.key, storing: stored) { waiter(.answer(shared)) }
             shared = stored.response(now: now, cacheStatus: .hit)
@@ -101,9 +105,10 @@ extension RequestLifecycle {
         // The waiters get what this request fetched as `coalesced`; a stale copy or an error as it is.
         var fetched = false
         if answer.status == 200, rendered.errorCode == nil, let exchange, exchange.cacheControl.mayStore {
-            let kept = ResponseCache.Stored(response: answer, dropped: rendered.dropped.count, route: exchange.route,
-                                            policy: lead.policy, now: started,
-                                            upstreamMaxAge: exchange.cacheControl.maxAge)
+            let kept = ResponseCache.Stored(
+                response: answer, dropped: rendered.dropped.count, route: exchange.route,
+                policy: lead.policy, now: started,
+                upstreamMaxAge: exchange.cacheControl.maxAge)
             stored = kept
             answer = kept.response(now: started, cacheStatus: .miss)
             fetched = true
@@ -135,16 +140,23 @@ extension RequestLifecycle {
         guard name == "cache/purge" else { return nil }
         let allowed = settings.endpoints == .admin || (settings.endpoints == .all && request.fromLoopback)
         guard allowed else { return Problem.notFound(path: String(request.path)).response }
-        guard request.method == "POST" else { return Problem.methodNotAllowed(request.method, allowed: ["POST"]).response }
+        guard request.method == "POST" else {
+            return Problem.methodNotAllowed(request.method, allowed: ["POST"]).response
+        }
         var route: String?
         for pair in request.rawQuery.split(separator: "&") where pair.hasPrefix("route=") {
             route = PercentEncoding.decode(pair.dropFirst("route=".count), plusIsSpace: true)
         }
-        guard let route, !route.isEmpty else { return Problem.badRequest("name the route to purge: ?route=NAME").response }
+        guard let route, !route.isEmpty else {
+            return Problem.badRequest("name the route to purge: ?route=NAME").response
+        }
         guard rules.ruleSet.routes.contains(where: { $0.name == route }) else {
-            return Problem(status: 404, code: "no-such-route", title: "No such route", detail: "no route is named '\(route)'").response
+            return Problem(
+                status: 404, code: "no-such-route", title: "No such route", detail: "no route is named '\(route)'"
+            ).response
         }
         let purged = settings.cache?.purge(route: route) ?? 0
-        return .json(200, JSON.object(JSONObject(["route": .string(route), "purged": .number(JSONNumber(purged))])).serialized())
+        return .json(
+            200, JSON.object(JSONObject(["route": .string(route), "purged": .number(JSONNumber(purged))])).serialized())
     }
 }

@@ -16,8 +16,10 @@ public struct LifecycleSettings: Sendable {
     /// `/_reshape/<name>`: the server's admin answers (they report process-wide state).
     public var admin: @Sendable (String) -> HTTPResponse
 
-    public init(endpoints: Endpoints, canFetch: Bool, accessLog: Bool, metrics: Metrics, cache: ResponseCache? = nil,
-                admin: @escaping @Sendable (String) -> HTTPResponse) {
+    public init(
+        endpoints: Endpoints, canFetch: Bool, accessLog: Bool, metrics: Metrics, cache: ResponseCache? = nil,
+        admin: @escaping @Sendable (String) -> HTTPResponse
+    ) {
         self.endpoints = endpoints
         self.canFetch = canFetch
         self.accessLog = accessLog
@@ -60,8 +62,10 @@ public final class RequestLifecycle: @unchecked Sendable {
     }
 
     /// Every state's name, as `stateName` gives it.
-    static let stateNames = ["routing", "refreshPending", "awaitingSharedCache", "waitingForLeader", "exchanging",
-                             "responding", "answered", "cancelled"]
+    static let stateNames = [
+        "routing", "refreshPending", "awaitingSharedCache", "waitingForLeader", "exchanging",
+        "responding", "answered", "cancelled",
+    ]
 
     /// What the server does next for this request.
     public enum Action: Sendable {
@@ -107,8 +111,10 @@ public final class RequestLifecycle: @unchecked Sendable {
     /// Set only by the events (here and in `RequestLifecycle+Cache.swift`).
     var state = State.routing
 
-    init(_ request: HTTPRequest, rules: ServingRules, settings: LifecycleSettings, now: Double,
-         isBackground: Bool = false) {
+    init(
+        _ request: HTTPRequest, rules: ServingRules, settings: LifecycleSettings, now: Double,
+        isBackground: Bool = false
+    ) {
         self.request = request
         ifNoneMatch = request.header("If-None-Match")
         started = now
@@ -151,10 +157,13 @@ public final class RequestLifecycle: @unchecked Sendable {
     /// is called (on any thread) when this request waits for another's fetch of the same
     /// cached answer; the server then hands what it delivers to `cacheDelivered`. It is only
     /// evaluated for a route with `cache:`.
-    public static func begin(_ request: HTTPRequest, rules: ServingRules, draining: Bool,
-                             settings: LifecycleSettings, now: Double,
-                             cacheWaiter: @autoclosure () -> ResponseCache.Waiter? = nil)
-        -> (RequestLifecycle, Action) {
+    public static func begin(
+        _ request: HTTPRequest, rules: ServingRules, draining: Bool,
+        settings: LifecycleSettings, now: Double,
+        cacheWaiter: @autoclosure () -> ResponseCache.Waiter? = nil
+    )
+        -> (RequestLifecycle, Action)
+    {
         let lifecycle = RequestLifecycle(request, rules: rules, settings: settings, now: now)
         settings.metrics.requestStarted()
         // The action first: it changes the lifecycle, which is returned after it.
@@ -213,13 +222,14 @@ public final class RequestLifecycle: @unchecked Sendable {
         guard settings.accessLog else { return nil }
         let path = String(request.path)
         let exchange = record.exchange
-        let entry = AccessLogEntry(timeMilliseconds: wallClockMilliseconds, method: request.method, path: path,
-                                   route: record.routeName, status: response.status,
-                                   upstreamStatus: exchange?.upstreamStatus,
-                                   durationMilliseconds: seconds * 1000,
-                                   upstreamMilliseconds: exchange.map { $0.upstreamSeconds * 1000 },
-                                   bytes: response.body.count, dropped: record.dropped, errorCode: record.errorCode,
-                                   fetches: exchange?.fetchCount ?? 0)
+        let entry = AccessLogEntry(
+            timeMilliseconds: wallClockMilliseconds, method: request.method, path: path,
+            route: record.routeName, status: response.status,
+            upstreamStatus: exchange?.upstreamStatus,
+            durationMilliseconds: seconds * 1000,
+            upstreamMilliseconds: exchange.map { $0.upstreamSeconds * 1000 },
+            bytes: response.body.count, dropped: record.dropped, errorCode: record.errorCode,
+            fetches: exchange?.fetchCount ?? 0)
         return entry.line(redactor: exchange?.redactor ?? redactor)
     }
 
@@ -245,24 +255,29 @@ public final class RequestLifecycle: @unchecked Sendable {
 
     /// Starts the route's fetches (no cached answer to give).
     func startExchange(_ match: RouteMatch, lead: CacheLead?) -> Action {
-        let (exchange, action) = RouteExchange.start(request, route: match.route, parameters: match.parameters,
-                                                     rules: rules)
+        let (exchange, action) = RouteExchange.start(
+            request, route: match.route, parameters: match.parameters,
+            rules: rules)
         if let exchange { state = .exchanging(exchange, lead: lead) }
         return follow(action, of: exchange, routeName: match.route.name, lead: lead)
     }
 
     /// The exchange's next step as this request's: its answer settles the cache key this
     /// request leads, counts its drops, and is what the request answers.
-    private func follow(_ action: RouteExchange.Action, of exchange: RouteExchange?, routeName: String,
-                        lead: CacheLead?) -> Action {
+    private func follow(
+        _ action: RouteExchange.Action, of exchange: RouteExchange?, routeName: String,
+        lead: CacheLead?
+    ) -> Action {
         switch action {
         case .wait: return .wait
         case .fetch(let orders): return .fetch(orders)
         case .respond(let rendered, let cancel):
             for element in rendered.dropped { settings.metrics.recordDropped(route: routeName, type: element.type) }
             let response = lead.map { settle(rendered, lead: $0, exchange: exchange) } ?? rendered.response
-            state = .responding(AnswerRecord(routeName: routeName, exchange: exchange, dropped: rendered.dropped,
-                                             errorCode: rendered.errorCode))
+            state = .responding(
+                AnswerRecord(
+                    routeName: routeName, exchange: exchange, dropped: rendered.dropped,
+                    errorCode: rendered.errorCode))
             return .respond(notModified(response) ?? response, cancel: cancel)
         }
     }
@@ -276,8 +291,9 @@ public final class RequestLifecycle: @unchecked Sendable {
     /// `304 Not Modified`, with the tag and no content, when the client already has this answer.
     func notModified(_ response: HTTPResponse) -> HTTPResponse? {
         guard response.status == 200, let ifNoneMatch,
-              let tag = response.headers.first(where: { $0.name == "ETag" })?.value,
-              EntityTag.ifNoneMatch(ifNoneMatch, matches: tag) else { return nil }
+            let tag = response.headers.first(where: { $0.name == "ETag" })?.value,
+            EntityTag.ifNoneMatch(ifNoneMatch, matches: tag)
+        else { return nil }
         return HTTPResponse(status: 304, headers: response.headers.filter { $0.name != "Content-Type" }, body: [])
     }
 }

@@ -20,10 +20,15 @@ public enum ResponseRenderer {
         var fetch: String?
         var redactor: Redactor
 
-        func problem(_ status: Int, _ code: String, _ title: String, _ detail: String, _ extra: [JSONMember] = []) -> Problem {
-            var members: [JSONMember] = [.init(key: "route", value: .string(route)), .init(key: "upstream", value: .string(upstream))]
+        func problem(_ status: Int, _ code: String, _ title: String, _ detail: String, _ extra: [JSONMember] = [])
+            -> Problem
+        {
+            var members: [JSONMember] = [
+                .init(key: "route", value: .string(route)), .init(key: "upstream", value: .string(upstream)),
+            ]
             if let fetch { members.append(.init(key: "fetch", value: .string(fetch))) }
-            return Problem(status: status, code: code, title: title, detail: redactor.redact(detail), extra: members + extra)
+            return Problem(
+                status: status, code: code, title: title, detail: redactor.redact(detail), extra: members + extra)
         }
     }
 
@@ -35,11 +40,14 @@ public enum ResponseRenderer {
         case .response(let response):
             let status = response.status
             if status == 404 {
-                return .failure(context.problem(404, "upstream-not-found", "Not found upstream", "the upstream answered 404"))
+                return .failure(
+                    context.problem(404, "upstream-not-found", "Not found upstream", "the upstream answered 404"))
             }
             guard (200..<300).contains(status) else {
-                return .failure(context.problem(502, "upstream-status", "Upstream error", "the upstream answered \(status)",
-                                                [.init(key: "upstream_status", value: .number(JSONNumber(status)))]))
+                return .failure(
+                    context.problem(
+                        502, "upstream-status", "Upstream error", "the upstream answered \(status)",
+                        [.init(key: "upstream_status", value: .number(JSONNumber(status)))]))
             }
             return parse(response.body, contentType: response.contentType, context: context)
         }
@@ -60,13 +68,19 @@ public enum ResponseRenderer {
         } catch {
             let looksLikeJSON = contentType.map { $0.lowercased().contains("json") } ?? true
             if !looksLikeJSON {
-                return .failure(context.problem(502, "upstream-not-json", "Upstream sent something other than JSON",
-                                                "the upstream answered \(contentType ?? "no content type"), not JSON"))
+                return .failure(
+                    context.problem(
+                        502, "upstream-not-json", "Upstream sent something other than JSON",
+                        "the upstream answered \(contentType ?? "no content type"), not JSON"))
             }
-            return .failure(context.problem(502, "upstream-invalid-json", "Upstream sent invalid JSON",
-                                            "invalid JSON at line \(error.line), column \(error.column): \(error.message)",
-                                            [.init(key: "line", value: .number(JSONNumber(error.line))),
-                                             .init(key: "column", value: .number(JSONNumber(error.column)))]))
+            return .failure(
+                context.problem(
+                    502, "upstream-invalid-json", "Upstream sent invalid JSON",
+                    "invalid JSON at line \(error.line), column \(error.column): \(error.message)",
+                    [
+                        .init(key: "line", value: .number(JSONNumber(error.line))),
+                        .init(key: "column", value: .number(JSONNumber(error.column))),
+                    ]))
         }
     }
 
@@ -82,8 +96,11 @@ public enum ResponseRenderer {
 
     static func violations(_ error: PipelineError) -> [JSON] {
         error.errors.map { violation in
-            .object(JSONObject(["pointer": .string(violation.pointer), "keyword": .string(violation.keyword),
-                                "reason": .string(violation.reason)]))
+            .object(
+                JSONObject([
+                    "pointer": .string(violation.pointer), "keyword": .string(violation.keyword),
+                    "reason": .string(violation.reason),
+                ]))
         }
     }
 
@@ -91,7 +108,8 @@ public enum ResponseRenderer {
     /// a representation a client revalidates.
     static func success(_ output: PipelineOutput, status: Int, entityTag: Bool) -> Rendered {
         let body = output.serialized()
-        var response = HTTPResponse(status: status, headers: [NameValue(name: "Content-Type", value: "application/json")], body: body)
+        var response = HTTPResponse(
+            status: status, headers: [NameValue(name: "Content-Type", value: "application/json")], body: body)
         response.headers.reserveCapacity(3)
         if entityTag { response.headers.append(NameValue(name: "ETag", value: EntityTag.of(body))) }
         if !output.dropped.isEmpty {

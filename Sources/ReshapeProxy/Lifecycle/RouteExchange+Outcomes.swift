@@ -11,8 +11,9 @@ extension RouteExchange {
 
     /// Where a problem of `fetch` happened, for its members and its redaction.
     func context(for fetch: FetchRule) -> ResponseRenderer.Context {
-        .init(route: route.name, upstream: fetch.upstream, fetch: route.isSingleFetch ? nil : fetch.name,
-              redactor: redactor)
+        .init(
+            route: route.name, upstream: fetch.upstream, fetch: route.isSingleFetch ? nil : fetch.name,
+            redactor: redactor)
     }
 
     /// A primary fetch's result as input, or the problem that answers the request.
@@ -23,7 +24,8 @@ extension RouteExchange {
                 return .failure(rejected(response, context: context))
             }
             if (200..<300).contains(response.status), route.method != "GET", route.isSingleFetch,
-               response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+                response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 })
+            {
                 return .success(.noContent(status: response.status))
             }
         }
@@ -33,17 +35,22 @@ extension RouteExchange {
         case .failure(let problem):
             if fetch.optional { return .success(.absent) }
             if route.isSingleFetch || problem.status == 404 { return .failure(problem) }
-            return .failure(fetchFailed(problem, context: context, title: "A fetch failed",
-                                        what: "fetch '\(fetch.name)' failed"))
+            return .failure(
+                fetchFailed(
+                    problem, context: context, title: "A fetch failed",
+                    what: "fetch '\(fetch.name)' failed"))
         }
     }
 
     /// `fetch-failed`, for one of several fetches that failed with `cause`: its code is the
     /// `reason`, and its own members (but where it happened) are kept.
-    private func fetchFailed(_ cause: Problem, context: ResponseRenderer.Context, title: String,
-                             what: String) -> Problem {
-        var failed = context.problem(502, "fetch-failed", title, "\(what): \(cause.detail)",
-                                     [.init(key: "reason", value: .string(cause.code))])
+    private func fetchFailed(
+        _ cause: Problem, context: ResponseRenderer.Context, title: String,
+        what: String
+    ) -> Problem {
+        var failed = context.problem(
+            502, "fetch-failed", title, "\(what): \(cause.detail)",
+            [.init(key: "reason", value: .string(cause.code))])
         failed.extra += cause.extra.filter { !["route", "upstream", "fetch"].contains($0.key) }
         return failed
     }
@@ -53,30 +60,38 @@ extension RouteExchange {
         let status = response.status
         var extra: [JSONMember] = [.init(key: "upstream_status", value: .number(JSONNumber(status)))]
         if route.exposeUpstreamErrors, response.body.count <= Self.maxExposedErrorBytes,
-           response.contentType.map({ $0.lowercased().contains("json") }) ?? false,
-           let value = try? JSON.parse(response.body) {
+            response.contentType.map({ $0.lowercased().contains("json") }) ?? false,
+            let value = try? JSON.parse(response.body)
+        {
             extra.append(.init(key: "upstream-error", value: value))
         }
-        var problem = context.problem(status, "upstream-rejected", "Upstream rejected the request",
-                                      "the upstream answered \(status) \(HTTPResponse.reason(status))", extra)
+        var problem = context.problem(
+            status, "upstream-rejected", "Upstream rejected the request",
+            "the upstream answered \(status) \(HTTPResponse.reason(status))", extra)
         if let retryAfter = response.retryAfter, !retryAfter.isEmpty,
-           retryAfter.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            retryAfter.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F })
+        {
             problem.extraHeaders.append(NameValue(name: "Retry-After", value: retryAfter))
         }
         return problem
     }
 
     /// A follow-up's result: a body, missing (404), or the problem that fails the request.
-    func followUpOutcome(_ result: UpstreamResult, value: String,
-                                 rule: ExpandRule) -> Result<RouteRun.FollowUp, Problem> {
+    func followUpOutcome(
+        _ result: UpstreamResult, value: String,
+        rule: ExpandRule
+    ) -> Result<RouteRun.FollowUp, Problem> {
         if case .response(let response) = result, response.status == 404 { return .success(.notFound) }
-        let context = ResponseRenderer.Context(route: route.name, upstream: rule.fetch.upstream, fetch: rule.member,
-                                               redactor: redactor)
+        let context = ResponseRenderer.Context(
+            route: route.name, upstream: rule.fetch.upstream, fetch: rule.member,
+            redactor: redactor)
         switch ResponseRenderer.decode(result, context: context) {
         case .success(let tape): return .success(.body(tape))
         case .failure(let problem):
-            return .failure(fetchFailed(problem, context: context, title: "A follow-up fetch failed",
-                                        what: "the '\(rule.member)' follow-up for '\(value)' failed"))
+            return .failure(
+                fetchFailed(
+                    problem, context: context, title: "A follow-up fetch failed",
+                    what: "the '\(rule.member)' follow-up for '\(value)' failed"))
         }
     }
 }

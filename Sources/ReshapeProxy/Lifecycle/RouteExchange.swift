@@ -75,8 +75,10 @@ final class RouteExchange: @unchecked Sendable {
 
     /// Checks the client's body and builds the route's fetches; a problem instead when the
     /// request cannot go upstream.
-    static func start(_ request: HTTPRequest, route: Route, parameters: [String: String],
-                      rules: ServingRules) -> (RouteExchange?, Action) {
+    static func start(
+        _ request: HTTPRequest, route: Route, parameters: [String: String],
+        rules: ServingRules
+    ) -> (RouteExchange?, Action) {
         let body: (bytes: [UInt8], contentType: String)?
         switch ClientBody.prepare(request, route: route, parameters: parameters) {
         case .failure(let problem): return (nil, .respond(.init(problem, code: problem.code), cancel: []))
@@ -92,15 +94,21 @@ final class RouteExchange: @unchecked Sendable {
         }
         headers += route.headers.map { NameValue(name: $0.name, value: $0.value(parameters)) }
         // Forwarded values are secrets too; without any, the route's prebuilt redactor serves.
-        let redactor = secrets.count == route.secrets.count ? (rules.routeRedactors[route.name] ?? rules.allSecrets)
+        let redactor =
+            secrets.count == route.secrets.count
+            ? (rules.routeRedactors[route.name] ?? rules.allSecrets)
             : Redactor(secrets: ServingRules.secrets(of: route, in: rules.ruleSet) + secrets)
-        let exchange = RouteExchange(route: route, parameters: parameters, rules: rules,
-                                     extras: OutgoingExtras(headers: headers, timeoutMilliseconds: route.timeoutMilliseconds,
-                                                            secrets: secrets),
-                                     redactor: redactor)
+        let exchange = RouteExchange(
+            route: route, parameters: parameters, rules: rules,
+            extras: OutgoingExtras(
+                headers: headers, timeoutMilliseconds: route.timeoutMilliseconds,
+                secrets: secrets),
+            redactor: redactor)
         var orders: [FetchOrder] = []
         for (index, fetch) in route.fetches.enumerated() {
-            switch exchange.order(fetch, method: route.method, parameters: parameters, query: request.rawQuery, body: body) {
+            switch exchange.order(
+                fetch, method: route.method, parameters: parameters, query: request.rawQuery, body: body)
+            {
             case .failure(let problem):
                 return (nil, .respond(.init(problem, code: problem.code), cancel: []))
             case .success(let request):
@@ -111,8 +119,10 @@ final class RouteExchange: @unchecked Sendable {
         return (exchange, .fetch(orders))
     }
 
-    private init(route: Route, parameters: [String: String], rules: ServingRules, extras: OutgoingExtras,
-                 redactor: Redactor) {
+    private init(
+        route: Route, parameters: [String: String], rules: ServingRules, extras: OutgoingExtras,
+        redactor: Redactor
+    ) {
         self.route = route
         self.parameters = parameters
         self.rules = rules
@@ -150,8 +160,10 @@ final class RouteExchange: @unchecked Sendable {
         }
     }
 
-    private func order(_ fetch: FetchRule, method: String, parameters: [String: String], query: Substring,
-                       body: (bytes: [UInt8], contentType: String)?) -> Result<UpstreamRequest, Problem> {
+    private func order(
+        _ fetch: FetchRule, method: String, parameters: [String: String], query: Substring,
+        body: (bytes: [UInt8], contentType: String)?
+    ) -> Result<UpstreamRequest, Problem> {
         guard let upstream = rules.ruleSet.upstreams[fetch.upstream] else {
             return .failure(Problem(status: 500, code: "internal", title: "Internal error", detail: "unknown upstream"))
         }
@@ -161,8 +173,10 @@ final class RouteExchange: @unchecked Sendable {
             extras.headers.append(NameValue(name: "Content-Type", value: body.contentType))
         }
         do {
-            return .success(try UpstreamRequestBuilder.build(fetch: fetch, method: method, route: route, upstream: upstream,
-                                                             parameters: parameters, rawQuery: query, extras: extras))
+            return .success(
+                try UpstreamRequestBuilder.build(
+                    fetch: fetch, method: method, route: route, upstream: upstream,
+                    parameters: parameters, rawQuery: query, extras: extras))
         } catch {
             return .failure(error)
         }
@@ -214,8 +228,9 @@ final class RouteExchange: @unchecked Sendable {
         let inFlight = inFlightIDs
         let milliseconds = route.timeoutMilliseconds ?? 0
         let detail = "the route's timeout (\(milliseconds) ms) passed with \(inFlight.count) fetches in flight"
-        let problem = Problem(status: 504, code: "route-timeout", title: "Route timed out", detail: detail,
-                              extra: [.init(key: "route", value: .string(route.name))])
+        let problem = Problem(
+            status: 504, code: "route-timeout", title: "Route timed out", detail: detail,
+            extra: [.init(key: "route", value: .string(route.name))])
         return fail(problem, cancel: inFlight)
     }
 

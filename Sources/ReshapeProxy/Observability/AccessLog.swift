@@ -18,9 +18,12 @@ public struct AccessLogEntry: Sendable {
     /// Upstream fetches the request made (its route's fetches and follow-ups).
     public var fetches: Int
 
-    public init(timeMilliseconds: Int, method: String, path: String, route: String?, status: Int, upstreamStatus: Int?,
-                durationMilliseconds: Double, upstreamMilliseconds: Double?, bytes: Int, dropped: [DroppedElement], errorCode: String?,
-                fetches: Int = 0) {
+    public init(
+        timeMilliseconds: Int, method: String, path: String, route: String?, status: Int, upstreamStatus: Int?,
+        durationMilliseconds: Double, upstreamMilliseconds: Double?, bytes: Int, dropped: [DroppedElement],
+        errorCode: String?,
+        fetches: Int = 0
+    ) {
         self.timeMilliseconds = timeMilliseconds
         self.method = method
         self.path = path
@@ -44,14 +47,21 @@ public struct AccessLogEntry: Sendable {
         object["status"] = .number(JSONNumber(status))
         if let upstreamStatus { object["upstream_status"] = .number(JSONNumber(upstreamStatus)) }
         object["duration_ms"] = .number(JSONNumber(uncheckedText: String(format3(durationMilliseconds))))
-        if let upstreamMilliseconds { object["upstream_ms"] = .number(JSONNumber(uncheckedText: format3(upstreamMilliseconds))) }
+        if let upstreamMilliseconds {
+            object["upstream_ms"] = .number(JSONNumber(uncheckedText: format3(upstreamMilliseconds)))
+        }
         object["bytes"] = .number(JSONNumber(bytes))
         object["fetches"] = .number(JSONNumber(fetches))
         object["dropped"] = .number(JSONNumber(dropped.count))
         if !dropped.isEmpty {
-            object["dropped_elements"] = .array(dropped.prefix(20).map {
-                .object(JSONObject(["pointer": .string($0.pointer), "type": .string($0.type), "reason": .string(redactor.redact($0.reason))]))
-            })
+            object["dropped_elements"] = .array(
+                dropped.prefix(20).map {
+                    .object(
+                        JSONObject([
+                            "pointer": .string($0.pointer), "type": .string($0.type),
+                            "reason": .string(redactor.redact($0.reason)),
+                        ]))
+                })
         }
         if let errorCode { object["error"] = .string(errorCode) }
         return JSON.object(object).serialized() + [0x0A]

@@ -22,13 +22,13 @@ public final class Metrics: Sendable {
     }
 
     struct State {
-        var requests: [String: Int] = [:]           // route|status
-        var latency: [String: Histogram] = [:]      // route
+        var requests: [String: Int] = [:]  // route|status
+        var latency: [String: Histogram] = [:]  // route
         var upstreamLatency: [String: Histogram] = [:]  // upstream
-        var upstreamErrors: [String: Int] = [:]     // upstream|kind
-        var dropped: [String: Int] = [:]            // route|type
-        var fetches: [String: Int] = [:]            // route|upstream
-        var sharedCache: [String: Int] = [:]        // outcome
+        var upstreamErrors: [String: Int] = [:]  // upstream|kind
+        var dropped: [String: Int] = [:]  // route|type
+        var fetches: [String: Int] = [:]  // route|upstream
+        var sharedCache: [String: Int] = [:]  // outcome
         var connections = 0
         var inFlight = 0
         var upstreamConnectionsOpened = 0
@@ -86,8 +86,10 @@ public final class Metrics: Sendable {
     public func upstreamConnectionOpened() { state.withLock { $0.upstreamConnectionsOpened += 1 } }
 
     /// Prometheus text exposition (format 0.0.4) of several workers' metrics together.
-    public static func exposition(_ workers: [Metrics], digest: String, reloads: Int, reloadFailures: Int,
-                                  cache: ResponseCache.Counters? = nil) -> String {
+    public static func exposition(
+        _ workers: [Metrics], digest: String, reloads: Int, reloadFailures: Int,
+        cache: ResponseCache.Counters? = nil
+    ) -> String {
         var merged = State()
         for worker in workers {
             let snapshot = worker.state.withLock { $0 }
@@ -100,13 +102,16 @@ public final class Metrics: Sendable {
             merged.inFlight += snapshot.inFlight
             merged.upstreamConnectionsOpened += snapshot.upstreamConnectionsOpened
             for (key, histogram) in snapshot.latency { merged.latency[key, default: Histogram()].merge(histogram) }
-            for (key, histogram) in snapshot.upstreamLatency { merged.upstreamLatency[key, default: Histogram()].merge(histogram) }
+            for (key, histogram) in snapshot.upstreamLatency {
+                merged.upstreamLatency[key, default: Histogram()].merge(histogram)
+            }
         }
         var out = ""
         func label(_ value: String) -> String {
             value.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"").replacing("\n", with: "\\n")
         }
-        out += "# HELP reshape_requests_total Requests answered, by route and status.\n# TYPE reshape_requests_total counter\n"
+        out +=
+            "# HELP reshape_requests_total Requests answered, by route and status.\n# TYPE reshape_requests_total counter\n"
         for (key, count) in merged.requests.sorted(by: { $0.key < $1.key }) {
             let parts = key.split(separator: "|", maxSplits: 1).map(String.init)
             out += "reshape_requests_total{route=\"\(label(parts[0]))\",status=\"\(parts[1])\"} \(count)\n"
@@ -122,48 +127,72 @@ public final class Metrics: Sendable {
                 out += "\(name)_count{\(labelName)=\"\(label(key))\"} \(histogram.total)\n"
             }
         }
-        histogram("reshape_request_duration_seconds", "Time from request to response, by route.", "route", merged.latency)
-        histogram("reshape_upstream_duration_seconds", "Upstream fetch time, by upstream.", "upstream", merged.upstreamLatency)
-        out += "# HELP reshape_upstream_errors_total Failed upstream fetches, by upstream and kind.\n# TYPE reshape_upstream_errors_total counter\n"
+        histogram(
+            "reshape_request_duration_seconds", "Time from request to response, by route.", "route", merged.latency)
+        histogram(
+            "reshape_upstream_duration_seconds", "Upstream fetch time, by upstream.", "upstream", merged.upstreamLatency
+        )
+        out +=
+            "# HELP reshape_upstream_errors_total Failed upstream fetches, by upstream and kind.\n# TYPE reshape_upstream_errors_total counter\n"
         for (key, count) in merged.upstreamErrors.sorted(by: { $0.key < $1.key }) {
             let parts = key.split(separator: "|", maxSplits: 1).map(String.init)
             out += "reshape_upstream_errors_total{upstream=\"\(label(parts[0]))\",kind=\"\(parts[1])\"} \(count)\n"
         }
-        out += "# HELP reshape_upstream_fetches_total Upstream fetches finished, by route and upstream (follow-ups included).\n# TYPE reshape_upstream_fetches_total counter\n"
+        out +=
+            "# HELP reshape_upstream_fetches_total Upstream fetches finished, by route and upstream (follow-ups included).\n# TYPE reshape_upstream_fetches_total counter\n"
         for (key, count) in merged.fetches.sorted(by: { $0.key < $1.key }) {
             let parts = key.split(separator: "|", maxSplits: 1).map(String.init)
-            out += "reshape_upstream_fetches_total{route=\"\(label(parts[0]))\",upstream=\"\(label(parts[1]))\"} \(count)\n"
+            out +=
+                "reshape_upstream_fetches_total{route=\"\(label(parts[0]))\",upstream=\"\(label(parts[1]))\"} \(count)\n"
         }
-        out += "# HELP reshape_dropped_elements_total Elements dropped by validation, by route and type.\n# TYPE reshape_dropped_elements_total counter\n"
+        out +=
+            "# HELP reshape_dropped_elements_total Elements dropped by validation, by route and type.\n# TYPE reshape_dropped_elements_total counter\n"
         for (key, count) in merged.dropped.sorted(by: { $0.key < $1.key }) {
             let parts = key.split(separator: "|", maxSplits: 1).map(String.init)
             out += "reshape_dropped_elements_total{route=\"\(label(parts[0]))\",type=\"\(label(parts[1]))\"} \(count)\n"
         }
-        out += "# HELP reshape_open_connections Client connections open now.\n# TYPE reshape_open_connections gauge\nreshape_open_connections \(merged.connections)\n"
-        out += "# HELP reshape_upstream_connections_opened_total Upstream connections opened; far fewer than upstream fetches when keep-alive works.\n# TYPE reshape_upstream_connections_opened_total counter\nreshape_upstream_connections_opened_total \(merged.upstreamConnectionsOpened)\n"
-        out += "# HELP reshape_requests_in_flight Requests dispatched and not yet answered.\n# TYPE reshape_requests_in_flight gauge\nreshape_requests_in_flight \(merged.inFlight)\n"
+        out +=
+            "# HELP reshape_open_connections Client connections open now.\n# TYPE reshape_open_connections gauge\nreshape_open_connections \(merged.connections)\n"
+        out +=
+            "# HELP reshape_upstream_connections_opened_total Upstream connections opened; far fewer than upstream fetches when keep-alive works.\n# TYPE reshape_upstream_connections_opened_total counter\nreshape_upstream_connections_opened_total \(merged.upstreamConnectionsOpened)\n"
+        out +=
+            "# HELP reshape_requests_in_flight Requests dispatched and not yet answered.\n# TYPE reshape_requests_in_flight gauge\nreshape_requests_in_flight \(merged.inFlight)\n"
         if let cache {
             let counters: [(String, String, Int)] = [
                 ("reshape_cache_hits_total", "Answers served fresh from the cache.", cache.hits),
-                ("reshape_cache_misses_total", "Lookups that fetched (as the one request others wait for).", cache.misses),
-                ("reshape_cache_stale_total", "Stale answers served (stale-while-revalidate and stale-if-error).", cache.stale),
-                ("reshape_cache_coalesced_total", "Requests that waited for another's fetch of the same answer.", cache.coalesced),
+                (
+                    "reshape_cache_misses_total", "Lookups that fetched (as the one request others wait for).",
+                    cache.misses
+                ),
+                (
+                    "reshape_cache_stale_total", "Stale answers served (stale-while-revalidate and stale-if-error).",
+                    cache.stale
+                ),
+                (
+                    "reshape_cache_coalesced_total", "Requests that waited for another's fetch of the same answer.",
+                    cache.coalesced
+                ),
                 ("reshape_cache_refreshes_total", "Background refreshes started.", cache.refreshes),
                 ("reshape_cache_evictions_total", "Answers evicted to stay within --cache-bytes.", cache.evictions),
             ]
             for (name, help, value) in counters {
                 out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
             }
-            out += "# HELP reshape_cache_shared_total Shared-cache (Redis) lookups and connection errors, by outcome.\n# TYPE reshape_cache_shared_total counter\n"
+            out +=
+                "# HELP reshape_cache_shared_total Shared-cache (Redis) lookups and connection errors, by outcome.\n# TYPE reshape_cache_shared_total counter\n"
             for (outcome, count) in merged.sharedCache.sorted(by: { $0.key < $1.key }) {
                 out += "reshape_cache_shared_total{outcome=\"\(outcome)\"} \(count)\n"
             }
-            out += "# HELP reshape_cache_bytes Bytes the cached answers take.\n# TYPE reshape_cache_bytes gauge\nreshape_cache_bytes \(cache.bytes)\n"
-            out += "# HELP reshape_cache_entries Answers in the cache.\n# TYPE reshape_cache_entries gauge\nreshape_cache_entries \(cache.entries)\n"
+            out +=
+                "# HELP reshape_cache_bytes Bytes the cached answers take.\n# TYPE reshape_cache_bytes gauge\nreshape_cache_bytes \(cache.bytes)\n"
+            out +=
+                "# HELP reshape_cache_entries Answers in the cache.\n# TYPE reshape_cache_entries gauge\nreshape_cache_entries \(cache.entries)\n"
         }
-        out += "# HELP reshape_rules_info The rule set being served.\n# TYPE reshape_rules_info gauge\nreshape_rules_info{digest=\"\(digest)\"} 1\n"
+        out +=
+            "# HELP reshape_rules_info The rule set being served.\n# TYPE reshape_rules_info gauge\nreshape_rules_info{digest=\"\(digest)\"} 1\n"
         out += "# HELP reshape_rule_reloads_total Rule reloads, by result.\n# TYPE reshape_rule_reloads_total counter\n"
-        out += "reshape_rule_reloads_total{result=\"ok\"} \(reloads)\nreshape_rule_reloads_total{result=\"refused\"} \(reloadFailures)\n"
+        out +=
+            "reshape_rule_reloads_total{result=\"ok\"} \(reloads)\nreshape_rule_reloads_total{result=\"refused\"} \(reloadFailures)\n"
         return out
     }
 }

@@ -28,9 +28,11 @@ public struct Span: Sendable {
     /// STATUS_CODE_ERROR: the request answered 5xx, or the fetch failed.
     public var failed: Bool
 
-    public init(traceID: String, spanID: String, parentSpanID: String?, name: String, kind: Kind,
-                startUnixNanoseconds: UInt64, endUnixNanoseconds: UInt64, attributes: [(key: String, value: Value)],
-                failed: Bool) {
+    public init(
+        traceID: String, spanID: String, parentSpanID: String?, name: String, kind: Kind,
+        startUnixNanoseconds: UInt64, endUnixNanoseconds: UInt64, attributes: [(key: String, value: Value)],
+        failed: Bool
+    ) {
         self.traceID = traceID
         self.spanID = spanID
         self.parentSpanID = parentSpanID
@@ -47,9 +49,10 @@ public struct Span: Sendable {
 /// OTLP's exceptions: trace and span ids as hex, 64-bit integers as strings, enums as numbers).
 public enum OTLPJSON {
     public static func exportRequest(serviceName: String, spans: [Span]) -> [UInt8] {
-        let resource = JSON.object(JSONObject([
-            "attributes": .array([attribute("service.name", .string(serviceName))]),
-        ]))
+        let resource = JSON.object(
+            JSONObject([
+                "attributes": .array([attribute("service.name", .string(serviceName))])
+            ]))
         let scope = JSON.object(JSONObject(["name": .string("reshape")]))
         let scopeSpans = JSON.object(JSONObject(["scope": scope, "spans": .array(spans.map(span))]))
         let resourceSpans = JSON.object(JSONObject(["resource": resource, "scopeSpans": .array([scopeSpans])]))

@@ -25,26 +25,33 @@ public struct TraceContext: Sendable, Equatable {
         guard let traceparent else { return nil }
         let bytes = Array(traceparent.utf8)
         guard bytes.count >= 55, bytes[2] == 0x2D, bytes[35] == 0x2D, bytes[52] == 0x2D else { return nil }
-        let version = bytes[0..<2], traceID = bytes[3..<35], parentID = bytes[36..<52], flags = bytes[53..<55]
+        let version = bytes[0..<2]
+        let traceID = bytes[3..<35]
+        let parentID = bytes[36..<52]
+        let flags = bytes[53..<55]
         guard isLowerHex(version), isLowerHex(traceID), isLowerHex(parentID), isLowerHex(flags) else { return nil }
         guard version.elementsEqual("00".utf8) ? bytes.count == 55 : (bytes.count == 55 || bytes[55] == 0x2D),
-              !version.elementsEqual("ff".utf8),
-              traceID.contains(where: { $0 != 0x30 }), parentID.contains(where: { $0 != 0x30 }) else { return nil }
+            !version.elementsEqual("ff".utf8),
+            traceID.contains(where: { $0 != 0x30 }), parentID.contains(where: { $0 != 0x30 })
+        else { return nil }
         let flagBits = hexValue(flags.first!) << 4 | hexValue(flags.last!)
-        return TraceContext(traceID: String(decoding: traceID, as: UTF8.self), spanID: String(decoding: parentID, as: UTF8.self),
-                            sampled: flagBits & 1 == 1, traceState: validTraceState(tracestate))
+        return TraceContext(
+            traceID: String(decoding: traceID, as: UTF8.self), spanID: String(decoding: parentID, as: UTF8.self),
+            sampled: flagBits & 1 == 1, traceState: validTraceState(tracestate))
     }
 
     /// A new trace, for a request that came without a usable `traceparent`.
     public static func start(sampled: Bool, using random: inout some RandomNumberGenerator) -> TraceContext {
-        TraceContext(traceID: randomHex(bytes: 16, using: &random), spanID: randomHex(bytes: 8, using: &random),
-                     sampled: sampled)
+        TraceContext(
+            traceID: randomHex(bytes: 16, using: &random), spanID: randomHex(bytes: 8, using: &random),
+            sampled: sampled)
     }
 
     /// A child span in the same trace: a fresh span id, the same trace, flags and state.
     public func child(using random: inout some RandomNumberGenerator) -> TraceContext {
-        TraceContext(traceID: traceID, spanID: Self.randomHex(bytes: 8, using: &random), sampled: sampled,
-                     traceState: traceState)
+        TraceContext(
+            traceID: traceID, spanID: Self.randomHex(bytes: 8, using: &random), sampled: sampled,
+            traceState: traceState)
     }
 
     /// This context as the `traceparent` value a fetch sends (version 00).
@@ -53,7 +60,8 @@ public struct TraceContext: Sendable, Equatable {
     /// A `tracestate` worth passing on: printable ASCII, within the spec's 512-character bound.
     static func validTraceState(_ value: String?) -> String? {
         guard let value, !value.isEmpty, value.utf8.count <= 512,
-              value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+            value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F })
+        else { return nil }
         return value
     }
 

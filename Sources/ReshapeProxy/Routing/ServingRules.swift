@@ -44,7 +44,9 @@ public final class ServingRules: Sendable {
         case .notFound:
             return .respond(Problem.notFound(path: String(request.path)).response, route: nil, errorCode: "no-route")
         case .methodNotAllowed(let allowed):
-            return .respond(Problem.methodNotAllowed(request.method, allowed: allowed).response, route: nil, errorCode: "method-not-allowed")
+            return .respond(
+                Problem.methodNotAllowed(request.method, allowed: allowed).response, route: nil,
+                errorCode: "method-not-allowed")
         case .route(let route, let parameters):
             return .route(route, parameters: parameters)
         }
@@ -53,7 +55,8 @@ public final class ServingRules: Sendable {
     /// The route's own secrets and those of every upstream it (or an `expand`) fetches from.
     static func secrets(of route: Route, in ruleSet: RuleSet) -> [String] {
         var names: [String] = []
-        for name in route.fetches.map(\.upstream) + route.stages.map(\.expand.fetch.upstream) where !names.contains(name) {
+        for name in route.fetches.map(\.upstream) + route.stages.map(\.expand.fetch.upstream)
+        where !names.contains(name) {
             names.append(name)
         }
         return route.secrets + names.flatMap { ruleSet.upstreams[$0]?.secrets ?? [] }

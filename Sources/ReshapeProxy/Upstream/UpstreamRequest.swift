@@ -24,7 +24,9 @@ public struct OutgoingExtras: Sendable {
     public var timeoutMilliseconds: Int?
     public var secrets: [String] = []
 
-    public init(headers: [NameValue] = [], body: [UInt8]? = nil, timeoutMilliseconds: Int? = nil, secrets: [String] = []) {
+    public init(
+        headers: [NameValue] = [], body: [UInt8]? = nil, timeoutMilliseconds: Int? = nil, secrets: [String] = []
+    ) {
         self.headers = headers
         self.body = body
         self.timeoutMilliseconds = timeoutMilliseconds
@@ -37,14 +39,19 @@ public struct OutgoingExtras: Sendable {
 /// leave the rule's path; only query parameters the rule names are passed on.
 public enum UpstreamRequestBuilder {
     /// The single-fetch request of a route (its first fetch), as a GET route sends it.
-    public static func build(route: Route, upstream: Upstream, parameters: [String: String],
-                             rawQuery: Substring) throws(Problem) -> UpstreamRequest {
-        try build(fetch: route.fetches[0], method: route.method, route: route, upstream: upstream,
-                  parameters: parameters, rawQuery: rawQuery, extras: OutgoingExtras())
+    public static func build(
+        route: Route, upstream: Upstream, parameters: [String: String],
+        rawQuery: Substring
+    ) throws(Problem) -> UpstreamRequest {
+        try build(
+            fetch: route.fetches[0], method: route.method, route: route, upstream: upstream,
+            parameters: parameters, rawQuery: rawQuery, extras: OutgoingExtras())
     }
 
-    public static func build(fetch: FetchRule, method: String, route: Route, upstream: Upstream, parameters: [String: String],
-                             rawQuery: Substring, extras: OutgoingExtras) throws(Problem) -> UpstreamRequest {
+    public static func build(
+        fetch: FetchRule, method: String, route: Route, upstream: Upstream, parameters: [String: String],
+        rawQuery: Substring, extras: OutgoingExtras
+    ) throws(Problem) -> UpstreamRequest {
         var url = upstream.scheme + "://"
         url += upstream.host.contains(":") ? "[\(upstream.host)]" : upstream.host
         if let port = upstream.port { url += ":\(port)" }
@@ -52,18 +59,22 @@ public enum UpstreamRequestBuilder {
         do {
             url += try fetch.renderedPath(parameters)
         } catch {
-            throw Problem(status: 400, code: "bad-parameter", title: "Bad path parameter",
-                          detail: "'\(error.name)' must not be empty, '.' or '..'",
-                          extra: [.init(key: "route", value: .string(route.name))])
+            throw Problem(
+                status: 400, code: "bad-parameter", title: "Bad path parameter",
+                detail: "'\(error.name)' must not be empty, '.' or '..'",
+                extra: [.init(key: "route", value: .string(route.name))])
         }
-        var query: [String] = upstream.query.map { PercentEncoding.encode($0.name) + "=" + PercentEncoding.encode($0.value) }
+        var query: [String] = upstream.query.map {
+            PercentEncoding.encode($0.name) + "=" + PercentEncoding.encode($0.value)
+        }
         if !route.forwardQuery.isEmpty, !rawQuery.isEmpty {
             for pair in rawQuery.split(separator: "&", omittingEmptySubsequences: true) {
                 let equals = pair.firstIndex(of: "=")
                 let rawName = equals.map { pair[..<$0] } ?? pair
                 let rawValue = equals.map { pair[pair.index(after: $0)...] } ?? ""
                 guard let name = PercentEncoding.decode(rawName, plusIsSpace: true),
-                      let value = PercentEncoding.decode(rawValue, plusIsSpace: true) else {
+                    let value = PercentEncoding.decode(rawValue, plusIsSpace: true)
+                else {
                     throw Problem.badRequest("the query string has an invalid percent-encoding")
                 }
                 if route.forwardQuery.contains(name) {
@@ -74,13 +85,14 @@ public enum UpstreamRequestBuilder {
         if !query.isEmpty { url += "?" + query.joined(separator: "&") }
         var timeout = upstream.timeoutMilliseconds
         if let bound = extras.timeoutMilliseconds { timeout = min(timeout, bound) }
-        return UpstreamRequest(method: method == "HEAD" ? "GET" : method, url: url,
-                               headers: headers(upstream: upstream.headers, route: route, extras: extras.headers),
-                               body: extras.body,
-                               timeoutMilliseconds: timeout,
-                               connectTimeoutMilliseconds: min(upstream.connectTimeoutMilliseconds, timeout),
-                               maxBodyBytes: upstream.maxBodyBytes, upstreamName: upstream.name,
-                               secrets: extras.secrets.isEmpty ? upstream.secrets : upstream.secrets + extras.secrets)
+        return UpstreamRequest(
+            method: method == "HEAD" ? "GET" : method, url: url,
+            headers: headers(upstream: upstream.headers, route: route, extras: extras.headers),
+            body: extras.body,
+            timeoutMilliseconds: timeout,
+            connectTimeoutMilliseconds: min(upstream.connectTimeoutMilliseconds, timeout),
+            maxBodyBytes: upstream.maxBodyBytes, upstreamName: upstream.name,
+            secrets: extras.secrets.isEmpty ? upstream.secrets : upstream.secrets + extras.secrets)
     }
 
     private static let acceptJSON = NameValue(name: "Accept", value: "application/json")
@@ -99,7 +111,9 @@ public enum UpstreamRequestBuilder {
         headers.append(acceptJSON)
         for header in upstream where !replaced(header.name) { headers.append(header) }
         headers += extras
-        if headers.dropFirst().contains(where: { RequestFraming.equalsIgnoringCase($0.name, "accept") }) { headers.removeFirst() }
+        if headers.dropFirst().contains(where: { RequestFraming.equalsIgnoringCase($0.name, "accept") }) {
+            headers.removeFirst()
+        }
         return headers
     }
 }

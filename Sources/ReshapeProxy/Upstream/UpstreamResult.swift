@@ -14,7 +14,9 @@ public struct UpstreamResponse: Sendable {
     /// The upstream's `Cache-Control`, which may forbid or shorten caching the answer.
     public var cacheControl: String?
 
-    public init(status: Int, contentType: String?, body: [UInt8], retryAfter: String? = nil, cacheControl: String? = nil) {
+    public init(
+        status: Int, contentType: String?, body: [UInt8], retryAfter: String? = nil, cacheControl: String? = nil
+    ) {
         self.status = status
         self.contentType = contentType
         self.body = body

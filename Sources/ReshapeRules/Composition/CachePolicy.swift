@@ -9,8 +9,10 @@ public struct CachePolicy: Sendable, Equatable {
     /// Client query parameters that are part of the key besides the forwarded ones.
     public var varyQuery: [String]
 
-    public init(ttlMilliseconds: Int, staleWhileRevalidateMilliseconds: Int = 0, staleIfErrorMilliseconds: Int = 0,
-                varyQuery: [String] = []) {
+    public init(
+        ttlMilliseconds: Int, staleWhileRevalidateMilliseconds: Int = 0, staleIfErrorMilliseconds: Int = 0,
+        varyQuery: [String] = []
+    ) {
         self.ttlMilliseconds = ttlMilliseconds
         self.staleWhileRevalidateMilliseconds = staleWhileRevalidateMilliseconds
         self.staleIfErrorMilliseconds = staleIfErrorMilliseconds

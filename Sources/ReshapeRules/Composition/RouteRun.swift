@@ -56,7 +56,9 @@ public struct RouteRun: Sendable {
 
     /// Merges the current stage's follow-ups (one outcome per value it asked for; a value
     /// without one counts as not found), runs the steps after it, and goes on.
-    public mutating func resume(_ outcomes: [String: FollowUp], observe: StepObserver? = nil) throws(PipelineError) -> Progress {
+    public mutating func resume(_ outcomes: [String: FollowUp], observe: StepObserver? = nil) throws(PipelineError)
+        -> Progress
+    {
         let stage = route.stages[stageIndex]
         let expand = stage.expand
         var fetched: [String: JSON] = [:]
@@ -73,8 +75,10 @@ public struct RouteRun: Sendable {
         kept.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
             guard case .object(var object) = element else {
-                throw PipelineError(code: "not-an-object", message: "expand adds '\(expand.member)' to objects, found \(element.kindName)",
-                                    pointer: JSONPointer.appending(index: index, to: ""))
+                throw PipelineError(
+                    code: "not-an-object",
+                    message: "expand adds '\(expand.member)' to objects, found \(element.kindName)",
+                    pointer: JSONPointer.appending(index: index, to: ""))
             }
             if let key = Self.followUpValue(object[expand.key]), let result = fetched[key] {
                 object[expand.member] = result
@@ -83,20 +87,25 @@ public struct RouteRun: Sendable {
                 case .null:
                     object[expand.member] = .null
                 case .drop:
-                    dropped.append(DroppedElement(pointer: JSONPointer.appending(index: index, to: ""), type: "expand:" + expand.member,
-                                                  reason: "its '\(expand.member)' follow-up is missing"))
+                    dropped.append(
+                        DroppedElement(
+                            pointer: JSONPointer.appending(index: index, to: ""), type: "expand:" + expand.member,
+                            reason: "its '\(expand.member)' follow-up is missing"))
                     continue
                 case .fail:
-                    throw PipelineError(code: "follow-up-missing",
-                                        message: "the '\(expand.member)' follow-up of this element is missing",
-                                        pointer: JSONPointer.appending(index: index, to: ""))
+                    throw PipelineError(
+                        code: "follow-up-missing",
+                        message: "the '\(expand.member)' follow-up of this element is missing",
+                        pointer: JSONPointer.appending(index: index, to: ""))
                 }
             }
             kept.append(.object(object))
         }
         if let observe {
-            observe(StepTrace(name: "expand", argument: nil, operation: nil, value: .array(kept),
-                              dropped: Array(dropped[droppedBefore...])))
+            observe(
+                StepTrace(
+                    name: "expand", argument: nil, operation: nil, value: .array(kept),
+                    dropped: Array(dropped[droppedBefore...])))
         }
         let output = try stage.then.run(JSON.array(kept), parameters: parameters, observe: observe)
         value = output.value
@@ -115,12 +124,17 @@ public struct RouteRun: Sendable {
         var seen: Set<String> = []
         var values: [String] = []
         for element in elements {
-            guard let key = Self.followUpValue(element.objectValue?[expand.key]), seen.insert(key).inserted else { continue }
+            guard let key = Self.followUpValue(element.objectValue?[expand.key]), seen.insert(key).inserted else {
+                continue
+            }
             values.append(key)
         }
         if values.count > expand.maxFetches {
-            throw PipelineError(code: "too-many-fetches",
-                                message: "expand '\(expand.member)' needs \(values.count) follow-up fetches; max-fetches is \(expand.maxFetches)")
+            throw PipelineError(
+                code: "too-many-fetches",
+                message:
+                    "expand '\(expand.member)' needs \(values.count) follow-up fetches; max-fetches is \(expand.maxFetches)"
+            )
         }
         if values.isEmpty { return try resume([:], observe: observe) }
         return .followUps(expand, values: values)
@@ -136,6 +150,8 @@ public struct RouteRun: Sendable {
     }
 
     private static func notAnArray(_ value: JSON, _ expand: ExpandRule) -> PipelineError {
-        PipelineError(code: "not-an-array", message: "expand '\(expand.member)' needs an array, found \(value.kindName)", pointer: "")
+        PipelineError(
+            code: "not-an-array", message: "expand '\(expand.member)' needs an array, found \(value.kindName)",
+            pointer: "")
     }
 }

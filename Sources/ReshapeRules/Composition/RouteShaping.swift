@@ -50,7 +50,8 @@ public struct HeaderRule: Sendable {
             case .parameter(let name):
                 let value = parameters[name] ?? ""
                 if value.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
-                    text.unicodeScalars.append(contentsOf: value.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F })
+                    text.unicodeScalars.append(
+                        contentsOf: value.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F })
                 } else {
                     text += value
                 }
@@ -78,8 +79,10 @@ public struct BodyRule: Sendable {
     public var transform: Pipeline
     public var encoding: BodyEncoding
 
-    public init(typeName: String? = nil, validator: Validator? = nil, transform: Pipeline = Pipeline(steps: []),
-                encoding: BodyEncoding = .json) {
+    public init(
+        typeName: String? = nil, validator: Validator? = nil, transform: Pipeline = Pipeline(steps: []),
+        encoding: BodyEncoding = .json
+    ) {
         self.typeName = typeName
         self.validator = validator
         self.transform = transform
@@ -115,9 +118,11 @@ public struct ExpandRule: Sendable {
     public static let defaultConcurrency = 8
     public static let defaultMaxFetches = 100
 
-    public init(key: String, fetch: FetchRule, member: String, concurrency: Int = ExpandRule.defaultConcurrency,
-                transform: Pipeline = Pipeline(steps: []), missing: MissingPolicy = .null,
-                maxFetches: Int = ExpandRule.defaultMaxFetches) {
+    public init(
+        key: String, fetch: FetchRule, member: String, concurrency: Int = ExpandRule.defaultConcurrency,
+        transform: Pipeline = Pipeline(steps: []), missing: MissingPolicy = .null,
+        maxFetches: Int = ExpandRule.defaultMaxFetches
+    ) {
         self.key = key
         self.fetch = fetch
         self.member = member
@@ -146,7 +151,8 @@ public struct ExpandStage: Sendable {
 public enum ForwardedHeaderPolicy {
     public static let neverForwarded: Set<String> = [
         "connection", "keep-alive", "te", "transfer-encoding", "upgrade", "trailer",
-        "proxy-authorization", "proxy-authenticate", "proxy-connection", "host", "content-length", "content-type", "expect",
+        "proxy-authorization", "proxy-authenticate", "proxy-connection", "host", "content-length", "content-type",
+        "expect",
     ]
 
     /// Whether a client header named `name` (any case) may be passed on.

@@ -9,11 +9,15 @@ extension RuleSetBuilder {
         guard let value else { return nil }
         let pointer = scope.pointer + "/cache"
         guard case .object(let object) = value else {
-            report(scope.document, pointer, "`cache` must be a mapping with `ttl` (and optionally stale-while-revalidate, stale-if-error, vary-query)")
+            report(
+                scope.document, pointer,
+                "`cache` must be a mapping with `ttl` (and optionally stale-while-revalidate, stale-if-error, vary-query)"
+            )
             return nil
         }
         if !method.isEmpty && method != "GET" {
-            report(scope.document, pointer, "`cache` is only for GET routes (a \(method) is never answered from a cache)")
+            report(
+                scope.document, pointer, "`cache` is only for GET routes (a \(method) is never answered from a cache)")
         }
         _ = reportUnknownKeys(in: object, allowed: Self.cacheKeys, what: "cache key", scope.document, pointer)
         func duration(_ key: String) -> Int? {
@@ -38,7 +42,8 @@ extension RuleSetBuilder {
             }
         }
         guard let ttl else { return nil }
-        return CachePolicy(ttlMilliseconds: ttl, staleWhileRevalidateMilliseconds: staleWhileRevalidate,
-                           staleIfErrorMilliseconds: staleIfError, varyQuery: varyQuery)
+        return CachePolicy(
+            ttlMilliseconds: ttl, staleWhileRevalidateMilliseconds: staleWhileRevalidate,
+            staleIfErrorMilliseconds: staleIfError, varyQuery: varyQuery)
     }
 }

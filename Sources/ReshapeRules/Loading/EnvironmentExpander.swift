@@ -10,8 +10,10 @@ struct EnvironmentExpander {
 
     /// Returns the expanded text and the values that came from variables. `inserting` rewrites
     /// what each `${...}` stands for (a value or a fallback) as it goes into the text.
-    func expand(_ text: String,
-                inserting: (String) -> String = { $0 }) -> Result<(text: String, secrets: [String]), Failure> {
+    func expand(
+        _ text: String,
+        inserting: (String) -> String = { $0 }
+    ) -> Result<(text: String, secrets: [String]), Failure> {
         guard text.contains("${") else { return .success((text, [])) }
         var output = ""
         var secrets: [String] = []

@@ -20,7 +20,9 @@ extension RuleSetBuilder {
     ]
 
     /// A route's `examples`; nil when any of them is faulty (each problem reported).
-    mutating func compileExamples(_ value: JSON?, shape: ExampleShape, document: SourceDocument, pointer: String) -> [RouteExample]? {
+    mutating func compileExamples(_ value: JSON?, shape: ExampleShape, document: SourceDocument, pointer: String)
+        -> [RouteExample]?
+    {
         guard let value else { return [] }
         guard case .array(let items) = value else {
             report(document, pointer, "`examples` must be a list of {upstream, response} fixtures")
@@ -31,12 +33,16 @@ extension RuleSetBuilder {
         for (index, item) in items.enumerated() {
             let itemPointer = JSONPointer.appending(index: index, to: pointer)
             guard case .object(let object) = item else {
-                report(document, itemPointer, "an example needs `upstream` (what the upstream sends) and `response` or `error`")
+                report(
+                    document, itemPointer,
+                    "an example needs `upstream` (what the upstream sends) and `response` or `error`")
                 continue
             }
             _ = reportUnknownKeys(in: object, allowed: Self.exampleKeys, what: "example key", document, itemPointer)
             let error = object["error"]?.stringValue
-            if object["error"] != nil && error == nil { report(document, itemPointer + "/error", "`error` must be an error code") }
+            if object["error"] != nil && error == nil {
+                report(document, itemPointer + "/error", "`error` must be an error code")
+            }
             if object["response"] == nil && object["error"] == nil {
                 report(document, itemPointer, "an example needs `response` or `error`")
             }
@@ -48,7 +54,9 @@ extension RuleSetBuilder {
             // needs no upstream answer.
             let upstream = object["upstream"]
             if upstream == nil && !(requestBody != nil && error != nil) {
-                report(document, itemPointer, "an example needs `upstream` (what the upstream sends) and `response` or `error`")
+                report(
+                    document, itemPointer,
+                    "an example needs `upstream` (what the upstream sends) and `response` or `error`")
             }
             if let upstream { checkFanOutBodies(upstream, shape: shape, document, itemPointer + "/upstream") }
             let sends = object["sends"]
@@ -56,7 +64,9 @@ extension RuleSetBuilder {
                 if requestBody == nil {
                     report(document, itemPointer + "/sends", "`sends` needs a `request-body` to send")
                 } else if shape.body?.encoding == .form, sends.stringValue == nil {
-                    report(document, itemPointer + "/sends", "with `encoding: form`, `sends` is the encoded text, like \"a=1&b=x%20y\"")
+                    report(
+                        document, itemPointer + "/sends",
+                        "with `encoding: form`, `sends` is the encoded text, like \"a=1&b=x%20y\"")
                 }
             }
             let followUps = compileFollowUps(object["follow-ups"], shape: shape, document, itemPointer + "/follow-ups")
@@ -68,33 +78,44 @@ extension RuleSetBuilder {
             if object["dropped"] != nil && dropped == nil {
                 report(document, itemPointer + "/dropped", "`dropped` must be a whole number")
             }
-            examples.append(RouteExample(upstream: upstream ?? .null, response: object["response"], parameters: parameters,
-                                         dropped: dropped, error: error, requestBody: requestBody, sends: sends,
-                                         followUps: followUps, location: document.location(of: itemPointer)))
+            examples.append(
+                RouteExample(
+                    upstream: upstream ?? .null, response: object["response"], parameters: parameters,
+                    dropped: dropped, error: error, requestBody: requestBody, sends: sends,
+                    followUps: followUps, location: document.location(of: itemPointer)))
         }
         return problems.count == before ? examples : nil
     }
 
     /// On a `fetch:` route, `upstream` is an object of bodies by fetch name: every required
     /// fetch is there, and nothing else.
-    private mutating func checkFanOutBodies(_ upstream: JSON, shape: ExampleShape, _ document: SourceDocument, _ pointer: String) {
+    private mutating func checkFanOutBodies(
+        _ upstream: JSON, shape: ExampleShape, _ document: SourceDocument, _ pointer: String
+    ) {
         guard shape.isFanOut, let fetches = shape.fetches else { return }
         let names = fetches.map(\.name)
         guard case .object(let bodies) = upstream else {
-            report(document, pointer, "on a `fetch:` route, `upstream` maps fetch names (\(names.joined(separator: ", "))) to their bodies")
+            report(
+                document, pointer,
+                "on a `fetch:` route, `upstream` maps fetch names (\(names.joined(separator: ", "))) to their bodies")
             return
         }
         for member in bodies.members where !names.contains(member.key) {
-            report(document, pointer + "/" + JSONPointer.escape(member.key),
-                   "unknown fetch '\(member.key)' (the route fetches \(names.joined(separator: ", ")))")
+            report(
+                document, pointer + "/" + JSONPointer.escape(member.key),
+                "unknown fetch '\(member.key)' (the route fetches \(names.joined(separator: ", ")))")
         }
         for fetch in fetches where !fetch.optional && bodies[fetch.name] == nil {
-            report(document, pointer, "no body for the required fetch '\(fetch.name)' (only an optional fetch may be left out, as failed)")
+            report(
+                document, pointer,
+                "no body for the required fetch '\(fetch.name)' (only an optional fetch may be left out, as failed)")
         }
     }
 
     /// `follow-ups: { /users/u1.json: {...} }`: follow-up bodies by upstream path.
-    private mutating func compileFollowUps(_ value: JSON?, shape: ExampleShape, _ document: SourceDocument, _ pointer: String) -> [String: JSON] {
+    private mutating func compileFollowUps(
+        _ value: JSON?, shape: ExampleShape, _ document: SourceDocument, _ pointer: String
+    ) -> [String: JSON] {
         guard let value else { return [:] }
         if shape.transformCompiled && !shape.hasStages {
             report(document, pointer, "`follow-ups` are for routes whose transform has an `expand`")
@@ -107,8 +128,9 @@ extension RuleSetBuilder {
         var followUps: [String: JSON] = [:]
         for member in bodies.members {
             guard member.key.hasPrefix("/") else {
-                report(document, pointer + "/" + JSONPointer.escape(member.key),
-                       "a follow-up is named by its upstream path, starting with '/' (found '\(member.key)')")
+                report(
+                    document, pointer + "/" + JSONPointer.escape(member.key),
+                    "a follow-up is named by its upstream path, starting with '/' (found '\(member.key)')")
                 continue
             }
             followUps[member.key] = member.value
@@ -116,7 +138,9 @@ extension RuleSetBuilder {
         return followUps
     }
 
-    private mutating func compileParameters(_ value: JSON?, _ document: SourceDocument, _ pointer: String) -> [String: String] {
+    private mutating func compileParameters(_ value: JSON?, _ document: SourceDocument, _ pointer: String) -> [String:
+        String]
+    {
         guard let value else { return [:] }
         guard case .object(let pairs) = value else {
             report(document, pointer, "`params` must map capture names to values")
@@ -127,7 +151,8 @@ extension RuleSetBuilder {
             switch pair.value {
             case .string(let text): parameters[pair.key] = text
             case .number(let number): parameters[pair.key] = number.text
-            default: report(document, pointer + "/" + JSONPointer.escape(pair.key), "a parameter value must be a string")
+            default:
+                report(document, pointer + "/" + JSONPointer.escape(pair.key), "a parameter value must be a string")
             }
         }
         return parameters

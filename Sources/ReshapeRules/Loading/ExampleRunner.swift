@@ -16,8 +16,10 @@ public enum ExampleRunner {
         var outcomes: [Outcome] = []
         for route in ruleSet.routes {
             for (index, example) in route.examples.enumerated() {
-                outcomes.append(Outcome(route: route.name, index: index, location: example.location,
-                                        failure: check(example, route: route)))
+                outcomes.append(
+                    Outcome(
+                        route: route.name, index: index, location: example.location,
+                        failure: check(example, route: route)))
             }
         }
         return outcomes
@@ -27,14 +29,19 @@ public enum ExampleRunner {
     /// through `RouteRun`, follow-ups answered by path. Nil when it passes.
     static func check(_ example: RouteExample, route: Route) -> String? {
         if let requestBody = example.requestBody {
-            switch Result(catching: { () throws(PipelineError) in try OfflineRun.prepareBody(route, requestBody, parameters: example.parameters) }) {
+            switch Result(catching: { () throws(PipelineError) in
+                try OfflineRun.prepareBody(route, requestBody, parameters: example.parameters)
+            }) {
             case .failure(let error):
                 if let expected = example.error {
-                    return error.code == expected ? nil : "expected error '\(expected)', got \(error) (from the request body)"
+                    return error.code == expected
+                        ? nil : "expected error '\(expected)', got \(error) (from the request body)"
                 }
                 return "the request body was refused: \(error)"
             case .success(let prepared):
-                if let sends = example.sends, let difference = sendsDifference(sends, prepared.bytes, route.body?.encoding ?? .json) {
+                if let sends = example.sends,
+                    let difference = sendsDifference(sends, prepared.bytes, route.body?.encoding ?? .json)
+                {
                     return difference
                 }
             }
@@ -60,7 +67,9 @@ public enum ExampleRunner {
     /// a difference is Reshape's bug and must not hide behind a passing example.
     static func differential(_ pipeline: Pipeline, _ body: JSONTape, _ example: RouteExample) -> String? {
         let staged = Result { () throws(PipelineError) in try pipeline.run(body, parameters: example.parameters) }
-        let tree = Result { () throws(PipelineError) in try pipeline.run(example.upstream, parameters: example.parameters) }
+        let tree = Result { () throws(PipelineError) in
+            try pipeline.run(example.upstream, parameters: example.parameters)
+        }
         if !sameOutcome(staged, tree) {
             return "internal error: the pipeline answers differently on the tape and on the tree; please report it"
         }
@@ -81,7 +90,8 @@ public enum ExampleRunner {
         }
         if let expected = example.error { return "expected error '\(expected)', got a response" }
         if let dropped = example.dropped, dropped != output.dropped.count {
-            return "expected \(dropped) dropped, got \(output.dropped.count) (\(output.dropped.map { "\($0.pointer): \($0.reason)" }.joined(separator: "; ")))"
+            return
+                "expected \(dropped) dropped, got \(output.dropped.count) (\(output.dropped.map { "\($0.pointer): \($0.reason)" }.joined(separator: "; ")))"
         }
         guard let expected = example.response else { return nil }
         return difference("response", expected, output.value)
@@ -93,7 +103,8 @@ public enum ExampleRunner {
         switch encoding {
         case .form:
             let text = String(decoding: bytes, as: UTF8.self)
-            return expected.stringValue == text ? nil : "sends differs: expected \(expected.serializedString()), got \"\(text)\""
+            return expected.stringValue == text
+                ? nil : "sends differs: expected \(expected.serializedString()), got \"\(text)\""
         case .json:
             guard let sent = try? JSON.parse(bytes) else { return "internal error: the encoded body is not JSON" }
             return difference("sends", expected, sent)
@@ -109,8 +120,10 @@ public enum ExampleRunner {
         if got == want, !path.tokens.isEmpty {
             // Same value, wrong place: the members of the object holding it are out of order.
             let parent = JSONPointer(tokens: Array(path.tokens.dropLast()))
-            let order = { (value: JSON) in "[" + (value[parent]?.objectValue?.keys.joined(separator: ", ") ?? "") + "]" }
-            return "\(what) has its members in another order at \(parent.tokens.isEmpty ? "(root)" : parent.description): "
+            let order = { (value: JSON) in "[" + (value[parent]?.objectValue?.keys.joined(separator: ", ") ?? "") + "]"
+            }
+            return
+                "\(what) has its members in another order at \(parent.tokens.isEmpty ? "(root)" : parent.description): "
                 + "expected \(order(expected)), got \(order(actual))"
         }
         return "\(what) differs at \(pointer.isEmpty ? "(root)" : pointer): expected \(want), got \(got)"
@@ -126,7 +139,9 @@ public enum ExampleRunner {
                 if let difference = firstDifference(member.value, other, at: child) { return difference }
                 if index < b.count, b.members[index].key != member.key { return child }
             }
-            if let extra = b.members.first(where: { a[$0.key] == nil }) { return JSONPointer.appending(key: extra.key, to: pointer) }
+            if let extra = b.members.first(where: { a[$0.key] == nil }) {
+                return JSONPointer.appending(key: extra.key, to: pointer)
+            }
             return nil
         case (.array(let a), .array(let b)):
             for index in 0..<max(a.count, b.count) {
@@ -140,7 +155,9 @@ public enum ExampleRunner {
         }
     }
 
-    private static func sameOutcome(_ a: Result<PipelineOutput, PipelineError>, _ b: Result<PipelineOutput, PipelineError>) -> Bool {
+    private static func sameOutcome(
+        _ a: Result<PipelineOutput, PipelineError>, _ b: Result<PipelineOutput, PipelineError>
+    ) -> Bool {
         switch (a, b) {
         case (.success(let x), .success(let y)): return x.serialized() == y.serialized() && x.dropped == y.dropped
         case (.failure(let x), .failure(let y)): return x == y

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Files and the environment through POSIX calls: what rule loading and the CLI need, without
@@ -20,7 +20,9 @@ public enum LocalFiles {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { return .failure(lastFailure()) }
-        guard info.st_mode & S_IFMT != S_IFDIR else { return .failure(Failure(reason: String(cString: strerror(EISDIR)))) }
+        guard info.st_mode & S_IFMT != S_IFDIR else {
+            return .failure(Failure(reason: String(cString: strerror(EISDIR))))
+        }
         return readAll(fd, sizeHint: Int(info.st_size))
     }
 

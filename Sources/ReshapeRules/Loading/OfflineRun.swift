@@ -13,7 +13,9 @@ public enum OfflineRun {
 
     /// What the route sends upstream for a client body: `BodyRule.prepare`, or an error when
     /// the route takes no body.
-    public static func prepareBody(_ route: Route, _ body: JSON, parameters: [String: String]) throws(PipelineError) -> (bytes: [UInt8], contentType: String) {
+    public static func prepareBody(_ route: Route, _ body: JSON, parameters: [String: String]) throws(PipelineError)
+        -> (bytes: [UInt8], contentType: String)
+    {
         guard let rule = route.body else {
             throw PipelineError(code: "body-not-allowed", message: "route '\(route.name)' takes no request body")
         }
@@ -24,15 +26,18 @@ public enum OfflineRun {
     /// `followUps` by upstream path (`ExpandRule.fetch.renderedPath` with `{value}`); a path not
     /// there answers 404, which is a missing follow-up.
     /// `observe` traces every step (`reshape explain`).
-    public static func respond(_ route: Route, fetched: Fetched, followUps: [String: JSONTape] = [:],
-                               parameters: [String: String], observe: StepObserver? = nil) throws(PipelineError) -> PipelineOutput {
+    public static func respond(
+        _ route: Route, fetched: Fetched, followUps: [String: JSONTape] = [:],
+        parameters: [String: String], observe: StepObserver? = nil
+    ) throws(PipelineError) -> PipelineOutput {
         var run = RouteRun(route: route, parameters: parameters)
         var progress: RouteRun.Progress
         switch fetched {
         case .single(let tape):
             progress = try run.start(tape, observe: observe)
         case .fanOut(let bodies):
-            progress = try run.start(RouteRun.fanOutInput(route.fetches.map { (name: $0.name, body: bodies[$0.name]) }), observe: observe)
+            progress = try run.start(
+                RouteRun.fanOutInput(route.fetches.map { (name: $0.name, body: bodies[$0.name]) }), observe: observe)
         }
         while true {
             switch progress {

@@ -27,7 +27,9 @@ extension RuleSetBuilder {
     mutating func compileRoute(_ entry: Entry, upstreamNames: Set<String>, types: SchemaSet?) -> Route? {
         let document = entry.document
         guard case .object(let object) = entry.value else {
-            report(document, entry.pointer, "a route must be a mapping with name, request, upstream and path (or fetch), and transform")
+            report(
+                document, entry.pointer,
+                "a route must be a mapping with name, request, upstream and path (or fetch), and transform")
             return nil
         }
         let before = problems.count
@@ -38,8 +40,9 @@ extension RuleSetBuilder {
         var method = ""
         var requestTemplate: PathTemplate?
         if let request { (method, requestTemplate) = compileRequest(request, document, entry.pointer + "/request") }
-        let scope = RouteScope(document: document, pointer: entry.pointer, upstreamNames: upstreamNames, types: types,
-                               requestTemplate: requestTemplate)
+        let scope = RouteScope(
+            document: document, pointer: entry.pointer, upstreamNames: upstreamNames, types: types,
+            requestTemplate: requestTemplate)
 
         let fetches = compileFetches(object, scope, label: label)
         var forwardQuery: [String] = []
@@ -47,7 +50,9 @@ extension RuleSetBuilder {
             if case .array(let names) = value, names.allSatisfy({ $0.stringValue != nil }) {
                 forwardQuery = names.compactMap(\.stringValue)
             } else {
-                report(document, entry.pointer + "/forward-query", "`forward-query` must be a list of query parameter names")
+                report(
+                    document, entry.pointer + "/forward-query",
+                    "`forward-query` must be a list of query parameter names")
             }
         }
         let forwardHeaders = compileForwardHeaders(object["forward-headers"], scope)
@@ -68,7 +73,9 @@ extension RuleSetBuilder {
             if case .bool(let flag) = value {
                 exposeUpstreamErrors = flag
             } else {
-                report(document, entry.pointer + "/expose-upstream-errors", "`expose-upstream-errors` must be true or false")
+                report(
+                    document, entry.pointer + "/expose-upstream-errors",
+                    "`expose-upstream-errors` must be true or false")
             }
         }
 
@@ -77,29 +84,38 @@ extension RuleSetBuilder {
         if let transform = object["transform"] {
             if let compiled = compileTransform(transform, scope) { (pipeline, stages) = compiled }
         } else {
-            report(document, entry.pointer, "\(label) has no `transform` (use `transform: []` to pass JSON through unchanged)")
+            report(
+                document, entry.pointer,
+                "\(label) has no `transform` (use `transform: []` to pass JSON through unchanged)")
         }
-        let shape = ExampleShape(fetches: fetches, body: body, hasBodyKey: object["body"] != nil, hasStages: !stages.isEmpty,
-                                 transformCompiled: object["transform"] != nil)
-        let examples = compileExamples(object["examples"], shape: shape, document: document, pointer: entry.pointer + "/examples")
+        let shape = ExampleShape(
+            fetches: fetches, body: body, hasBodyKey: object["body"] != nil, hasStages: !stages.isEmpty,
+            transformCompiled: object["transform"] != nil)
+        let examples = compileExamples(
+            object["examples"], shape: shape, document: document, pointer: entry.pointer + "/examples")
 
         guard problems.count == before, let name, let requestTemplate, let fetches, let examples else { return nil }
-        return Route(name: name, method: method, path: requestTemplate, fetches: fetches, forwardQuery: forwardQuery,
-                     forwardHeaders: forwardHeaders, headers: headers, body: body, pipeline: pipeline, stages: stages,
-                     timeoutMilliseconds: timeout, exposeUpstreamErrors: exposeUpstreamErrors, cache: cache,
-                     secrets: secrets.filter { !$0.isEmpty }, location: entry.location, examples: examples)
+        return Route(
+            name: name, method: method, path: requestTemplate, fetches: fetches, forwardQuery: forwardQuery,
+            forwardHeaders: forwardHeaders, headers: headers, body: body, pipeline: pipeline, stages: stages,
+            timeoutMilliseconds: timeout, exposeUpstreamErrors: exposeUpstreamErrors, cache: cache,
+            secrets: secrets.filter { !$0.isEmpty }, location: entry.location, examples: examples)
     }
 
     /// A member that must be there and be a non-empty string.
-    mutating func requiredString(_ key: String, in object: JSONObject, _ document: SourceDocument, _ pointer: String,
-                                 label: String) -> String? {
+    mutating func requiredString(
+        _ key: String, in object: JSONObject, _ document: SourceDocument, _ pointer: String,
+        label: String
+    ) -> String? {
         requiredString(key, object[key], document, parent: pointer, label: label)
     }
 
     /// `value`, member `key` of the object at `parent`, when it is a non-empty string; reported
     /// at the object when missing, at the member when not a non-empty string.
-    mutating func requiredString(_ key: String, _ value: JSON?, _ document: SourceDocument, parent: String,
-                                 label: String) -> String? {
+    mutating func requiredString(
+        _ key: String, _ value: JSON?, _ document: SourceDocument, parent: String,
+        label: String
+    ) -> String? {
         guard let value else {
             report(document, parent, "\(label) is missing `\(key)`")
             return nil
@@ -117,7 +133,9 @@ extension RuleSetBuilder {
     }
 
     /// `GET /users/{id}`: the method (one Reshape answers) and the client path template.
-    private mutating func compileRequest(_ request: String, _ document: SourceDocument, _ pointer: String) -> (String, PathTemplate?) {
+    private mutating func compileRequest(_ request: String, _ document: SourceDocument, _ pointer: String) -> (
+        String, PathTemplate?
+    ) {
         let parts = request.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].allSatisfy({ $0.isASCII && $0.isUppercase }) else {
             report(document, pointer, "`request` must be 'METHOD /path', like 'GET /users/{id}' (found '\(request)')")
@@ -126,7 +144,8 @@ extension RuleSetBuilder {
         let method = String(parts[0])
         if !Self.methods.contains(method) {
             let head = method == "HEAD" ? "; HEAD requests are answered by GET routes" : ""
-            report(document, pointer, "method '\(method)' is not supported (use GET, POST, PUT, PATCH or DELETE\(head))")
+            report(
+                document, pointer, "method '\(method)' is not supported (use GET, POST, PUT, PATCH or DELETE\(head))")
         }
         do {
             return (method, try TemplateParser.requestPath(String(parts[1])))
@@ -143,7 +162,8 @@ extension RuleSetBuilder {
             return nil
         }
         guard scope.upstreamNames.contains(name) else {
-            let defined = scope.upstreamNames.isEmpty ? "" : " (defined: \(scope.upstreamNames.sorted().joined(separator: ", ")))"
+            let defined =
+                scope.upstreamNames.isEmpty ? "" : " (defined: \(scope.upstreamNames.sorted().joined(separator: ", ")))"
             report(scope.document, pointer, "unknown upstream '\(name)'\(defined)")
             return nil
         }
@@ -151,8 +171,10 @@ extension RuleSetBuilder {
     }
 
     /// An upstream path template whose captures the request has (plus `extra`, e.g. `value`).
-    mutating func compileUpstreamPath(_ value: JSON?, _ scope: RouteScope, at pointer: String, label: String,
-                                      extra: Set<String> = []) -> PathTemplate? {
+    mutating func compileUpstreamPath(
+        _ value: JSON?, _ scope: RouteScope, at pointer: String, label: String,
+        extra: Set<String> = []
+    ) -> PathTemplate? {
         let parent = Self.parent(of: pointer)
         guard let text = requiredString("path", value, scope.document, parent: parent, label: label) else { return nil }
         let template: PathTemplate
@@ -164,8 +186,11 @@ extension RuleSetBuilder {
         }
         guard let requestTemplate = scope.requestTemplate else { return template }
         var ok = true
-        for parameter in template.parameterNames where !scope.captures.contains(parameter) && !extra.contains(parameter) {
-            report(scope.document, pointer, "'{\(parameter)}' is not captured by the request template '\(requestTemplate.description)'")
+        for parameter in template.parameterNames where !scope.captures.contains(parameter) && !extra.contains(parameter)
+        {
+            report(
+                scope.document, pointer,
+                "'{\(parameter)}' is not captured by the request template '\(requestTemplate.description)'")
             ok = false
         }
         return ok ? template : nil
@@ -185,7 +210,9 @@ extension RuleSetBuilder {
         }
         let pointer = scope.pointer + "/fetch"
         for key in ["upstream", "path"] where object[key] != nil {
-            report(scope.document, scope.pointer + "/" + key, "a route has either `fetch` or `upstream` and `path`, not both")
+            report(
+                scope.document, scope.pointer + "/" + key,
+                "a route has either `fetch` or `upstream` and `path`, not both")
         }
         guard case .object(let members) = fetch, !members.isEmpty else {
             report(scope.document, pointer, "`fetch` must map names to { upstream, path, optional } (at least one)")
@@ -202,18 +229,24 @@ extension RuleSetBuilder {
                 continue
             }
             guard case .object(let rule) = member.value else {
-                report(scope.document, memberPointer, "\(fetchLabel) must be a mapping with `upstream` and `path` (and optionally `optional`)")
+                report(
+                    scope.document, memberPointer,
+                    "\(fetchLabel) must be a mapping with `upstream` and `path` (and optionally `optional`)")
                 ok = false
                 continue
             }
-            if !reportUnknownKeys(in: rule, allowed: ["upstream", "path", "optional"], what: "fetch key", scope.document, memberPointer) {
+            if !reportUnknownKeys(
+                in: rule, allowed: ["upstream", "path", "optional"], what: "fetch key", scope.document, memberPointer)
+            {
                 ok = false
             }
             let upstream = checkUpstream(rule["upstream"], scope, at: memberPointer + "/upstream", label: fetchLabel)
             let path = compileUpstreamPath(rule["path"], scope, at: memberPointer + "/path", label: fetchLabel)
             var optional = false
             if let value = rule["optional"] {
-                if case .bool(let flag) = value { optional = flag } else {
+                if case .bool(let flag) = value {
+                    optional = flag
+                } else {
                     report(scope.document, memberPointer + "/optional", "`optional` must be true or false")
                     ok = false
                 }

@@ -17,7 +17,9 @@ extension RuleSetBuilder {
         for (index, element) in elements.enumerated() {
             let elementPointer = JSONPointer.appending(index: index, to: pointer)
             guard let name = element.stringValue, HeaderSyntax.isToken(name) else {
-                report(scope.document, elementPointer, "'\(element.stringValue ?? element.serializedString())' is not a valid header name")
+                report(
+                    scope.document, elementPointer,
+                    "'\(element.stringValue ?? element.serializedString())' is not a valid header name")
                 continue
             }
             guard seen.insert(name.lowercased()).inserted else {
@@ -25,8 +27,9 @@ extension RuleSetBuilder {
                 continue
             }
             if !ForwardedHeaderPolicy.mayForward(name) {
-                warn(scope.document, elementPointer,
-                     "'\(name)' is never forwarded (hop-by-hop, or set by Reshape itself); listing it has no effect")
+                warn(
+                    scope.document, elementPointer,
+                    "'\(name)' is never forwarded (hop-by-hop, or set by Reshape itself); listing it has no effect")
             }
             names.append(name)
         }
@@ -37,7 +40,9 @@ extension RuleSetBuilder {
     /// expanded now (its value becomes a secret, taken literally); `{capture}` must be one
     /// of the request's captures. A value with CR, LF or NUL is refused, and so is a header the
     /// route also forwards: the upstream would get both values.
-    mutating func compileHeaders(_ value: JSON?, _ scope: RouteScope, forwarded: [String], secrets: inout [String]) -> [HeaderRule] {
+    mutating func compileHeaders(_ value: JSON?, _ scope: RouteScope, forwarded: [String], secrets: inout [String])
+        -> [HeaderRule]
+    {
         guard let value else { return [] }
         let pointer = scope.pointer + "/headers"
         guard case .object(let members) = value else {
@@ -52,12 +57,15 @@ extension RuleSetBuilder {
                 continue
             }
             guard ForwardedHeaderPolicy.mayForward(member.key) else {
-                report(scope.document, memberPointer, "'\(member.key)' cannot be set by a route: it describes the connection, which Reshape manages")
+                report(
+                    scope.document, memberPointer,
+                    "'\(member.key)' cannot be set by a route: it describes the connection, which Reshape manages")
                 continue
             }
             if forwarded.contains(where: { $0.lowercased() == member.key.lowercased() }) {
-                report(scope.document, memberPointer,
-                       "header '\(member.key)' is both forwarded from the client (forward-headers) and set here; keep one")
+                report(
+                    scope.document, memberPointer,
+                    "header '\(member.key)' is both forwarded from the client (forward-headers) and set here; keep one")
                 continue
             }
             let text: String
@@ -75,7 +83,9 @@ extension RuleSetBuilder {
                 templateText = result.template
                 secrets += result.secrets
             case .failure(.unset(let name)):
-                report(scope.document, memberPointer, "environment variable \(name) is not set (use ${\(name):-default} for a default)")
+                report(
+                    scope.document, memberPointer,
+                    "environment variable \(name) is not set (use ${\(name):-default} for a default)")
                 continue
             case .failure(.malformed):
                 report(scope.document, memberPointer, "malformed ${...} reference in header '\(member.key)'")
@@ -90,7 +100,9 @@ extension RuleSetBuilder {
                 rules.append(HeaderRule(name: member.key, template: template))
             case .failure(let failure):
                 // Captures are only checked against a request template that compiled.
-                if scope.requestTemplate != nil { report(scope.document, memberPointer, "header '\(member.key)': \(failure.message)") }
+                if scope.requestTemplate != nil {
+                    report(scope.document, memberPointer, "header '\(member.key)': \(failure.message)")
+                }
             }
         }
         return rules
@@ -98,7 +110,9 @@ extension RuleSetBuilder {
 
     /// `${VAR}`s expanded, each value's braces doubled so it stays literal in a `{capture}`
     /// template; the rest of the text is the template as written.
-    func expandedAsTemplate(_ text: String) -> Result<(template: String, secrets: [String]), EnvironmentExpander.Failure> {
+    func expandedAsTemplate(_ text: String) -> Result<
+        (template: String, secrets: [String]), EnvironmentExpander.Failure
+    > {
         expander.expand(text, inserting: { $0.replacing("{", with: "{{").replacing("}", with: "}}") })
             .map { (template: $0.text, secrets: $0.secrets) }
     }
@@ -129,7 +143,9 @@ extension RuleSetBuilder {
                     if let validator = types.validator(named: name) {
                         rule.validator = validator
                     } else {
-                        report(scope.document, pointer + "/type", "unknown type '\(name)' (types are declared under 'types:' in a rule file)")
+                        report(
+                            scope.document, pointer + "/type",
+                            "unknown type '\(name)' (types are declared under 'types:' in a rule file)")
                     }
                 }
             } else {

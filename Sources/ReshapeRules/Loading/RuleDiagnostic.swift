@@ -18,7 +18,9 @@ public struct RuleDiagnostics: Error, Sendable, CustomStringConvertible {
 
     public init(_ diagnostics: [RuleDiagnostic]) {
         self.diagnostics = diagnostics.sorted {
-            ($0.location.file, $0.location.line, $0.location.column) < ($1.location.file, $1.location.line, $1.location.column)
+            ($0.location.file, $0.location.line, $0.location.column) < (
+                $1.location.file, $1.location.line, $1.location.column
+            )
         }
     }
 

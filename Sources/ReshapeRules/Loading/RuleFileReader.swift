@@ -6,7 +6,9 @@ enum RuleFileReader {
         guard let isDirectory = LocalFiles.isDirectory(path) else { throw failure(path, "no such file or directory") }
         var paths: [String] = []
         if isDirectory {
-            guard case .success(let names) = LocalFiles.names(in: path) else { throw failure(path, "cannot list the directory") }
+            guard case .success(let names) = LocalFiles.names(in: path) else {
+                throw failure(path, "cannot list the directory")
+            }
             paths = names.filter { name in !name.hasPrefix(".") && extensions.contains { name.hasSuffix($0) } }
                 .sorted().map { LocalFiles.join(path, $0) }
         } else {
@@ -15,7 +17,9 @@ enum RuleFileReader {
         var files: [(name: String, text: String)] = []
         for file in paths {
             guard case .success(let bytes) = LocalFiles.read(file) else { throw failure(file, "cannot read the file") }
-            guard let text = String(validating: bytes, as: UTF8.self) else { throw failure(file, "the file is not UTF-8") }
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw failure(file, "the file is not UTF-8")
+            }
             files.append((file, text))
         }
         return files
@@ -32,7 +36,9 @@ enum RuleDigest {
     static func of(_ files: [(name: String, text: String)]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for file in files {
-            for byte in (file.name.split(separator: "/").last.map(String.init) ?? file.name).utf8 + [0] + file.text.utf8 + [0] {
+            for byte in (file.name.split(separator: "/").last.map(String.init) ?? file.name).utf8 + [0] + file.text.utf8
+                + [0]
+            {
                 hash ^= UInt64(byte)
                 hash = hash &* 0x0000_0100_0000_01B3
             }

@@ -14,7 +14,9 @@ public enum RuleLoader {
     }
 
     /// Loads rule files given as (file name, text) pairs; the name's extension picks YAML or JSON.
-    public static func load(files: [(name: String, text: String)], environment: [String: String]) -> Result<RuleSet, RuleDiagnostics> {
+    public static func load(files: [(name: String, text: String)], environment: [String: String]) -> Result<
+        RuleSet, RuleDiagnostics
+    > {
         var builder = RuleSetBuilder(environment: environment)
         return builder.build(files)
     }
@@ -45,15 +47,19 @@ struct RuleSetBuilder {
         for file in files {
             do {
                 let isJSON = file.name.hasSuffix(".json")
-                documents.append(isJSON ? try SourceDocument.parseJSON(file.text, file: file.name)
-                                        : try SourceDocument.parseYAML(file.text, file: file.name))
+                documents.append(
+                    isJSON
+                        ? try SourceDocument.parseJSON(file.text, file: file.name)
+                        : try SourceDocument.parseYAML(file.text, file: file.name))
             } catch {
                 problems += error.diagnostics
             }
         }
         if files.isEmpty {
-            problems.append(RuleDiagnostic(location: SourceLocation(file: "(rules)", line: 1, column: 1),
-                                           message: "no rule files (.yaml, .yml or .json) found"))
+            problems.append(
+                RuleDiagnostic(
+                    location: SourceLocation(file: "(rules)", line: 1, column: 1),
+                    message: "no rule files (.yaml, .yml or .json) found"))
         }
 
         var upstreamEntries: [Entry] = []
@@ -81,7 +87,9 @@ struct RuleSetBuilder {
                         routeEntries.append(Entry(name: name, value: route, document: document, pointer: routePointer))
                     }
                 default:
-                    report(document, pointer, "unknown top-level key '\(member.key)' (expected upstreams, types or routes)")
+                    report(
+                        document, pointer, "unknown top-level key '\(member.key)' (expected upstreams, types or routes)"
+                    )
                 }
             }
         }
@@ -102,9 +110,11 @@ struct RuleSetBuilder {
         for entry in upstreamEntries { upstreamTexts[entry.name] = entry.value.serializedString() }
         for entry in routeEntries {
             if var route = compileRoute(entry, upstreamNames: Set(upstreamEntries.map(\.name)), types: types) {
-                let upstreamNames = Set(route.fetches.map(\.upstream) + route.stages.map(\.expand.fetch.upstream)).sorted()
-                route.fingerprint = RuleDigest.of([("route", entry.value.serializedString()), ("types", typesText)]
-                                                  + upstreamNames.map { ($0, upstreamTexts[$0] ?? "") })
+                let upstreamNames = Set(route.fetches.map(\.upstream) + route.stages.map(\.expand.fetch.upstream))
+                    .sorted()
+                route.fingerprint = RuleDigest.of(
+                    [("route", entry.value.serializedString()), ("types", typesText)]
+                        + upstreamNames.map { ($0, upstreamTexts[$0] ?? "") })
                 routes.append(route)
             }
         }
@@ -113,21 +123,27 @@ struct RuleSetBuilder {
         if !problems.isEmpty { return .failure(RuleDiagnostics(problems)) }
         let digest = RuleDigest.of(files)
         var seenTypes: Set<String> = []
-        return .success(RuleSet(upstreams: upstreams, routes: routes, digest: digest,
-                                warnings: RuleDiagnostics(warnings).diagnostics,
-                                types: typeEntries.filter { seenTypes.insert($0.name).inserted }.map { ($0.name, $0.value) }))
+        return .success(
+            RuleSet(
+                upstreams: upstreams, routes: routes, digest: digest,
+                warnings: RuleDiagnostics(warnings).diagnostics,
+                types: typeEntries.filter { seenTypes.insert($0.name).inserted }.map { ($0.name, $0.value) }))
     }
 
     // MARK: - Entries
 
-    private mutating func namedEntries(_ value: JSON, _ document: SourceDocument, _ pointer: String, what: String) -> [Entry] {
+    private mutating func namedEntries(_ value: JSON, _ document: SourceDocument, _ pointer: String, what: String)
+        -> [Entry]
+    {
         guard case .object(let object) = value else {
             if case .null = value { return [] }
             report(document, pointer, "`\(what)` must be a mapping from names to definitions")
             return []
         }
         return object.members.map {
-            Entry(name: $0.key, value: $0.value, document: document, pointer: JSONPointer.appending(key: $0.key, to: pointer))
+            Entry(
+                name: $0.key, value: $0.value, document: document,
+                pointer: JSONPointer.appending(key: $0.key, to: pointer))
         }
     }
 
@@ -135,8 +151,10 @@ struct RuleSetBuilder {
         var first: [String: Entry] = [:]
         for entry in entries {
             if let earlier = first[entry.name] {
-                problems.append(RuleDiagnostic(location: entry.location,
-                                               message: "duplicate \(what) '\(entry.name)' (first defined at \(earlier.location))"))
+                problems.append(
+                    RuleDiagnostic(
+                        location: entry.location,
+                        message: "duplicate \(what) '\(entry.name)' (first defined at \(earlier.location))"))
             } else {
                 first[entry.name] = entry
             }
@@ -159,8 +177,10 @@ struct RuleSetBuilder {
                 let index = unique.firstIndex { $0.name == error.typeName }
                 guard let entry = index.map({ unique[$0] }) ?? unique.first else { return nil }
                 let inner = TypePointer.relative(error.schemaPointer, typeName: entry.name)
-                problems.append(RuleDiagnostic(location: entry.document.location(of: entry.pointer + inner),
-                                               message: "type '\(entry.name)': \(error.message)"))
+                problems.append(
+                    RuleDiagnostic(
+                        location: entry.document.location(of: entry.pointer + inner),
+                        message: "type '\(entry.name)': \(error.message)"))
                 // An error no single type can be blamed for, or one that stays: stop here.
                 guard let index, schemas[index] != .bool(true) else { return nil }
                 schemas[index] = .bool(true)
@@ -175,12 +195,18 @@ struct RuleSetBuilder {
         var seen: [String: Route] = [:]
         for route in routes {
             // Captures match the same requests whatever they are called.
-            let shape = route.method + " " + route.path.segments.map {
-                if case .literal(let text) = $0 { return text } else { return "{}" }
-            }.joined(separator: "/")
+            let shape =
+                route.method + " "
+                + route.path.segments.map {
+                    if case .literal(let text) = $0 { return text } else { return "{}" }
+                }.joined(separator: "/")
             if let earlier = seen[shape] {
-                problems.append(RuleDiagnostic(location: route.location,
-                                               message: "route '\(route.name)' answers the same requests as route '\(earlier.name)' (\(earlier.location))"))
+                problems.append(
+                    RuleDiagnostic(
+                        location: route.location,
+                        message:
+                            "route '\(route.name)' answers the same requests as route '\(earlier.name)' (\(earlier.location))"
+                    ))
             } else {
                 seen[shape] = route
             }
@@ -190,12 +216,15 @@ struct RuleSetBuilder {
     // MARK: - Reporting
 
     /// Reports every member of `object` not in `allowed`; false when there was one.
-    mutating func reportUnknownKeys(in object: JSONObject, allowed: Set<String>, what: String,
-                                    _ document: SourceDocument, _ pointer: String) -> Bool {
+    mutating func reportUnknownKeys(
+        in object: JSONObject, allowed: Set<String>, what: String,
+        _ document: SourceDocument, _ pointer: String
+    ) -> Bool {
         var clean = true
         for member in object.members where !allowed.contains(member.key) {
-            report(document, pointer + "/" + JSONPointer.escape(member.key),
-                   "unknown \(what) '\(member.key)' (expected \(allowed.sorted().joined(separator: ", ")))")
+            report(
+                document, pointer + "/" + JSONPointer.escape(member.key),
+                "unknown \(what) '\(member.key)' (expected \(allowed.sorted().joined(separator: ", ")))")
             clean = false
         }
         return clean

@@ -32,13 +32,17 @@ struct SourceDocument {
             node = try YAMLComposer.compose(text)
         } catch {
             let mark = error.mark
-            let message = switch error.kind {
-            case .syntax: "YAML syntax error: \(error.message)"
-            case .duplicateKey: error.message
-            case .unreadable: "cannot read YAML: \(error.message)"
-            }
-            throw RuleDiagnostics([RuleDiagnostic(location: SourceLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1),
-                                                  message: message)])
+            let message =
+                switch error.kind {
+                case .syntax: "YAML syntax error: \(error.message)"
+                case .duplicateKey: error.message
+                case .unreadable: "cannot read YAML: \(error.message)"
+                }
+            throw RuleDiagnostics([
+                RuleDiagnostic(
+                    location: SourceLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1),
+                    message: message)
+            ])
         }
         var positions: [String: SourceLocation] = [:]
         guard let node else { return SourceDocument(file: file, root: .object(JSONObject()), positions: positions) }
@@ -55,8 +59,11 @@ struct SourceDocument {
         do {
             root = try JSON(parsing: text)
         } catch {
-            throw RuleDiagnostics([RuleDiagnostic(location: SourceLocation(file: file, line: error.line, column: error.column),
-                                                  message: "invalid JSON: \(error.message)")])
+            throw RuleDiagnostics([
+                RuleDiagnostic(
+                    location: SourceLocation(file: file, line: error.line, column: error.column),
+                    message: "invalid JSON: \(error.message)")
+            ])
         }
         let positioned = try? parseYAML(text, file: file)
         return SourceDocument(file: file, root: root, positions: positioned?.positions ?? [:])
@@ -66,8 +73,10 @@ struct SourceDocument {
         SourceLocation(file: file, line: node.mark.line, column: node.mark.column)
     }
 
-    private static func convert(_ node: YAMLNode, pointer: String, file: String,
-                                positions: inout [String: SourceLocation], problems: inout [RuleDiagnostic]) -> JSON {
+    private static func convert(
+        _ node: YAMLNode, pointer: String, file: String,
+        positions: inout [String: SourceLocation], problems: inout [RuleDiagnostic]
+    ) -> JSON {
         positions[pointer] = location(node, file: file)
         switch node {
         case .scalar(let text, let plain, _):
@@ -75,20 +84,28 @@ struct SourceDocument {
         case .sequence(let sequence, _):
             var elements: [JSON] = []
             for (index, element) in sequence.enumerated() {
-                elements.append(convert(element, pointer: JSONPointer.appending(index: index, to: pointer),
-                                        file: file, positions: &positions, problems: &problems))
+                elements.append(
+                    convert(
+                        element, pointer: JSONPointer.appending(index: index, to: pointer),
+                        file: file, positions: &positions, problems: &problems))
             }
             return .array(elements)
         case .mapping(let mapping, _):
             var object = JSONObject()
             for (key, value) in mapping {
                 guard case .scalar(let name, _, _) = key else {
-                    problems.append(RuleDiagnostic(location: location(key, file: file), message: "mapping keys must be plain strings"))
+                    problems.append(
+                        RuleDiagnostic(
+                            location: location(key, file: file), message: "mapping keys must be plain strings"))
                     continue
                 }
                 let child = JSONPointer.appending(key: name, to: pointer)
-                object.members.append(JSONMember(key: name, value: convert(value, pointer: child, file: file,
-                                                                           positions: &positions, problems: &problems)))
+                object.members.append(
+                    JSONMember(
+                        key: name,
+                        value: convert(
+                            value, pointer: child, file: file,
+                            positions: &positions, problems: &problems)))
                 // Point a member's diagnostics at its key when the value has no better place.
                 if positions[child] == nil { positions[child] = location(key, file: file) }
             }

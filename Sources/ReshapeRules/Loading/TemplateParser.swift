@@ -32,7 +32,9 @@ enum TemplateParser {
         var rest = Substring(text)
         while let open = rest.firstIndex(of: "{") {
             if open > rest.startIndex { parts.append(.literal(String(rest[..<open]))) }
-            guard let close = rest[open...].firstIndex(of: "}") else { throw Failure(message: "'{' without a closing '}'") }
+            guard let close = rest[open...].firstIndex(of: "}") else {
+                throw Failure(message: "'{' without a closing '}'")
+            }
             let name = String(rest[rest.index(after: open)..<close])
             try checkName(name)
             parts.append(.parameter(name))
@@ -50,7 +52,8 @@ enum TemplateParser {
 
     private static func checkName(_ name: String) throws(Failure) {
         guard let first = name.first, first.isLetter || first == "_",
-              name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) else {
+            name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
+        else {
             throw Failure(message: "'{\(name)}' is not a valid capture name (letters, digits, '_' and '-')")
         }
     }

@@ -4,7 +4,9 @@ import ReshapeJSON
 // and one stage per `expand` with the steps after it. Every faulty step is reported.
 
 extension RuleSetBuilder {
-    private static let expandKeys: Set<String> = ["key", "fetch", "as", "concurrency", "transform", "missing", "max-fetches"]
+    private static let expandKeys: Set<String> = [
+        "key", "fetch", "as", "concurrency", "transform", "missing", "max-fetches",
+    ]
 
     /// The route's transform; nil when it has a problem (each one reported).
     mutating func compileTransform(_ steps: JSON, _ scope: RouteScope) -> (Pipeline, [ExpandStage])? {
@@ -21,7 +23,9 @@ extension RuleSetBuilder {
         var stages: [(expand: ExpandRule?, then: [any TransformOperation], written: [JSON])] = []
         for (index, element) in elements.enumerated() {
             let stepPointer = JSONPointer.appending(index: index, to: pointer)
-            if case .object(let object) = element, object.count == 1, let member = object.members.first, member.key == "expand" {
+            if case .object(let object) = element, object.count == 1, let member = object.members.first,
+                member.key == "expand"
+            {
                 stages.append((compileExpand(member.value, scope, at: stepPointer + "/expand"), [], []))
                 continue
             }
@@ -39,9 +43,12 @@ extension RuleSetBuilder {
             }
         }
         guard problems.count == before else { return nil }
-        return (Pipeline(steps: first, written: firstWritten), stages.compactMap { stage in
-            stage.expand.map { ExpandStage(expand: $0, then: Pipeline(steps: stage.then, written: stage.written)) }
-        })
+        return (
+            Pipeline(steps: first, written: firstWritten),
+            stages.compactMap { stage in
+                stage.expand.map { ExpandStage(expand: $0, then: Pipeline(steps: stage.then, written: stage.written)) }
+            }
+        )
     }
 
     /// Steps where `expand` is not allowed (a body's or an expand's transform); nil on a problem.
@@ -52,7 +59,9 @@ extension RuleSetBuilder {
             return try OperationCatalog.compile(steps: steps, context: context)
         } catch {
             let all = OperationCatalog.problems(in: steps, context: context)
-            for problem in all.isEmpty ? [error] : all { report(scope.document, pointer + problem.pointer, problem.message) }
+            for problem in all.isEmpty ? [error] : all {
+                report(scope.document, pointer + problem.pointer, problem.message)
+            }
             return nil
         }
     }
@@ -73,14 +82,21 @@ extension RuleSetBuilder {
         if let fetchValue = object["fetch"] {
             let fetchPointer = pointer + "/fetch"
             if case .object(let rule) = fetchValue {
-                _ = reportUnknownKeys(in: rule, allowed: ["upstream", "path"], what: "expand fetch key", document, fetchPointer)
-                let upstream = checkUpstream(rule["upstream"], scope, at: fetchPointer + "/upstream", label: "expand's fetch")
-                let path = compileUpstreamPath(rule["path"], scope, at: fetchPointer + "/path", label: "expand's fetch", extra: ["value"])
+                _ = reportUnknownKeys(
+                    in: rule, allowed: ["upstream", "path"], what: "expand fetch key", document, fetchPointer)
+                let upstream = checkUpstream(
+                    rule["upstream"], scope, at: fetchPointer + "/upstream", label: "expand's fetch")
+                let path = compileUpstreamPath(
+                    rule["path"], scope, at: fetchPointer + "/path", label: "expand's fetch", extra: ["value"])
                 if let path, !path.parameterNames.contains("value") {
-                    report(document, fetchPointer + "/path", "expand's fetch path must use {value} (the element's `key` member)")
+                    report(
+                        document, fetchPointer + "/path",
+                        "expand's fetch path must use {value} (the element's `key` member)")
                 } else if path != nil, scope.captures.contains("value") {
-                    report(document, fetchPointer + "/path",
-                           "the request captures {value}, which expand's path uses for each element's key; rename the capture")
+                    report(
+                        document, fetchPointer + "/path",
+                        "the request captures {value}, which expand's path uses for each element's key; rename the capture"
+                    )
                 }
                 if let upstream, let path { fetch = FetchRule(name: member ?? "", upstream: upstream, path: path) }
             } else {
@@ -93,7 +109,9 @@ extension RuleSetBuilder {
         func bounded(_ name: String, _ range: ClosedRange<Int>, default fallback: Int) -> Int {
             guard let value = object[name] else { return fallback }
             if case .number(let number) = value, let count = number.intValue, range.contains(count) { return count }
-            report(document, pointer + "/" + name, "`\(name)` must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            report(
+                document, pointer + "/" + name,
+                "`\(name)` must be a whole number from \(range.lowerBound) to \(range.upperBound)")
             return fallback
         }
         let concurrency = bounded("concurrency", 1...64, default: ExpandRule.defaultConcurrency)
@@ -111,7 +129,8 @@ extension RuleSetBuilder {
             transform = compiled
         }
         guard problems.count == before, let key, let member, let fetch else { return nil }
-        return ExpandRule(key: key, fetch: fetch, member: member, concurrency: concurrency, transform: transform,
-                          missing: missing, maxFetches: maxFetches)
+        return ExpandRule(
+            key: key, fetch: fetch, member: member, concurrency: concurrency, transform: transform,
+            missing: missing, maxFetches: maxFetches)
     }
 }

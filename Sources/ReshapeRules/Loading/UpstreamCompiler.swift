@@ -1,7 +1,9 @@
 import ReshapeJSON
 
 extension RuleSetBuilder {
-    private static let upstreamKeys: Set<String> = ["url", "timeout", "connect-timeout", "max-body", "headers", "query"]
+    private static let upstreamKeys: Set<String> = [
+        "url", "timeout", "connect-timeout", "max-body", "headers", "query",
+    ]
 
     /// Checks one `upstreams` entry and expands its `${VAR}`s. A variable's value is kept in
     /// `secrets` and never appears in a diagnostic.
@@ -11,7 +13,8 @@ extension RuleSetBuilder {
             report(document, entry.pointer, "upstream '\(entry.name)' must be a mapping with at least `url`")
             return nil
         }
-        var ok = reportUnknownKeys(in: object, allowed: Self.upstreamKeys, what: "upstream key", document, entry.pointer)
+        var ok = reportUnknownKeys(
+            in: object, allowed: Self.upstreamKeys, what: "upstream key", document, entry.pointer)
         var secrets: [String] = []
         func expanded(_ value: JSON?, at pointer: String, what: String) -> String? {
             guard let value else { return nil }
@@ -29,7 +32,9 @@ extension RuleSetBuilder {
                 secrets += result.secrets
                 return result.text
             case .failure(.unset(let name)):
-                report(document, pointer, "environment variable \(name) is not set (use ${\(name):-default} for a default)")
+                report(
+                    document, pointer, "environment variable \(name) is not set (use ${\(name):-default} for a default)"
+                )
             case .failure(.malformed):
                 report(document, pointer, "malformed ${...} reference in \(what)")
             }
@@ -60,11 +65,12 @@ extension RuleSetBuilder {
         let connectTimeout = duration("connect-timeout", default: 3_000)
         var maxBody = 64 << 20
         if let value = object["max-body"] {
-            let text: String? = switch value {
-            case .string(let string): string
-            case .number(let number): number.text
-            default: nil
-            }
+            let text: String? =
+                switch value {
+                case .string(let string): string
+                case .number(let number): number.text
+                default: nil
+                }
             if let text, let bytes = Quantities.bytes(text) {
                 maxBody = bytes
             } else {
@@ -104,19 +110,21 @@ extension RuleSetBuilder {
         let headers = pairs("headers")
         let query = pairs("query")
         guard ok, let url else { return nil }
-        return Upstream(name: entry.name, scheme: url.scheme, host: url.host, port: url.port, basePath: url.basePath,
-                        timeoutMilliseconds: timeout, connectTimeoutMilliseconds: connectTimeout, maxBodyBytes: maxBody,
-                        headers: headers, query: query, secrets: secrets.filter { !$0.isEmpty })
+        return Upstream(
+            name: entry.name, scheme: url.scheme, host: url.host, port: url.port, basePath: url.basePath,
+            timeoutMilliseconds: timeout, connectTimeoutMilliseconds: connectTimeout, maxBodyBytes: maxBody,
+            headers: headers, query: query, secrets: secrets.filter { !$0.isEmpty })
     }
 }
 
 enum HeaderSyntax {
     /// RFC 9110 token characters.
     static func isToken(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
     }
 }
 
@@ -130,36 +138,53 @@ struct UpstreamURL: Equatable {
     struct Failure: Error { let message: String }
 
     static func parse(_ text: String) -> Result<UpstreamURL, Failure> {
-        guard let schemeEnd = text.firstRange(of: "://") else { return .failure(Failure(message: "expected scheme://host[:port][/path]")) }
+        guard let schemeEnd = text.firstRange(of: "://") else {
+            return .failure(Failure(message: "expected scheme://host[:port][/path]"))
+        }
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
-        guard scheme == "http" || scheme == "https" else { return .failure(Failure(message: "the scheme must be http or https")) }
+        guard scheme == "http" || scheme == "https" else {
+            return .failure(Failure(message: "the scheme must be http or https"))
+        }
         let rest = text[schemeEnd.upperBound...]
-        if rest.contains("?") || rest.contains("#") { return .failure(Failure(message: "no query or fragment allowed; use `query`")) }
+        if rest.contains("?") || rest.contains("#") {
+            return .failure(Failure(message: "no query or fragment allowed; use `query`"))
+        }
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
         let authority = rest[..<authorityEnd]
         var basePath = String(rest[authorityEnd...])
         while basePath.hasSuffix("/") { basePath.removeLast() }
-        if authority.contains("@") { return .failure(Failure(message: "user info is not allowed; put credentials in `headers` or `query`")) }
+        if authority.contains("@") {
+            return .failure(Failure(message: "user info is not allowed; put credentials in `headers` or `query`"))
+        }
         var host = Substring(authority)
         var port: Int? = nil
         if host.hasPrefix("[") {
-            guard let close = host.firstIndex(of: "]") else { return .failure(Failure(message: "unclosed '[' in the host")) }
+            guard let close = host.firstIndex(of: "]") else {
+                return .failure(Failure(message: "unclosed '[' in the host"))
+            }
             let after = host[host.index(after: close)...]
             host = host[host.index(after: host.startIndex)..<close]
             if !after.isEmpty {
-                guard after.hasPrefix(":"), let value = Int(after.dropFirst()) else { return .failure(Failure(message: "bad port")) }
+                guard after.hasPrefix(":"), let value = Int(after.dropFirst()) else {
+                    return .failure(Failure(message: "bad port"))
+                }
                 port = value
             }
         } else if let colon = host.lastIndex(of: ":") {
-            guard let value = Int(host[host.index(after: colon)...]) else { return .failure(Failure(message: "bad port")) }
+            guard let value = Int(host[host.index(after: colon)...]) else {
+                return .failure(Failure(message: "bad port"))
+            }
             port = value
             host = host[..<colon]
         }
         if let port, !(1...65535).contains(port) { return .failure(Failure(message: "the port must be 1 to 65535")) }
-        guard !host.isEmpty, host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._:".contains($0)) }) else {
+        guard !host.isEmpty, host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._:".contains($0)) })
+        else {
             return .failure(Failure(message: "the host must be a DNS name or an IP address"))
         }
-        if basePath.contains("%") || basePath.contains(" ") || basePath.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) {
+        if basePath.contains("%") || basePath.contains(" ")
+            || basePath.split(separator: "/").contains(where: { $0 == ".." || $0 == "." })
+        {
             return .failure(Failure(message: "the base path must be plain segments (no '%', spaces, '.' or '..')"))
         }
         return .success(UpstreamURL(scheme: scheme, host: String(host).lowercased(), port: port, basePath: basePath))

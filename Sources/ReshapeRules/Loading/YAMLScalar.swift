@@ -21,7 +21,12 @@ enum YAMLScalar {
     private static func normalizedNumber(_ text: String) -> JSONNumber? {
         var body = Substring(text)
         var sign = ""
-        if body.first == "+" { body = body.dropFirst() } else if body.first == "-" { sign = "-"; body = body.dropFirst() }
+        if body.first == "+" {
+            body = body.dropFirst()
+        } else if body.first == "-" {
+            sign = "-"
+            body = body.dropFirst()
+        }
         var mantissa = body
         var exponent: Substring = ""
         if let e = body.firstIndex(where: { $0 == "e" || $0 == "E" }) {
@@ -35,8 +40,9 @@ enum YAMLScalar {
             fraction = mantissa[mantissa.index(after: dot)...]
         }
         guard !integer.isEmpty || !(fraction ?? "").isEmpty,
-              integer.allSatisfy(\.isASCII), integer.allSatisfy(\.isNumber),
-              (fraction ?? "").allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+            integer.allSatisfy(\.isASCII), integer.allSatisfy(\.isNumber),
+            (fraction ?? "").allSatisfy({ $0.isASCII && $0.isNumber })
+        else { return nil }
         let trimmed = integer.drop { $0 == "0" }
         var candidate = sign + (trimmed.isEmpty ? "0" : String(trimmed))
         if let fraction { candidate += "." + (fraction.isEmpty ? "0" : String(fraction)) }

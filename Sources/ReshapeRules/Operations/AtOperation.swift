@@ -15,19 +15,24 @@ public struct AtOperation: TransformOperation {
         self.body = body
     }
 
-    static func compile(_ argument: OperationArgument, _ context: OperationCompileContext) throws(OperationConfigError) -> any TransformOperation {
+    static func compile(_ argument: OperationArgument, _ context: OperationCompileContext) throws(OperationConfigError)
+        -> any TransformOperation
+    {
         let object = try argument.object(allowing: ["path", "do"])
         guard let pathArgument = argument.member("path", of: object) else { throw argument.error("missing 'path'") }
         guard case .string(let text) = pathArgument.value, let pointer = JSONPointer(text) else {
             throw pathArgument.error("'path' must be a JSON Pointer such as /objects/*/addresses")
         }
-        guard let doArgument = argument.member("do", of: object) else { throw argument.error("missing 'do' (the steps to apply)") }
+        guard let doArgument = argument.member("do", of: object) else {
+            throw argument.error("missing 'do' (the steps to apply)")
+        }
         let body: Pipeline
         do {
             body = try OperationCatalog.compile(steps: doArgument.value, context: context)
         } catch {
-            throw OperationConfigError(message: error.pointer.isEmpty ? "at: 'do' \(error.message)" : error.message,
-                                       pointer: doArgument.pointer + error.pointer)
+            throw OperationConfigError(
+                message: error.pointer.isEmpty ? "at: 'do' \(error.message)" : error.message,
+                pointer: doArgument.pointer + error.pointer)
         }
         return AtOperation(path: pointer.tokens.map { $0 == "*" ? nil : $0 }, body: body)
     }
@@ -60,7 +65,11 @@ public struct AtOperation: TransformOperation {
             } else {
                 var kept = 0
                 for i in object.members.indices {
-                    if try visitChild(&object.members[i].value, step: .key(object.members[i].key), depth: depth, context: &context) { continue }
+                    if try visitChild(
+                        &object.members[i].value, step: .key(object.members[i].key), depth: depth, context: &context)
+                    {
+                        continue
+                    }
                     if kept != i { object.members.swapAt(kept, i) }
                     kept += 1
                 }
@@ -74,7 +83,8 @@ public struct AtOperation: TransformOperation {
                     elements.remove(at: i)
                 }
             } else {
-                try ElementFilter.removeRejected(from: &elements) { (element: inout JSON, i: Int) throws(PipelineError) -> Bool in
+                try ElementFilter.removeRejected(from: &elements) {
+                    (element: inout JSON, i: Int) throws(PipelineError) -> Bool in
                     try !visitChild(&element, step: .index(i), depth: depth, context: &context)
                 }
             }
@@ -83,7 +93,9 @@ public struct AtOperation: TransformOperation {
     }
 
     @inline(__always)
-    private func visitChild(_ child: inout JSON, step: PathStep, depth: Int, context: inout TransformContext) throws(PipelineError) -> Bool {
+    private func visitChild(_ child: inout JSON, step: PathStep, depth: Int, context: inout TransformContext)
+        throws(PipelineError) -> Bool
+    {
         let droppedBefore = context.dropped.count
         let removed: Bool
         do {

@@ -23,20 +23,26 @@ public struct CoerceOperation: TransformOperation {
         fieldNames = fields.map { Array($0.name.utf8) }
     }
 
-    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError) -> any TransformOperation {
+    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError)
+        -> any TransformOperation
+    {
         let object = try argument.object()
         var fields: [(name: String, target: Target)] = []
         var invalid = InvalidPolicy.fail
         for member in object.members {
             guard case .string(let text) = member.value else {
-                throw argument.error("the target type must be one of \(Target.allCases.map(\.rawValue).joined(separator: ", ")), found \(member.value.kindName)", at: member.key)
+                throw argument.error(
+                    "the target type must be one of \(Target.allCases.map(\.rawValue).joined(separator: ", ")), found \(member.value.kindName)",
+                    at: member.key)
             }
             if member.key == "invalid", let policy = InvalidPolicy(rawValue: text) {
                 invalid = policy
                 continue
             }
             guard let target = Target(rawValue: text) else {
-                throw argument.error("unknown target type '\(text)' (expected one of: \(Target.allCases.map(\.rawValue).joined(separator: ", ")))", at: member.key)
+                throw argument.error(
+                    "unknown target type '\(text)' (expected one of: \(Target.allCases.map(\.rawValue).joined(separator: ", ")))",
+                    at: member.key)
             }
             fields.append((member.key, target))
         }
@@ -52,10 +58,12 @@ public struct CoerceOperation: TransformOperation {
             }
             value = .object(record)
         } else if var elements = value.takeArray() {
-            try ElementFilter.removeRejected(from: &elements) { (element: inout JSON, i: Int) throws(PipelineError) -> Bool in
+            try ElementFilter.removeRejected(from: &elements) {
+                (element: inout JSON, i: Int) throws(PipelineError) -> Bool in
                 guard var record = element.takeObject() else {
-                    throw PipelineError(code: "not-an-object", message: "coerce expects records, found \(element.kindName)",
-                                        pointer: JSONPointer.appending(index: i, to: ""))
+                    throw PipelineError(
+                        code: "not-an-object", message: "coerce expects records, found \(element.kindName)",
+                        pointer: JSONPointer.appending(index: i, to: ""))
                 }
                 defer { element = .object(record) }
                 guard let failure = coerce(&record) else { return true }
@@ -63,8 +71,10 @@ public struct CoerceOperation: TransformOperation {
             }
             value = .array(elements)
         } else {
-            throw PipelineError(code: "not-an-object", message: "coerce expects a record or an array of records, found \(value.kindName)",
-                                pointer: "")
+            throw PipelineError(
+                code: "not-an-object",
+                message: "coerce expects a record or an array of records, found \(value.kindName)",
+                pointer: "")
         }
     }
 
@@ -95,7 +105,9 @@ public struct CoerceOperation: TransformOperation {
     }
 
     /// Applies the policy; true when the record must be removed.
-    func reject(_ failure: Failure, elementPointer: String, context: inout TransformContext) throws(PipelineError) -> Bool {
+    func reject(_ failure: Failure, elementPointer: String, context: inout TransformContext) throws(PipelineError)
+        -> Bool
+    {
         let fieldPointer = JSONPointer.appending(key: failure.field, to: elementPointer)
         switch invalid {
         case .fail:
@@ -103,8 +115,9 @@ public struct CoerceOperation: TransformOperation {
         case .keep:
             return false
         case .drop:
-            context.recordDrop(pointer: elementPointer, type: "coerce",
-                               reason: "\(JSONPointer.appending(key: failure.field, to: "")): \(failure.reason)")
+            context.recordDrop(
+                pointer: elementPointer, type: "coerce",
+                reason: "\(JSONPointer.appending(key: failure.field, to: "")): \(failure.reason)")
             return true
         }
     }
@@ -148,8 +161,10 @@ public struct CoerceOperation: TransformOperation {
     /// bytes out): a number, boolean or string already, an integer only when written plainly.
     /// Both paths read it: `convert` returns such values untouched, and the tape path leaves
     /// records whose fields all are so on the tape. `text` is read for numbers only.
-    static func isAlready(_ target: Target, _ kind: JSONTape.Kind,
-                          text: @autoclosure () -> some Collection<UInt8>) -> Bool {
+    static func isAlready(
+        _ target: Target, _ kind: JSONTape.Kind,
+        text: @autoclosure () -> some Collection<UInt8>
+    ) -> Bool {
         switch (kind, target) {
         case (.number, .number), (.true, .boolean), (.false, .boolean), (.string, .string): true
         case (.number, .integer): isPlainInteger(text())
@@ -175,18 +190,23 @@ extension CoerceOperation {
         var rejected: [Int] = []
         for i in list.records.indices {
             if case .onTape(let name, let record) = list.records[i], tape.kind(record) == .object,
-               !fields.indices.contains(where: { needsWork(tape, record, fieldNames[$0], fields[$0].target, keyName: name, keyField: list.keyField) }) {
+                !fields.indices.contains(where: {
+                    needsWork(tape, record, fieldNames[$0], fields[$0].target, keyName: name, keyField: list.keyField)
+                })
+            {
                 continue
             }
             var element = list.materialize(list.records[i], tape)
             list.records[i] = .tree(.null)
             guard case .object(var record) = element else {
-                throw PipelineError(code: "not-an-object", message: "coerce expects records, found \(element.kindName)",
-                                    pointer: JSONPointer.appending(index: i, to: ""))
+                throw PipelineError(
+                    code: "not-an-object", message: "coerce expects records, found \(element.kindName)",
+                    pointer: JSONPointer.appending(index: i, to: ""))
             }
             element = .null
             if let failure = coerce(&record),
-               try reject(failure, elementPointer: JSONPointer.appending(index: i, to: ""), context: &context) {
+                try reject(failure, elementPointer: JSONPointer.appending(index: i, to: ""), context: &context)
+            {
                 rejected.append(i)
             }
             list.records[i] = .tree(.object(record))
@@ -198,8 +218,10 @@ extension CoerceOperation {
     }
 
     /// True unless the field is missing, null, or already what conversion would give.
-    private func needsWork(_ tape: JSONTape, _ record: Int, _ field: [UInt8], _ target: Target,
-                           keyName: Int, keyField: String) -> Bool {
+    private func needsWork(
+        _ tape: JSONTape, _ record: Int, _ field: [UInt8], _ target: Target,
+        keyName: Int, keyField: String
+    ) -> Bool {
         if keyName >= 0 && field.elementsEqual(keyField.utf8) {
             return !CoerceOperation.isAlready(target, .string, text: EmptyCollection())  // the added key is a string
         }
@@ -212,7 +234,9 @@ extension CoerceOperation {
     /// and small enough to be exact.
     static func isPlainInteger(_ text: some Collection<UInt8>) -> Bool {
         let digits = text.first == UInt8(ascii: "-") ? text.dropFirst() : text[...]
-        guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return false }
+        guard !digits.isEmpty, digits.count <= 18,
+            digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else { return false }
         return !(text.first == UInt8(ascii: "-") && digits.elementsEqual([UInt8(ascii: "0")]))
     }
 }

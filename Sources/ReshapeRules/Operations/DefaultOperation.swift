@@ -7,7 +7,9 @@ public struct DefaultOperation: TransformOperation {
 
     public init(defaults: [JSONMember]) { self.defaults = defaults }
 
-    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError) -> any TransformOperation {
+    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError)
+        -> any TransformOperation
+    {
         let object = try argument.object()
         guard !object.isEmpty else { throw argument.error("expected at least one 'field: value' pair") }
         return DefaultOperation(defaults: object.members)

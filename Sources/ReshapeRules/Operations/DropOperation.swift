@@ -6,7 +6,9 @@ public struct DropOperation: TransformOperation {
 
     public init(fields: [String]) { self.fields = fields }
 
-    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError) -> any TransformOperation {
+    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError)
+        -> any TransformOperation
+    {
         DropOperation(fields: try argument.stringList())
     }
 

@@ -8,21 +8,26 @@ public struct EachOperation: TransformOperation {
 
     public init(body: Pipeline) { self.body = body }
 
-    static func compile(_ argument: OperationArgument, _ context: OperationCompileContext) throws(OperationConfigError) -> any TransformOperation {
+    static func compile(_ argument: OperationArgument, _ context: OperationCompileContext) throws(OperationConfigError)
+        -> any TransformOperation
+    {
         do {
             return EachOperation(body: try OperationCatalog.compile(steps: argument.value, context: context))
         } catch {
-            throw OperationConfigError(message: error.pointer.isEmpty ? "each: \(error.message)" : error.message,
-                                       pointer: argument.pointer + error.pointer)
+            throw OperationConfigError(
+                message: error.pointer.isEmpty ? "each: \(error.message)" : error.message,
+                pointer: argument.pointer + error.pointer)
         }
     }
 
     public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
         guard case .array(var elements) = value else {
-            throw PipelineError(code: "not-an-array", message: "each expects an array, found \(value.kindName)", pointer: "")
+            throw PipelineError(
+                code: "not-an-array", message: "each expects an array, found \(value.kindName)", pointer: "")
         }
         value = .null
-        try ElementFilter.removeRejected(from: &elements) { (element: inout JSON, i: Int) throws(PipelineError) -> Bool in
+        try ElementFilter.removeRejected(from: &elements) {
+            (element: inout JSON, i: Int) throws(PipelineError) -> Bool in
             let droppedBefore = context.dropped.count
             context.removesCurrentValue = false
             do throws(PipelineError) {

@@ -7,8 +7,10 @@ enum ElementFilter {
     /// Runs `check` on each element of `elements` (which must be uniquely held), removing those for
     /// which it returns false, keeping order.
     @inline(__always)
-    static func removeRejected(from elements: inout [JSON],
-                               _ check: (inout JSON, Int) throws(PipelineError) -> Bool) throws(PipelineError) {
+    static func removeRejected(
+        from elements: inout [JSON],
+        _ check: (inout JSON, Int) throws(PipelineError) -> Bool
+    ) throws(PipelineError) {
         var kept = 0
         for i in elements.indices {
             guard try check(&elements[i], i) else { continue }

@@ -7,7 +7,9 @@ public struct KeepOperation: TransformOperation {
 
     public init(fields: [String]) { self.fields = fields }
 
-    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError) -> any TransformOperation {
+    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError)
+        -> any TransformOperation
+    {
         KeepOperation(fields: try argument.stringList())
     }
 

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ReshapeJSON
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `keyed-to-array: { key: objectId, value: value, order: source, conflict: overwrite }` —
 /// an object whose members are records becomes an array of those records, each given its
@@ -32,24 +33,32 @@ public struct KeyedToArrayOperation: TransformOperation {
     public let order: Order
     public let conflict: Conflict
 
-    public init(keyField: String = "objectId", valueField: String = "value", order: Order = .source, conflict: Conflict = .overwrite) {
+    public init(
+        keyField: String = "objectId", valueField: String = "value", order: Order = .source,
+        conflict: Conflict = .overwrite
+    ) {
         self.keyField = keyField
         self.valueField = valueField
         self.order = order
         self.conflict = conflict
     }
 
-    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError) -> any TransformOperation {
+    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError)
+        -> any TransformOperation
+    {
         let object = try argument.object(allowing: ["key", "value", "order", "conflict"])
         let key = try argument.option("key", in: object, default: "objectId")
         let value = try argument.option("value", in: object, default: "value")
         if key == value {
             // `{key: name, value: v}` would hold the same member twice.
-            throw argument.error("'key' and 'value' must name different fields", at: object["value"] == nil ? "key" : "value")
+            throw argument.error(
+                "'key' and 'value' must name different fields", at: object["value"] == nil ? "key" : "value")
         }
         let order = try argument.option("order", in: object, default: "source", choices: Order.allCases.map(\.rawValue))
-        let conflict = try argument.option("conflict", in: object, default: "overwrite", choices: Conflict.allCases.map(\.rawValue))
-        return KeyedToArrayOperation(keyField: key, valueField: value, order: Order(rawValue: order)!, conflict: Conflict(rawValue: conflict)!)
+        let conflict = try argument.option(
+            "conflict", in: object, default: "overwrite", choices: Conflict.allCases.map(\.rawValue))
+        return KeyedToArrayOperation(
+            keyField: key, valueField: value, order: Order(rawValue: order)!, conflict: Conflict(rawValue: conflict)!)
     }
 
     public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
@@ -83,9 +92,10 @@ public struct KeyedToArrayOperation: TransformOperation {
             elements.removeLast(elements.count - kept)
             value = .array(elements)
         } else {
-            throw PipelineError(code: "not-an-object",
-                                message: "keyed-to-array expects an object, an array or null, found \(value.kindName)",
-                                pointer: "")
+            throw PipelineError(
+                code: "not-an-object",
+                message: "keyed-to-array expects an object, an array or null, found \(value.kindName)",
+                pointer: "")
         }
     }
 
@@ -93,7 +103,9 @@ public struct KeyedToArrayOperation: TransformOperation {
     @inline(__always)
     func convert(_ member: inout JSON, key: String) throws(PipelineError) {
         guard var record = member.takeObject() else {
-            member = .object(JSONObject([JSONMember(key: keyField, value: .string(key)), JSONMember(key: valueField, value: member)]))
+            member = .object(
+                JSONObject([JSONMember(key: keyField, value: .string(key)), JSONMember(key: valueField, value: member)])
+            )
             return
         }
         if let existing = record.index(forKey: keyField) {
@@ -101,9 +113,10 @@ public struct KeyedToArrayOperation: TransformOperation {
             case .overwrite: record.members[existing].value = .string(key)
             case .keep: break
             case .fail:
-                throw PipelineError(code: "key-conflict",
-                                    message: "record '\(key)' already has a '\(keyField)' field",
-                                    pointer: JSONPointer.appending(key: keyField, to: JSONPointer.appending(key: key, to: "")))
+                throw PipelineError(
+                    code: "key-conflict",
+                    message: "record '\(key)' already has a '\(keyField)' field",
+                    pointer: JSONPointer.appending(key: keyField, to: JSONPointer.appending(key: key, to: "")))
             }
         } else {
             record.members.insert(JSONMember(key: keyField, value: .string(key)), at: 0)
@@ -154,7 +167,8 @@ enum KeyOrder {
             for name in names {
                 if tape.isEscaped(name) { return nil }
                 let text = tape.textRange(name)
-                let start = text.lowerBound + 1, count = text.count - 2
+                let start = text.lowerBound + 1
+                let count = text.count - 2
                 var prefix: UInt64 = 0
                 for i in 0..<min(count, 8) { prefix |= UInt64(base[start + i]) << (56 - 8 * UInt64(i)) }
                 keys.append(Key(prefix: prefix, start: start, count: count))
@@ -162,7 +176,8 @@ enum KeyOrder {
             var order = Array(names.indices)
             keys.withUnsafeBufferPointer { keys in
                 order.sort { a, b in
-                    let x = keys[a], y = keys[b]
+                    let x = keys[a]
+                    let y = keys[b]
                     if x.prefix != y.prefix { return x.prefix < y.prefix }
                     let common = memcmp(base + x.start, base + y.start, min(x.count, y.count))
                     return common < 0 || (common == 0 && x.count < y.count)

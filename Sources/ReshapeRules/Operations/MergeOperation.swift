@@ -13,17 +13,22 @@ public struct MergeOperation: TransformOperation {
         self.additions = additions
     }
 
-    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError) -> any TransformOperation {
+    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError)
+        -> any TransformOperation
+    {
         let object = try argument.object(allowing: ["base", "add"])
         guard let baseArgument = argument.member("base", of: object) else {
-            throw argument.error("missing 'base' (a JSON Pointer to the object to start from; \"\" for the whole value)")
+            throw argument.error(
+                "missing 'base' (a JSON Pointer to the object to start from; \"\" for the whole value)")
         }
         let base = try pointer(baseArgument)
         guard let addArgument = argument.member("add", of: object) else {
             throw argument.error("missing 'add' (a mapping of member names to JSON Pointers)")
         }
         guard case .object(let add) = addArgument.value, !add.isEmpty else {
-            throw addArgument.error("'add' must be a non-empty mapping of member names to JSON Pointers, found \(addArgument.value.kindName)")
+            throw addArgument.error(
+                "'add' must be a non-empty mapping of member names to JSON Pointers, found \(addArgument.value.kindName)"
+            )
         }
         var additions: [(name: String, pointer: JSONPointer)] = []
         for member in add.members {
@@ -38,31 +43,37 @@ public struct MergeOperation: TransformOperation {
             throw argument.error("expected a JSON Pointer string such as /user, found \(argument.value.kindName)")
         }
         guard let pointer = JSONPointer(text) else {
-            throw argument.error("'\(text)' is not a JSON Pointer (it must be empty or start with '/'; '~' only as ~0 or ~1)")
+            throw argument.error(
+                "'\(text)' is not a JSON Pointer (it must be empty or start with '/'; '~' only as ~0 or ~1)")
         }
         return pointer
     }
 
     public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
         guard case .object = value else {
-            throw PipelineError(code: "not-an-object", message: "merge expects an object, found \(value.kindName)", pointer: "")
+            throw PipelineError(
+                code: "not-an-object", message: "merge expects an object, found \(value.kindName)", pointer: "")
         }
         // Read every addition before the base is taken out of the value.
         var added: [JSONMember] = []
         added.reserveCapacity(additions.count)
         for addition in additions {
             guard let found = value[addition.pointer] else {
-                throw PipelineError(code: "merge-missing", message: "merge: nothing at \(addition.pointer) to add as '\(addition.name)'",
-                                    pointer: addition.pointer.description)
+                throw PipelineError(
+                    code: "merge-missing",
+                    message: "merge: nothing at \(addition.pointer) to add as '\(addition.name)'",
+                    pointer: addition.pointer.description)
             }
             added.append(JSONMember(key: addition.name, value: found))
         }
         guard let start = value[base] else {
-            throw PipelineError(code: "merge-missing", message: "merge: nothing at \(base) to start from", pointer: base.description)
+            throw PipelineError(
+                code: "merge-missing", message: "merge: nothing at \(base) to start from", pointer: base.description)
         }
         guard case .object(var result) = start else {
-            throw PipelineError(code: "not-an-object", message: "merge: the base at \(base) must be an object, found \(start.kindName)",
-                                pointer: base.description)
+            throw PipelineError(
+                code: "not-an-object", message: "merge: the base at \(base) must be an object, found \(start.kindName)",
+                pointer: base.description)
         }
         value = .null
         for member in added { result[member.key] = member.value }

@@ -9,12 +9,6 @@ struct OperationArgument {
     let value: JSON
     let pointer: String
 
-    init(operation: String, value: JSON, pointer: String) {
-        self.operation = operation
-        self.value = value
-        self.pointer = pointer
-    }
-
     func error(_ message: String, at member: String? = nil) -> OperationConfigError {
         let at = member.map { JSONPointer.appending(key: $0, to: pointer) } ?? pointer
         return OperationConfigError(message: "\(operation): \(message)", pointer: at)
@@ -30,7 +24,9 @@ struct OperationArgument {
         }
         if let allowed {
             for member in object.members where !allowed.contains(member.key) {
-                throw error("unknown option '\(member.key)' (expected one of: \(allowed.joined(separator: ", ")))", at: member.key)
+                throw error(
+                    "unknown option '\(member.key)' (expected one of: \(allowed.joined(separator: ", ")))",
+                    at: member.key)
             }
         }
         return object
@@ -52,8 +48,9 @@ struct OperationArgument {
             var names: [String] = []
             for (i, element) in elements.enumerated() {
                 guard case .string(let text) = element, !text.isEmpty else {
-                    throw OperationConfigError(message: "\(operation): expected a field name, found \(element.kindName)",
-                                               pointer: JSONPointer.appending(index: i, to: pointer))
+                    throw OperationConfigError(
+                        message: "\(operation): expected a field name, found \(element.kindName)",
+                        pointer: JSONPointer.appending(index: i, to: pointer))
                 }
                 names.append(text)
             }
@@ -65,8 +62,10 @@ struct OperationArgument {
     }
 
     /// An optional string option of `object`, checked against `choices` when given.
-    func option(_ name: String, in object: JSONObject, default fallback: String,
-                choices: [String]? = nil) throws(OperationConfigError) -> String {
+    func option(
+        _ name: String, in object: JSONObject, default fallback: String,
+        choices: [String]? = nil
+    ) throws(OperationConfigError) -> String {
         guard let member = object[name] else { return fallback }
         guard case .string(let text) = member, !text.isEmpty else {
             throw error("'\(name)' must be a non-empty string, found \(member.kindName)", at: name)
@@ -79,7 +78,9 @@ struct OperationArgument {
 
     /// The argument of a member of `object`, for options that are themselves structured.
     func member(_ name: String, of object: JSONObject) -> OperationArgument? {
-        object[name].map { OperationArgument(operation: operation, value: $0, pointer: JSONPointer.appending(key: name, to: pointer)) }
+        object[name].map {
+            OperationArgument(operation: operation, value: $0, pointer: JSONPointer.appending(key: name, to: pointer))
+        }
     }
 }
 

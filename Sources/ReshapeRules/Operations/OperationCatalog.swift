@@ -6,7 +6,8 @@ public enum OperationCatalog {
     /// Every operation name a step may use, in the order the docs list them.
     public static let names: [String] = compilers.map(\.name)
 
-    typealias Compiler = @Sendable (OperationArgument, OperationCompileContext) throws(OperationConfigError) -> any TransformOperation
+    typealias Compiler =
+        @Sendable (OperationArgument, OperationCompileContext) throws(OperationConfigError) -> any TransformOperation
 
     static let compilers: [(name: String, compile: Compiler)] = [
         ("select", SelectOperation.compile),
@@ -29,17 +30,21 @@ public enum OperationCatalog {
 
     /// Compiles one element of a `transform` array: an object with exactly one member,
     /// operation name → argument.
-    public static func compile(step: JSON, context: OperationCompileContext) throws(OperationConfigError) -> any TransformOperation {
+    public static func compile(step: JSON, context: OperationCompileContext) throws(OperationConfigError)
+        -> any TransformOperation
+    {
         guard case .object(let object) = step, object.count == 1, let member = object.members.first else {
             throw OperationConfigError(
-                message: "a transform step must be an object with exactly one member, the operation name (one of: \(names.joined(separator: ", ")))",
+                message:
+                    "a transform step must be an object with exactly one member, the operation name (one of: \(names.joined(separator: ", ")))",
                 pointer: "")
         }
         if member.key == "expand" {
             // Follow-up fetches are cut out of the route's transform by the loader; anywhere
             // else (each, at, a body's or an expand's transform) they cannot run.
-            throw OperationConfigError(message: "expand is only allowed at the top level of a route's transform",
-                                       pointer: JSONPointer.appending(key: member.key, to: ""))
+            throw OperationConfigError(
+                message: "expand is only allowed at the top level of a route's transform",
+                pointer: JSONPointer.appending(key: member.key, to: ""))
         }
         guard let compiler = compilers.first(where: { $0.name == member.key }) else {
             var message = "unknown operation '\(member.key)'"
@@ -47,8 +52,9 @@ public enum OperationCatalog {
             message += " (known operations: \(names.joined(separator: ", ")))"
             throw OperationConfigError(message: message, pointer: JSONPointer.appending(key: member.key, to: ""))
         }
-        let argument = OperationArgument(operation: member.key, value: member.value,
-                                         pointer: JSONPointer.appending(key: member.key, to: ""))
+        let argument = OperationArgument(
+            operation: member.key, value: member.value,
+            pointer: JSONPointer.appending(key: member.key, to: ""))
         return try compiler.compile(argument, context)
     }
 
@@ -56,7 +62,8 @@ public enum OperationCatalog {
     /// pointers start with the step's index, `/0/...`.
     public static func compile(steps: JSON, context: OperationCompileContext) throws(OperationConfigError) -> Pipeline {
         guard case .array(let elements) = steps else {
-            throw OperationConfigError(message: "expected a list of transform steps, found \(steps.kindName)", pointer: "")
+            throw OperationConfigError(
+                message: "expected a list of transform steps, found \(steps.kindName)", pointer: "")
         }
         var compiled: [any TransformOperation] = []
         compiled.reserveCapacity(elements.count)
@@ -74,7 +81,10 @@ public enum OperationCatalog {
     /// a checker that reports all problems at once; empty when `compile(steps:)` would succeed.
     public static func problems(in steps: JSON, context: OperationCompileContext) -> [OperationConfigError] {
         guard case .array(let elements) = steps else {
-            return [OperationConfigError(message: "expected a list of transform steps, found \(steps.kindName)", pointer: "")]
+            return [
+                OperationConfigError(
+                    message: "expected a list of transform steps, found \(steps.kindName)", pointer: "")
+            ]
         }
         var problems: [OperationConfigError] = []
         for (index, element) in elements.enumerated() {

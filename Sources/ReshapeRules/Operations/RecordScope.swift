@@ -8,26 +8,30 @@ enum RecordScope {
     /// Objects are moved out of their enum payload first (`takeObject`), so their storage
     /// stays uniquely referenced and is mutated in place.
     @inline(__always)
-    static func forEachRecord(in value: inout JSON, operation: String,
-                              _ body: (inout JSONObject) throws(PipelineError) -> Void) throws(PipelineError) {
+    static func forEachRecord(
+        in value: inout JSON, operation: String,
+        _ body: (inout JSONObject) throws(PipelineError) -> Void
+    ) throws(PipelineError) {
         if var record = value.takeObject() {
             try body(&record)
             value = .object(record)
         } else if var elements = value.takeArray() {
             for i in elements.indices {
                 guard var record = elements[i].takeObject() else {
-                    throw PipelineError(code: "not-an-object",
-                                        message: "\(operation) expects records (objects), found \(elements[i].kindName)",
-                                        pointer: JSONPointer.appending(index: i, to: ""))
+                    throw PipelineError(
+                        code: "not-an-object",
+                        message: "\(operation) expects records (objects), found \(elements[i].kindName)",
+                        pointer: JSONPointer.appending(index: i, to: ""))
                 }
                 try body(&record)
                 elements[i] = .object(record)
             }
             value = .array(elements)
         } else {
-            throw PipelineError(code: "not-an-object",
-                                message: "\(operation) expects a record or an array of records, found \(value.kindName)",
-                                pointer: "")
+            throw PipelineError(
+                code: "not-an-object",
+                message: "\(operation) expects a record or an array of records, found \(value.kindName)",
+                pointer: "")
         }
     }
 }

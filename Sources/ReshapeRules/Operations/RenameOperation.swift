@@ -8,13 +8,16 @@ public struct RenameOperation: TransformOperation {
 
     public init(renames: [(from: String, to: String)]) { self.renames = renames }
 
-    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError) -> any TransformOperation {
+    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError)
+        -> any TransformOperation
+    {
         let object = try argument.object()
         guard !object.isEmpty else { throw argument.error("expected at least one 'old: new' pair") }
         var renames: [(from: String, to: String)] = []
         for member in object.members {
             guard case .string(let target) = member.value, !target.isEmpty else {
-                throw argument.error("the new name must be a non-empty string, found \(member.value.kindName)", at: member.key)
+                throw argument.error(
+                    "the new name must be a non-empty string, found \(member.value.kindName)", at: member.key)
             }
             renames.append((member.key, target))
         }

@@ -6,7 +6,9 @@ import ReshapeJSON
 public struct RequireOperation: TransformOperation {
     static let choices = ["present"]
 
-    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError) -> any TransformOperation {
+    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError)
+        -> any TransformOperation
+    {
         let what = try argument.string()
         guard choices.contains(what) else {
             throw argument.error("require takes one of: \(choices.joined(separator: ", ")) (found '\(what)')")
@@ -16,7 +18,8 @@ public struct RequireOperation: TransformOperation {
 
     public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
         if case .null = value {
-            throw PipelineError(code: "not-found", message: "the upstream has nothing at this path (it answered null)", pointer: "")
+            throw PipelineError(
+                code: "not-found", message: "the upstream has nothing at this path (it answered null)", pointer: "")
         }
     }
 }

@@ -20,7 +20,9 @@ public struct SetOperation: TransformOperation {
         }
     }
 
-    static func compile(_ argument: OperationArgument, _ context: OperationCompileContext) throws(OperationConfigError) -> any TransformOperation {
+    static func compile(_ argument: OperationArgument, _ context: OperationCompileContext) throws(OperationConfigError)
+        -> any TransformOperation
+    {
         let object = try argument.object()
         guard !object.isEmpty else { throw argument.error("expected at least one 'field: value' pair") }
         var fields: [(name: String, value: FieldValue)] = []
@@ -33,7 +35,8 @@ public struct SetOperation: TransformOperation {
             case .failure(let failure):
                 throw argument.error(failure.message, at: member.key)
             case .success(let template):
-                fields.append((member.key, template.isLiteral ? .constant(.string(template.render([:]))) : .template(template)))
+                fields.append(
+                    (member.key, template.isLiteral ? .constant(.string(template.render([:]))) : .template(template)))
             }
         }
         return SetOperation(fields: fields)
@@ -46,7 +49,8 @@ public struct SetOperation: TransformOperation {
         for field in fields {
             switch field.value {
             case .constant(let constant): rendered.append(JSONMember(key: field.name, value: constant))
-            case .template(let template): rendered.append(JSONMember(key: field.name, value: .string(template.render(context.parameters))))
+            case .template(let template):
+                rendered.append(JSONMember(key: field.name, value: .string(template.render(context.parameters))))
             }
         }
         try RecordScope.forEachRecord(in: &value, operation: "set") { record in

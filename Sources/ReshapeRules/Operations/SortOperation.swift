@@ -18,7 +18,9 @@ public struct SortOperation: TransformOperation {
         self.order = order
     }
 
-    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError) -> any TransformOperation {
+    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError)
+        -> any TransformOperation
+    {
         let by: JSONPointer
         let order: String
         if case .string(let field) = argument.value {
@@ -32,9 +34,13 @@ public struct SortOperation: TransformOperation {
         return SortOperation(by: by, order: Order(rawValue: order)!)
     }
 
-    private static func pointer(_ text: String, argument: OperationArgument, member: String? = nil) throws(OperationConfigError) -> JSONPointer {
+    private static func pointer(_ text: String, argument: OperationArgument, member: String? = nil)
+        throws(OperationConfigError) -> JSONPointer
+    {
         guard text.utf8.first == UInt8(ascii: "/") else { return JSONPointer(tokens: text.isEmpty ? [] : [text]) }
-        guard let pointer = JSONPointer(text) else { throw argument.error("'\(text)' is not a JSON Pointer", at: member) }
+        guard let pointer = JSONPointer(text) else {
+            throw argument.error("'\(text)' is not a JSON Pointer", at: member)
+        }
         return pointer
     }
 
@@ -48,7 +54,8 @@ public struct SortOperation: TransformOperation {
 
     public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
         guard case .array(var elements) = value else {
-            throw PipelineError(code: "not-an-array", message: "sort expects an array, found \(value.kindName)", pointer: "")
+            throw PipelineError(
+                code: "not-an-array", message: "sort expects an array, found \(value.kindName)", pointer: "")
         }
         value = .null
         guard elements.count > 1 else {
@@ -142,7 +149,8 @@ struct SortKeys {
 
     @inline(__always)
     func precedes(_ a: Int, _ b: Int) -> Bool {
-        let x = keys[a], y = keys[b]
+        let x = keys[a]
+        let y = keys[b]
         if x.rank != y.rank { return x.rank < y.rank }
         switch x.rank {
         case 3:
@@ -165,7 +173,8 @@ struct SortKeys {
     /// `-?[0-9]{1,18}` without a fraction or exponent: parsed directly, no rounding possible.
     static func plainInteger(_ text: String) -> Int64? {
         let utf8 = text.utf8
-        guard utf8.count <= 19, !utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }) else { return nil }
+        guard utf8.count <= 19, !utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") })
+        else { return nil }
         return Int64(text)
     }
 }

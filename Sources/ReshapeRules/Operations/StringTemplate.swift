@@ -29,17 +29,28 @@ struct StringTemplate: Sendable, Equatable {
                 var closed = false
                 while let next = pending {
                     pending = iterator.next()
-                    if next == "}" { closed = true; break }
+                    if next == "}" {
+                        closed = true
+                        break
+                    }
                     name.unicodeScalars.append(next)
                 }
-                guard closed else { return .failure(TemplateError(message: "'{' without a closing '}' (write '{{' for a literal brace)")) }
+                guard closed else {
+                    return .failure(
+                        TemplateError(message: "'{' without a closing '}' (write '{{' for a literal brace)"))
+                }
                 guard !name.isEmpty else { return .failure(TemplateError(message: "empty placeholder '{}'")) }
                 guard parameterNames.contains(name) else {
                     let known = parameterNames.sorted().map { "{\($0)}" }.joined(separator: ", ")
-                    return .failure(TemplateError(message: "'{\(name)}' is not captured by the route's request path"
-                        + (known.isEmpty ? " (it captures nothing)" : " (it captures \(known))")))
+                    return .failure(
+                        TemplateError(
+                            message: "'{\(name)}' is not captured by the route's request path"
+                                + (known.isEmpty ? " (it captures nothing)" : " (it captures \(known))")))
                 }
-                if !literal.isEmpty { parts.append(.literal(literal)); literal = "" }
+                if !literal.isEmpty {
+                    parts.append(.literal(literal))
+                    literal = ""
+                }
                 parts.append(.parameter(name))
             default:
                 literal.unicodeScalars.append(scalar)

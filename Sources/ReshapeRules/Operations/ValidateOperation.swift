@@ -22,7 +22,9 @@ public struct ValidateOperation: TransformOperation {
         self.invalid = invalid
     }
 
-    static func compile(_ argument: OperationArgument, _ context: OperationCompileContext) throws(OperationConfigError) -> any TransformOperation {
+    static func compile(_ argument: OperationArgument, _ context: OperationCompileContext) throws(OperationConfigError)
+        -> any TransformOperation
+    {
         let typeName: String
         var typeMember: String? = nil
         var invalid = InvalidPolicy.fail
@@ -33,11 +35,14 @@ public struct ValidateOperation: TransformOperation {
             guard object["type"] != nil else { throw argument.error("missing 'type' (the name of a rule type)") }
             typeName = try argument.option("type", in: object, default: "")
             typeMember = "type"
-            invalid = InvalidPolicy(rawValue: try argument.option("invalid", in: object, default: "fail",
-                                                                  choices: InvalidPolicy.allCases.map(\.rawValue)))!
+            invalid = InvalidPolicy(
+                rawValue: try argument.option(
+                    "invalid", in: object, default: "fail",
+                    choices: InvalidPolicy.allCases.map(\.rawValue)))!
         }
         guard let validator = context.types?.validator(named: typeName) else {
-            throw argument.error("unknown type '\(typeName)' (types are declared under 'types:' in a rule file)", at: typeMember)
+            throw argument.error(
+                "unknown type '\(typeName)' (types are declared under 'types:' in a rule file)", at: typeMember)
         }
         return ValidateOperation(typeName: typeName, validator: validator, invalid: invalid)
     }
@@ -59,8 +64,9 @@ public struct ValidateOperation: TransformOperation {
             }
             return
         }
-        let rejected = try rejectedElements(count: elements.count, context: &context,
-                                            isValid: { validator.isValid(elements[$0]) }, element: { elements[$0] })
+        let rejected = try rejectedElements(
+            count: elements.count, context: &context,
+            isValid: { validator.isValid(elements[$0]) }, element: { elements[$0] })
         guard !rejected.isEmpty else { return }
         value = .null
         ElementFilter.remove(rejected, from: &elements)
@@ -71,8 +77,10 @@ public struct ValidateOperation: TransformOperation {
     /// none (`keep`, or all valid), or a thrown `validation-failed` (`fail`). `isValid` is the
     /// cheap check made for every element; `element` builds one for its violations, which is
     /// only needed for the invalid ones.
-    func rejectedElements(count: Int, context: inout TransformContext, isValid: (Int) -> Bool,
-                          element: (Int) -> JSON) throws(PipelineError) -> [Int] {
+    func rejectedElements(
+        count: Int, context: inout TransformContext, isValid: (Int) -> Bool,
+        element: (Int) -> JSON
+    ) throws(PipelineError) -> [Int] {
         // Fast path: one cheap check per element, no allocation while everything is valid.
         guard let firstInvalid = (0..<count).first(where: { !isValid($0) }) else { return [] }
         switch invalid {
@@ -83,7 +91,9 @@ public struct ValidateOperation: TransformOperation {
             for i in firstInvalid..<count where errors.count < ValidateOperation.maxReportedViolations {
                 if i != firstInvalid && isValid(i) { continue }
                 let prefix = JSONPointer.appending(index: i, to: "")
-                for found in validator.validate(element(i), maxErrors: ValidateOperation.maxReportedViolations - errors.count) {
+                for found in validator.validate(
+                    element(i), maxErrors: ValidateOperation.maxReportedViolations - errors.count)
+                {
                     errors.append(violation(found, in: prefix))
                 }
             }
@@ -91,8 +101,9 @@ public struct ValidateOperation: TransformOperation {
         case .drop:
             var rejected: [Int] = []
             for i in firstInvalid..<count where i == firstInvalid || !isValid(i) {
-                context.recordDrop(pointer: JSONPointer.appending(index: i, to: ""), type: typeName,
-                                   reason: ValidateOperation.reason(validator.validate(element(i), maxErrors: 1)))
+                context.recordDrop(
+                    pointer: JSONPointer.appending(index: i, to: ""), type: typeName,
+                    reason: ValidateOperation.reason(validator.validate(element(i), maxErrors: 1)))
                 rejected.append(i)
             }
             return rejected
@@ -105,9 +116,10 @@ public struct ValidateOperation: TransformOperation {
 
     private func failure(_ errors: [PipelineError.Violation], firstInvalid: String) -> PipelineError {
         let first = errors.first.map { " (\($0.pointer.isEmpty ? "(root)" : $0.pointer): \($0.reason))" } ?? ""
-        return PipelineError(code: "validation-failed",
-                             message: "value does not match type \(typeName)\(first)",
-                             pointer: firstInvalid, errors: errors)
+        return PipelineError(
+            code: "validation-failed",
+            message: "value does not match type \(typeName)\(first)",
+            pointer: firstInvalid, errors: errors)
     }
 
     /// The first violation as `pointer-in-element: keyword: reason`.
@@ -141,8 +153,9 @@ extension ValidateOperation {
         let keyField = list.keyField
         let records = list.records
         let valid = validity(of: records, on: tape, keyField: keyField)
-        let rejected = try rejectedElements(count: records.count, context: &context, isValid: { valid[$0] },
-                                            element: { list.materialize(records[$0], tape) })
+        let rejected = try rejectedElements(
+            count: records.count, context: &context, isValid: { valid[$0] },
+            element: { list.materialize(records[$0], tape) })
         if !rejected.isEmpty {
             value.core = .tree(.null)
             ElementFilter.remove(rejected, from: &list.records)
@@ -160,7 +173,8 @@ extension ValidateOperation {
             return -1
         }
         var order = Array(records.indices)
-        if records.count >= 64, !records.indices.dropFirst().allSatisfy({ node(records[$0 - 1]) <= node(records[$0]) }) {
+        if records.count >= 64, !records.indices.dropFirst().allSatisfy({ node(records[$0 - 1]) <= node(records[$0]) })
+        {
             order.sort { node(records[$0]) < node(records[$1]) }
         }
         var valid = [Bool](repeating: true, count: records.count)
@@ -168,7 +182,8 @@ extension ValidateOperation {
             switch records[i] {
             case .tree(let record): valid[i] = validator.isValid(record)
             case .onTape(let name, let record):
-                valid[i] = validator.isValid(tape, record, prepending: name < 0 ? nil : PrependedMember(name: keyField, valueNode: name))
+                valid[i] = validator.isValid(
+                    tape, record, prepending: name < 0 ? nil : PrependedMember(name: keyField, valueNode: name))
             }
         }
         return valid

@@ -6,7 +6,9 @@ public struct WrapOperation: TransformOperation {
 
     public init(field: String) { self.field = field }
 
-    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError) -> any TransformOperation {
+    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError)
+        -> any TransformOperation
+    {
         WrapOperation(field: try argument.string())
     }
 

@@ -20,8 +20,9 @@ final class AdminListener: ConnectionOwner {
         self.loop = loop
         self.shared = shared
         metrics = shared.metrics[shared.configuration.workers]
-        lifecycleSettings = LifecycleSettings(endpoints: .admin, canFetch: false, accessLog: shared.configuration.accessLog,
-                                              metrics: metrics, cache: shared.cache, admin: { [unowned shared] in shared.adminResponse($0) })
+        lifecycleSettings = LifecycleSettings(
+            endpoints: .admin, canFetch: false, accessLog: shared.configuration.accessLog,
+            metrics: metrics, cache: shared.cache, admin: { [unowned shared] in shared.adminResponse($0) })
         uv_tcp_init(loop, listener)
         uv_tcp_open(listener, fd)
         listener.pointee.data = Unmanaged.passUnretained(self).toOpaque()

@@ -155,10 +155,11 @@ final class ClientConnection {
     private func dispatch(_ id: Int, _ request: HTTPRequest) {
         var request = request
         request.fromLoopback = peerIsLoopback
-        let (lifecycle, action) = RequestLifecycle.begin(request, rules: owner.shared.rules,
-                                                         draining: owner.shared.draining.load(ordering: .relaxed),
-                                                         settings: owner.lifecycleSettings, now: Clock.monotonicSeconds(),
-                                                         cacheWaiter: cacheWaiter(for: id))
+        let (lifecycle, action) = RequestLifecycle.begin(
+            request, rules: owner.shared.rules,
+            draining: owner.shared.draining.load(ordering: .relaxed),
+            settings: owner.lifecycleSettings, now: Clock.monotonicSeconds(),
+            cacheWaiter: cacheWaiter(for: id))
         driver.run(id, lifecycle, action)
     }
 
@@ -173,7 +174,9 @@ final class ClientConnection {
     }
 
     private func answer(_ id: Int, _ lifecycle: RequestLifecycle, _ response: HTTPResponse) {
-        if let line = lifecycle.answered(response, now: Clock.monotonicSeconds(), wallClockMilliseconds: Clock.unixMilliseconds()) {
+        if let line = lifecycle.answered(
+            response, now: Clock.monotonicSeconds(), wallClockMilliseconds: Clock.unixMilliseconds())
+        {
             Log.access(line)
         }
         send(.responseReady(id: id, response))
@@ -220,17 +223,23 @@ final class ClientConnection {
 
     /// Calls `call` with uv buffers over the non-empty arrays. libuv copies the `uv_buf_t`s
     /// themselves but not the bytes, which the `WriteRequest` keeps alive.
-    private func withBuffers(_ head: [UInt8], _ body: [UInt8],
-                             _ call: (UnsafePointer<uv_buf_t>, UInt32) -> Int32) -> Int32 {
+    private func withBuffers(
+        _ head: [UInt8], _ body: [UInt8],
+        _ call: (UnsafePointer<uv_buf_t>, UInt32) -> Int32
+    ) -> Int32 {
         head.withUnsafeBufferPointer { head in
             body.withUnsafeBufferPointer { body in
                 func buffer(_ part: UnsafeBufferPointer<UInt8>) -> uv_buf_t {
-                    uv_buf_init(UnsafeMutableRawPointer(mutating: part.baseAddress!).assumingMemoryBound(to: CChar.self),
-                                UInt32(part.count))
+                    uv_buf_init(
+                        UnsafeMutableRawPointer(mutating: part.baseAddress!).assumingMemoryBound(to: CChar.self),
+                        UInt32(part.count))
                 }
                 var buffers = (uv_buf_t(), uv_buf_t())
                 var count: UInt32 = 0
-                if !head.isEmpty { buffers.0 = buffer(head); count = 1 }
+                if !head.isEmpty {
+                    buffers.0 = buffer(head)
+                    count = 1
+                }
                 if !body.isEmpty {
                     if count == 0 { buffers.0 = buffer(body) } else { buffers.1 = buffer(body) }
                     count += 1
@@ -269,22 +278,27 @@ final class ClientConnection {
     }
 
     private func resumeReading() {
-        uv_read_start(reshape_tcp_stream(tcp), { handle, _, buffer in
-            guard let handle, let data = handle.pointee.data else { return }
-            Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().owner.fillReadBuffer(buffer)
-        }, { stream, count, buffer in
-            guard let stream, let data = stream.pointee.data else { return }
-            let connection = Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue()
-            if count > 0, let base = buffer?.pointee.base {
-                connection.parser.feed(UnsafeRawBufferPointer(start: base, count: count))
-            } else if count < 0 {
-                connection.send(.peerClosed)
-            }
-        })
+        uv_read_start(
+            reshape_tcp_stream(tcp),
+            { handle, _, buffer in
+                guard let handle, let data = handle.pointee.data else { return }
+                Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().owner.fillReadBuffer(buffer)
+            },
+            { stream, count, buffer in
+                guard let stream, let data = stream.pointee.data else { return }
+                let connection = Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue()
+                if count > 0, let base = buffer?.pointee.base {
+                    connection.parser.feed(UnsafeRawBufferPointer(start: base, count: count))
+                } else if count < 0 {
+                    connection.send(.peerClosed)
+                }
+            })
     }
 
-    private func startTimer(_ timer: UnsafeMutablePointer<uv_timer_t>, _ milliseconds: Int,
-                            _ event: HTTPConnectionStateMachine.Event) {
+    private func startTimer(
+        _ timer: UnsafeMutablePointer<uv_timer_t>, _ milliseconds: Int,
+        _ event: HTTPConnectionStateMachine.Event
+    ) {
         guard handles != .closed else { return }
         let callback: uv_timer_cb
         switch event {

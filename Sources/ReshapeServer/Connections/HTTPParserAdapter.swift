@@ -99,8 +99,9 @@ final class HTTPParserAdapter {
         if inValue || !field.isEmpty { completeHeader() }
         inValue = false
         inTrailers = true
-        let head = RequestHead(headers: headers, versionMajor: Int(parser.pointee.http_major),
-                               versionMinor: Int(parser.pointee.http_minor))
+        let head = RequestHead(
+            headers: headers, versionMajor: Int(parser.pointee.http_major),
+            versionMinor: Int(parser.pointee.http_minor))
         return deliver(.headersComplete(head)) ? 0 : 1
     }
 
@@ -120,9 +121,10 @@ final class HTTPParserAdapter {
             return 1
         }
         let method = String(cString: http_method_str(http_method(rawValue: parser.pointee.method)))
-        let request = HTTPRequest(method: method, target: String(decoding: url, as: UTF8.self),
-                                  versionMajor: Int(parser.pointee.http_major), versionMinor: Int(parser.pointee.http_minor),
-                                  headers: headers, body: body, keepAlive: http_should_keep_alive(parser) != 0)
+        let request = HTTPRequest(
+            method: method, target: String(decoding: url, as: UTF8.self),
+            versionMajor: Int(parser.pointee.http_major), versionMinor: Int(parser.pointee.http_minor),
+            headers: headers, body: body, keepAlive: http_should_keep_alive(parser) != 0)
         return deliver(.messageComplete(request)) ? 0 : 1
     }
 
@@ -135,14 +137,17 @@ final class HTTPParserAdapter {
             value.removeAll(keepingCapacity: true)
             return
         }
-        headers.append(NameValue(name: String(decoding: field, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
+        headers.append(
+            NameValue(name: String(decoding: field, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
         field.removeAll(keepingCapacity: true)
         value.removeAll(keepingCapacity: true)
     }
 
     private func append(_ at: UnsafePointer<CChar>?, _ length: Int, to buffer: inout [UInt8]) {
         guard let at, length > 0 else { return }
-        at.withMemoryRebound(to: UInt8.self, capacity: length) { buffer.append(contentsOf: UnsafeBufferPointer(start: $0, count: length)) }
+        at.withMemoryRebound(to: UInt8.self, capacity: length) {
+            buffer.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+        }
     }
 }
 

@@ -23,7 +23,9 @@ enum PeerAddress {
                 pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
                     let bytes = withUnsafeBytes(of: address.pointee.sin6_addr) { Array($0) }
                     let loopback = bytes[0..<15].allSatisfy { $0 == 0 } && bytes[15] == 1
-                    let mapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
+                    let mapped =
+                        bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
+                        && bytes[12] == 127
                     return loopback || mapped
                 }
             }

@@ -62,7 +62,8 @@ final class RequestDriver {
 
     private func armTimeout(_ id: Int, _ lifecycle: RequestLifecycle, _ action: RequestLifecycle.Action) {
         guard case .fetch = action, routeTimers[id] == nil,
-              let milliseconds = lifecycle.timeoutMilliseconds else { return }
+            let milliseconds = lifecycle.timeoutMilliseconds
+        else { return }
         routeTimers[id] = RouteTimer(loop: owner.loop, milliseconds: milliseconds) { [weak self] in
             guard let self, let lifecycle = self.requests[id] else { return }
             let action = lifecycle.timedOut()
@@ -99,8 +100,9 @@ final class RequestDriver {
 
     private func sharedAnswered(_ id: Int, _ bytes: [UInt8]?) {
         guard let lifecycle = requests[id] else { return }
-        let action = lifecycle.sharedLookupFinished(bytes, now: Clock.monotonicSeconds(),
-                                                    unixMilliseconds: Clock.unixMilliseconds())
+        let action = lifecycle.sharedLookupFinished(
+            bytes, now: Clock.monotonicSeconds(),
+            unixMilliseconds: Clock.unixMilliseconds())
         armTimeout(id, lifecycle, action)
         perform(id, action)
     }
@@ -129,7 +131,9 @@ final class RequestDriver {
     private func stopFetches(of id: Int, _ fetches: [Int]) {
         routeTimers.removeValue(forKey: id)?.stop()
         for fetch in fetches {
-            if let transfer = inFlight.removeValue(forKey: FetchKey(request: id, fetch: fetch)) { owner.upstream?.cancel(transfer) }
+            if let transfer = inFlight.removeValue(forKey: FetchKey(request: id, fetch: fetch)) {
+                owner.upstream?.cancel(transfer)
+            }
         }
     }
 }

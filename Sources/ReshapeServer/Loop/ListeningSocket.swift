@@ -10,7 +10,9 @@ enum ListeningSocket {
 
     /// Binds `count` sockets to one address; port 0 picks a free port, shared by all of them.
     /// Without `reusePort` the address must be free: no other listener can share it.
-    static func open(host: String, port: Int, count: Int, reusePort: Bool = true) throws(Failure) -> (sockets: [Int32], port: Int) {
+    static func open(host: String, port: Int, count: Int, reusePort: Bool = true) throws(Failure) -> (
+        sockets: [Int32], port: Int
+    ) {
         var sockets: [Int32] = []
         var actualPort = port
         for _ in 0..<count {
@@ -31,16 +33,22 @@ enum ListeningSocket {
             var address = sockaddr_in6()
             address.sin6_family = sa_family_t(AF_INET6)
             address.sin6_port = in_port_t(UInt16(port).bigEndian)
-            guard inet_pton(AF_INET6, literal, &address.sin6_addr) == 1 else { throw Failure(description: "'\(host)' is not an IP address") }
-            withUnsafeBytes(of: address) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) } }
+            guard inet_pton(AF_INET6, literal, &address.sin6_addr) == 1 else {
+                throw Failure(description: "'\(host)' is not an IP address")
+            }
+            withUnsafeBytes(of: address) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
+            }
             length = socklen_t(MemoryLayout<sockaddr_in6>.size)
         } else {
             family = AF_INET
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = in_port_t(UInt16(port).bigEndian)
-            guard inet_pton(AF_INET, literal, &address.sin_addr) == 1 else { throw Failure(description: "'\(host)' is not an IP address (use 0.0.0.0, 127.0.0.1, :: or localhost)") }
-            withUnsafeBytes(of: address) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) } }
+            guard inet_pton(AF_INET, literal, &address.sin_addr) == 1 else {
+                throw Failure(description: "'\(host)' is not an IP address (use 0.0.0.0, 127.0.0.1, :: or localhost)")
+            }
+            withUnsafeBytes(of: address) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
+            }
             length = socklen_t(MemoryLayout<sockaddr_in>.size)
         }
         let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

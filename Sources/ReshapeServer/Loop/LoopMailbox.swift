@@ -39,7 +39,10 @@ final class LoopMailbox: @unchecked Sendable {
     /// On the loop's thread: drops what is queued and closes the handle, which releases this.
     func close() {
         let wasOpen = queue.withLock { state -> Bool in
-            defer { state.closed = true; state.work = [] }
+            defer {
+                state.closed = true
+                state.work = []
+            }
             return !state.closed
         }
         guard wasOpen else { return }

@@ -10,13 +10,15 @@ final class RouteTimer {
         self.action = action
         uv_timer_init(loop, timer)
         timer.pointee.data = Unmanaged.passRetained(self).toOpaque()
-        uv_timer_start(timer, { handle in
-            guard let handle, let data = handle.pointee.data else { return }
-            let routeTimer = Unmanaged<RouteTimer>.fromOpaque(data).takeUnretainedValue()
-            let action = routeTimer.action
-            routeTimer.stop()
-            action?()
-        }, UInt64(max(milliseconds, 1)), 0)
+        uv_timer_start(
+            timer,
+            { handle in
+                guard let handle, let data = handle.pointee.data else { return }
+                let routeTimer = Unmanaged<RouteTimer>.fromOpaque(data).takeUnretainedValue()
+                let action = routeTimer.action
+                routeTimer.stop()
+                action?()
+            }, UInt64(max(milliseconds, 1)), 0)
     }
 
     /// Cancels the timer (a no-op once fired or stopped).

@@ -46,14 +46,16 @@ final class Worker: ConnectionOwner {
         self.shared = shared
         metrics = shared.metrics[index]
         // Everything on one port, unless the admin endpoints have their own (`AdminListener`).
-        lifecycleSettings = LifecycleSettings(endpoints: shared.configuration.adminListen == nil ? .all : .routes, canFetch: true,
-                                              accessLog: shared.configuration.accessLog, metrics: metrics,
-                                              cache: shared.cache, admin: { [unowned shared] in shared.adminResponse($0) })
+        lifecycleSettings = LifecycleSettings(
+            endpoints: shared.configuration.adminListen == nil ? .all : .routes, canFetch: true,
+            accessLog: shared.configuration.accessLog, metrics: metrics,
+            cache: shared.cache, admin: { [unowned shared] in shared.adminResponse($0) })
         let redis = LoopBound<RedisClient>(nil)
         if shared.configuration.redis != nil {
             // Called by this loop's own leaders, on this loop's thread, as they store an answer.
             lifecycleSettings.sharedStore = { key, stored in
-                let bytes = SharedCacheEntry.encode(stored, now: Clock.monotonicSeconds(), unixMilliseconds: Clock.unixMilliseconds())
+                let bytes = SharedCacheEntry.encode(
+                    stored, now: Clock.monotonicSeconds(), unixMilliseconds: Clock.unixMilliseconds())
                 redis.value?.set(key, bytes, milliseconds: SharedCacheEntry.lifetimeMilliseconds(stored))
             }
         }
@@ -61,8 +63,9 @@ final class Worker: ConnectionOwner {
         upstream = UpstreamClient(loop: loop, metrics: metrics)
         mailbox = LoopMailbox(loop: loop)
         if let address = shared.configuration.redis {
-            sharedCache = RedisClient(loop: loop, address: address,
-                                      commandTimeoutMilliseconds: shared.configuration.redisTimeoutMilliseconds, metrics: metrics)
+            sharedCache = RedisClient(
+                loop: loop, address: address,
+                commandTimeoutMilliseconds: shared.configuration.redisTimeoutMilliseconds, metrics: metrics)
             redis.value = sharedCache
         }
         background = RequestDriver(owner: self) { _, _, _ in }
@@ -82,19 +85,23 @@ final class Worker: ConnectionOwner {
             Unmanaged<Worker>.fromOpaque(data).takeUnretainedValue().acceptConnection(server)
         }
         if status != 0 {
-            Log.event("cannot listen", ["worker": .number(JSONNumber(index)), "error": .string(String(cString: uv_strerror(status)))])
+            Log.event(
+                "cannot listen",
+                ["worker": .number(JSONNumber(index)), "error": .string(String(cString: uv_strerror(status)))])
         }
     }
 
     /// Runs the loop on a new thread until the worker has drained.
     func start(onExit: @escaping () -> Void) {
         let box = Unmanaged.passRetained(ThreadBox(worker: self, onExit: onExit)).toOpaque()
-        pthread_create(&thread, nil, { argument in
-            let box = Unmanaged<ThreadBox>.fromOpaque(argument!).takeRetainedValue()
-            box.worker.run()
-            box.onExit()
-            return nil
-        }, box)
+        pthread_create(
+            &thread, nil,
+            { argument in
+                let box = Unmanaged<ThreadBox>.fromOpaque(argument!).takeRetainedValue()
+                box.worker.run()
+                box.onExit()
+                return nil
+            }, box)
     }
 
     /// Asks the worker, from any thread, to stop accepting and finish what it has.

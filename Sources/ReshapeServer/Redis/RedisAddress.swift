@@ -21,7 +21,9 @@ public struct RedisAddress: Sendable, Equatable {
     /// printable ASCII; searched byte by byte, as a combining mark after `@` would hide it from
     /// a search by characters) is not shown at all.
     public static func redacted(_ url: String) -> String {
-        let suspicious = url.utf8.contains { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 < 0x21 || $0 > 0x7E }
+        let suspicious = url.utf8.contains {
+            $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 < 0x21 || $0 > 0x7E
+        }
         return suspicious ? "[REDACTED: the URL may hold a password]" : url
     }
 
@@ -29,12 +31,16 @@ public struct RedisAddress: Sendable, Equatable {
     public static func resolve(_ url: String) -> Result<RedisAddress, RedisAddressError> {
         guard url.hasPrefix("redis://") else { return .failure(.init("it must start with redis://")) }
         var rest = Substring(url.dropFirst("redis://".count))
-        if rest.utf8.contains(UInt8(ascii: "@")) { return .failure(.init("credentials in the URL are not supported; use a Redis on a private network")) }
+        if rest.utf8.contains(UInt8(ascii: "@")) {
+            return .failure(.init("credentials in the URL are not supported; use a Redis on a private network"))
+        }
         var database = 0
         if let slash = rest.firstIndex(of: "/") {
             let path = rest[rest.index(after: slash)...]
             if !path.isEmpty {
-                guard let number = Int(path), (0...15).contains(number) else { return .failure(.init("the database must be a number 0-15")) }
+                guard let number = Int(path), (0...15).contains(number) else {
+                    return .failure(.init("the database must be a number 0-15"))
+                }
                 database = number
             }
             rest = rest[..<slash]
@@ -44,12 +50,16 @@ public struct RedisAddress: Sendable, Equatable {
         if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
             let after = host[host.index(after: close)...]
             if after.hasPrefix(":") {
-                guard let number = Int(after.dropFirst()), (1...65535).contains(number) else { return .failure(.init("bad port")) }
+                guard let number = Int(after.dropFirst()), (1...65535).contains(number) else {
+                    return .failure(.init("bad port"))
+                }
                 port = number
             }
             host = String(host[host.index(after: host.startIndex)..<close])
         } else if let colon = host.lastIndex(of: ":") {
-            guard let number = Int(host[host.index(after: colon)...]), (1...65535).contains(number) else { return .failure(.init("bad port")) }
+            guard let number = Int(host[host.index(after: colon)...]), (1...65535).contains(number) else {
+                return .failure(.init("bad port"))
+            }
             port = number
             host = String(host[..<colon])
         }
@@ -62,7 +72,11 @@ public struct RedisAddress: Sendable, Equatable {
         }
         defer { freeaddrinfo(results) }
         var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-        guard getnameinfo(first.pointee.ai_addr, first.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 else {
+        guard
+            getnameinfo(
+                first.pointee.ai_addr, first.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST)
+                == 0
+        else {
             return .failure(.init("cannot resolve '\(host)'"))
         }
         let ip = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -21,7 +21,9 @@ final class RedisClient {
     private var reportedDown = false
     private let reconnectTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
 
-    init(loop: UnsafeMutablePointer<uv_loop_t>, address: RedisAddress, commandTimeoutMilliseconds: Int, metrics: Metrics) {
+    init(
+        loop: UnsafeMutablePointer<uv_loop_t>, address: RedisAddress, commandTimeoutMilliseconds: Int, metrics: Metrics
+    ) {
         self.loop = loop
         self.address = address
         self.commandTimeoutMilliseconds = commandTimeoutMilliseconds
@@ -61,8 +63,9 @@ final class RedisClient {
     /// Stores `value` for `milliseconds` (Redis expires it). Nothing waits for the answer.
     func set(_ key: String, _ value: [UInt8], milliseconds: Int) {
         guard connected, let context else { return }
-        _ = send(context, [Array("SET".utf8), Array(key.utf8), value, Array("PX".utf8), Array(String(milliseconds).utf8)],
-                 privateData: nil, callback: nil)
+        _ = send(
+            context, [Array("SET".utf8), Array(key.utf8), value, Array("PX".utf8), Array(String(milliseconds).utf8)],
+            privateData: nil, callback: nil)
     }
 
     func close() {
@@ -79,8 +82,12 @@ final class RedisClient {
     // MARK: - Connection
 
     private func connect() {
-        guard !closed, let context = redisAsyncConnect(address.ip, Int32(address.port)) else { return scheduleReconnect() }
-        if reshape_redis_has_error(context) != 0 || reshape_redis_attach(context, UnsafeMutableRawPointer(loop)) != REDIS_OK {
+        guard !closed, let context = redisAsyncConnect(address.ip, Int32(address.port)) else {
+            return scheduleReconnect()
+        }
+        if reshape_redis_has_error(context) != 0
+            || reshape_redis_attach(context, UnsafeMutableRawPointer(loop)) != REDIS_OK
+        {
             down(String(cString: reshape_redis_error(context)))
             redisAsyncFree(context)
             return scheduleReconnect()
@@ -105,11 +112,14 @@ final class RedisClient {
             client.context = nil
             client.connected = false
             guard !client.closed else { return }
-            client.down(reshape_redis_has_error(context) != 0 ? String(cString: reshape_redis_error(context)) : "connection closed")
+            client.down(
+                reshape_redis_has_error(context) != 0
+                    ? String(cString: reshape_redis_error(context)) : "connection closed")
             client.scheduleReconnect()
         }
         if address.database != 0 {
-            _ = send(context, ["SELECT", String(address.database)].map { Array($0.utf8) }, privateData: nil, callback: nil)
+            _ = send(
+                context, ["SELECT", String(address.database)].map { Array($0.utf8) }, privateData: nil, callback: nil)
         }
     }
 
@@ -126,27 +136,34 @@ final class RedisClient {
         metrics.recordSharedCache(.error)
         guard !reportedDown else { return }
         reportedDown = true
-        Log.event("shared cache unavailable; serving from this replica's cache and the upstreams",
-                  ["redis": .string("\(address.host):\(address.port)"), "error": .string(reason)])
+        Log.event(
+            "shared cache unavailable; serving from this replica's cache and the upstreams",
+            ["redis": .string("\(address.host):\(address.port)"), "error": .string(reason)])
     }
 
     private func scheduleReconnect() {
         guard !closed else { return }
-        uv_timer_start(reconnectTimer, { timer in
-            guard let timer, let data = timer.pointee.data else { return }
-            Unmanaged<RedisClient>.fromOpaque(data).takeUnretainedValue().connect()
-        }, 1000, 0)
+        uv_timer_start(
+            reconnectTimer,
+            { timer in
+                guard let timer, let data = timer.pointee.data else { return }
+                Unmanaged<RedisClient>.fromOpaque(data).takeUnretainedValue().connect()
+            }, 1000, 0)
     }
 
     /// A command as binary-safe arguments.
-    private func send(_ context: UnsafeMutablePointer<redisAsyncContext>, _ arguments: [[UInt8]],
-                      privateData: UnsafeMutableRawPointer?, callback: ReplyCallback?) -> Int32 {
+    private func send(
+        _ context: UnsafeMutablePointer<redisAsyncContext>, _ arguments: [[UInt8]],
+        privateData: UnsafeMutableRawPointer?, callback: ReplyCallback?
+    ) -> Int32 {
         var pointers: [UnsafePointer<CChar>?] = []
         var lengths: [Int] = []
         let buffers = arguments.map { argument -> UnsafeMutablePointer<CChar> in
             let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(1, argument.count))
             argument.withUnsafeBytes { bytes in
-                if let base = bytes.baseAddress { UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: argument.count) }
+                if let base = bytes.baseAddress {
+                    UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: argument.count)
+                }
             }
             return buffer
         }
@@ -162,7 +179,9 @@ final class RedisClient {
 
 /// hiredis's reply callback: the context, the reply (nil when the connection went away), the
 /// command's private data.
-typealias ReplyCallback = @convention(c) (UnsafeMutablePointer<redisAsyncContext>?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+typealias ReplyCallback =
+    @convention(c) (UnsafeMutablePointer<redisAsyncContext>?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) ->
+    Void
 
 /// One GET waiting for Redis or its deadline, whichever comes first.
 private final class PendingGet {
@@ -181,11 +200,13 @@ private final class PendingGet {
         self.timer = timer
         uv_timer_init(loop, timer)
         timer.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-        uv_timer_start(timer, { timer in
-            guard let timer, let data = timer.pointee.data else { return }
-            // Still retained by hiredis until its reply (or disconnect) callback.
-            Unmanaged<PendingGet>.fromOpaque(data).takeUnretainedValue().finish(nil, .timeout)
-        }, UInt64(max(1, milliseconds)), 0)
+        uv_timer_start(
+            timer,
+            { timer in
+                guard let timer, let data = timer.pointee.data else { return }
+                // Still retained by hiredis until its reply (or disconnect) callback.
+                Unmanaged<PendingGet>.fromOpaque(data).takeUnretainedValue().finish(nil, .timeout)
+            }, UInt64(max(1, milliseconds)), 0)
     }
 
     func finish(_ value: [UInt8]?, _ outcome: Metrics.SharedCacheOutcome) {

@@ -23,8 +23,10 @@ final class RulesWatcher {
     /// A watch that could not be armed is logged once, not on every re-arm.
     private var reportedFailure = false
 
-    init(loop: UnsafeMutablePointer<uv_loop_t>, rulesPath: String, debounceMilliseconds: Int,
-         changed: @escaping () -> Void) {
+    init(
+        loop: UnsafeMutablePointer<uv_loop_t>, rulesPath: String, debounceMilliseconds: Int,
+        changed: @escaping () -> Void
+    ) {
         self.loop = loop
         directory = Self.watchedDirectory(of: rulesPath)
         self.debounceMilliseconds = UInt64(max(0, debounceMilliseconds))
@@ -49,12 +51,14 @@ final class RulesWatcher {
     func start() -> String? {
         guard !closed else { return nil }
         if watching { uv_fs_event_stop(event) }
-        let status = uv_fs_event_start(event, { handle, _, _, _ in
-            guard let handle, let data = handle.pointee.data else { return }
-            // An error (the directory went away) is handled like a change: the watch is re-armed
-            // once things are quiet, and the reload says what it finds.
-            Unmanaged<RulesWatcher>.fromOpaque(data).takeUnretainedValue().noticed()
-        }, directory, 0)
+        let status = uv_fs_event_start(
+            event,
+            { handle, _, _, _ in
+                guard let handle, let data = handle.pointee.data else { return }
+                // An error (the directory went away) is handled like a change: the watch is re-armed
+                // once things are quiet, and the reload says what it finds.
+                Unmanaged<RulesWatcher>.fromOpaque(data).takeUnretainedValue().noticed()
+            }, directory, 0)
         watching = status == 0
         guard status != 0 else {
             reportedFailure = false
@@ -63,7 +67,8 @@ final class RulesWatcher {
         let reason = String(cString: uv_strerror(status))
         if !reportedFailure {
             reportedFailure = true
-            Log.event("rules watch failed; reload with SIGHUP", ["directory": .string(directory), "error": .string(reason)])
+            Log.event(
+                "rules watch failed; reload with SIGHUP", ["directory": .string(directory), "error": .string(reason)])
         }
         return reason
     }
@@ -71,10 +76,12 @@ final class RulesWatcher {
     /// Each change restarts the quiet timer: a burst of writes is one reload.
     private func noticed() {
         guard !closed else { return }
-        uv_timer_start(quiet, { timer in
-            guard let timer, let data = timer.pointee.data else { return }
-            Unmanaged<RulesWatcher>.fromOpaque(data).takeUnretainedValue().settled()
-        }, debounceMilliseconds, 0)
+        uv_timer_start(
+            quiet,
+            { timer in
+                guard let timer, let data = timer.pointee.data else { return }
+                Unmanaged<RulesWatcher>.fromOpaque(data).takeUnretainedValue().settled()
+            }, debounceMilliseconds, 0)
     }
 
     private func settled() {

@@ -5,21 +5,27 @@ import Glibc
 // `SocketWatches` for sockets, the `UpstreamClient` for its timer, the `UpstreamTransfer` for
 // the body it receives.
 
-let upstreamSocketCallback: @convention(c) (UnsafeMutableRawPointer?, curl_socket_t, Int32,
-                                            UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int32 = {
-    _, fd, action, sockets, _ in
-    guard let sockets else { return 0 }
-    Unmanaged<SocketWatches>.fromOpaque(sockets).takeUnretainedValue().watch(socket: fd, action: action)
-    return 0
-}
+let upstreamSocketCallback:
+    @convention(c) (
+        UnsafeMutableRawPointer?, curl_socket_t, Int32,
+        UnsafeMutableRawPointer?, UnsafeMutableRawPointer?
+    ) -> Int32 = {
+        _, fd, action, sockets, _ in
+        guard let sockets else { return 0 }
+        Unmanaged<SocketWatches>.fromOpaque(sockets).takeUnretainedValue().watch(socket: fd, action: action)
+        return 0
+    }
 
-let upstreamOpenSocketCallback: @convention(c) (UnsafeMutableRawPointer?, curlsocktype,
-                                                UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t = {
-    sockets, _, address in
-    guard let sockets, let address else { return CURL_SOCKET_BAD }
-    return Unmanaged<SocketWatches>.fromOpaque(sockets).takeUnretainedValue()
-        .opening(family: address.pointee.family, type: address.pointee.socktype, protocol: address.pointee.protocol)
-}
+let upstreamOpenSocketCallback:
+    @convention(c) (
+        UnsafeMutableRawPointer?, curlsocktype,
+        UnsafeMutablePointer<curl_sockaddr>?
+    ) -> curl_socket_t = {
+        sockets, _, address in
+        guard let sockets, let address else { return CURL_SOCKET_BAD }
+        return Unmanaged<SocketWatches>.fromOpaque(sockets).takeUnretainedValue()
+            .opening(family: address.pointee.family, type: address.pointee.socktype, protocol: address.pointee.protocol)
+    }
 
 let upstreamCloseSocketCallback: @convention(c) (UnsafeMutableRawPointer?, curl_socket_t) -> Int32 = { sockets, fd in
     guard let sockets else { return Glibc.close(fd) }

@@ -40,14 +40,17 @@ final class UpstreamClient {
     }
 
     /// Starts a fetch; `completion` runs on this loop unless the transfer is cancelled first.
-    func start(_ request: UpstreamRequest,
-               completion: @escaping (UpstreamResult, Double) -> Void) -> UpstreamTransfer? {
+    func start(
+        _ request: UpstreamRequest,
+        completion: @escaping (UpstreamResult, Double) -> Void
+    ) -> UpstreamTransfer? {
         guard let easy = idleHandles.popLast() ?? curl_easy_init() else {
             completion(.failure(.other, message: "cannot create a transfer"), 0)
             return nil
         }
-        let transfer = UpstreamTransfer(easy: easy, headerList: headerList(for: request),
-                                        maxBodyBytes: request.maxBodyBytes, completion: completion)
+        let transfer = UpstreamTransfer(
+            easy: easy, headerList: headerList(for: request),
+            maxBodyBytes: request.maxBodyBytes, completion: completion)
         transfer.configure(for: request, sockets: sockets)
         transfers.insert(ObjectIdentifier(transfer))
         curl_multi_add_handle(multi, easy)
@@ -105,11 +108,13 @@ final class UpstreamClient {
         }
         // 0 means "now": run it on the loop's next turn rather than from inside curl's
         // callback (a new transfer then starts without waiting a millisecond).
-        uv_timer_start(timer, { timer in
-            guard let timer, let data = timer.pointee.data else { return }
-            let client = Unmanaged<UpstreamClient>.fromOpaque(data).takeUnretainedValue()
-            client.socketAction(reshape_curl_socket_timeout, 0)
-        }, UInt64(timeoutMilliseconds), 0)
+        uv_timer_start(
+            timer,
+            { timer in
+                guard let timer, let data = timer.pointee.data else { return }
+                let client = Unmanaged<UpstreamClient>.fromOpaque(data).takeUnretainedValue()
+                client.socketAction(reshape_curl_socket_timeout, 0)
+            }, UInt64(timeoutMilliseconds), 0)
     }
 
     private func socketAction(_ fd: curl_socket_t, _ flags: Int32) {

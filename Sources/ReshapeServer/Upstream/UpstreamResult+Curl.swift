@@ -13,8 +13,10 @@ extension UpstreamResult {
             let success = (200..<300).contains(status)
             let retryAfter = status >= 400 ? UpstreamResult.retryAfter(of: transfer.easy) : nil
             let cacheControl = success ? UpstreamResult.cacheControl(of: transfer.easy) : nil
-            self = .response(UpstreamResponse(status: status, contentType: type, body: transfer.body,
-                                              retryAfter: retryAfter, cacheControl: cacheControl))
+            self = .response(
+                UpstreamResponse(
+                    status: status, contentType: type, body: transfer.body,
+                    retryAfter: retryAfter, cacheControl: cacheControl))
             return
         }
         let detail = String(cString: transfer.errorBuffer)
@@ -40,12 +42,14 @@ extension UpstreamResult {
     private static func retryAfter(of easy: UnsafeMutableRawPointer) -> String? {
         var header: UnsafeMutablePointer<curl_header>?
         guard curl_easy_header(easy, "Retry-After", 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
-              let first = header else { return nil }
+            let first = header
+        else { return nil }
         let amount = first.pointee.amount
         if amount > 1 {
             var last: UnsafeMutablePointer<curl_header>?
             if curl_easy_header(easy, "Retry-After", amount - 1, UInt32(CURLH_HEADER), -1, &last) == CURLHE_OK,
-               let value = last?.pointee.value {
+                let value = last?.pointee.value
+            {
                 return String(cString: value)
             }
         }
@@ -56,12 +60,14 @@ extension UpstreamResult {
     private static func cacheControl(of easy: UnsafeMutableRawPointer) -> String? {
         var header: UnsafeMutablePointer<curl_header>?
         guard curl_easy_header(easy, "Cache-Control", 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
-              let first = header else { return nil }
+            let first = header
+        else { return nil }
         var values: [String] = []
         for index in 0..<first.pointee.amount {
             var each: UnsafeMutablePointer<curl_header>?
             if curl_easy_header(easy, "Cache-Control", index, UInt32(CURLH_HEADER), -1, &each) == CURLHE_OK,
-               let value = each?.pointee.value {
+                let value = each?.pointee.value
+            {
                 values.append(String(cString: value))
             }
         }

@@ -17,8 +17,10 @@ final class UpstreamTransfer {
     /// Cleared when the transfer is cancelled, so it never runs.
     var completion: ((UpstreamResult, Double) -> Void)?
 
-    init(easy: UnsafeMutableRawPointer, headerList: HeaderList, maxBodyBytes: Int,
-         completion: @escaping (UpstreamResult, Double) -> Void) {
+    init(
+        easy: UnsafeMutableRawPointer, headerList: HeaderList, maxBodyBytes: Int,
+        completion: @escaping (UpstreamResult, Double) -> Void
+    ) {
         self.easy = easy
         self.headerList = headerList
         self.maxBodyBytes = maxBodyBytes

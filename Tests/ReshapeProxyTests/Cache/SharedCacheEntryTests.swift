@@ -1,12 +1,14 @@
-import XCTest
 import ReshapeRules
+import XCTest
+
 @testable import ReshapeProxy
 
 /// What replicas share through Redis is read back as the same answer, and anything else found
 /// under a Reshape key (another version, a truncated value, garbage) is a miss, never a crash
 /// and never a wrong answer.
 final class SharedCacheEntryTests: XCTestCase {
-    private let policy = CachePolicy(ttlMilliseconds: 10_000, staleWhileRevalidateMilliseconds: 5_000, staleIfErrorMilliseconds: 60_000)
+    private let policy = CachePolicy(
+        ttlMilliseconds: 10_000, staleWhileRevalidateMilliseconds: 5_000, staleIfErrorMilliseconds: 60_000)
     private var route: Route {
         var route = makeRoute("users", "GET", "/users")
         route.cache = policy
@@ -14,16 +16,22 @@ final class SharedCacheEntryTests: XCTestCase {
     }
 
     private func stored(now: Double) -> ResponseCache.Stored {
-        ResponseCache.Stored(response: HTTPResponse(status: 200, headers: [NameValue(name: "Content-Type", value: "application/json"),
-                                                                           NameValue(name: "ETag", value: "\"abc\"")],
-                                                    body: Array(#"{"objects":["Łódź",1]}"#.utf8) + [0x0A, 0x00]),
-                             dropped: 2, route: route, policy: policy, now: now, upstreamMaxAge: nil)
+        ResponseCache.Stored(
+            response: HTTPResponse(
+                status: 200,
+                headers: [
+                    NameValue(name: "Content-Type", value: "application/json"),
+                    NameValue(name: "ETag", value: "\"abc\""),
+                ],
+                body: Array(#"{"objects":["Łódź",1]}"#.utf8) + [0x0A, 0x00]),
+            dropped: 2, route: route, policy: policy, now: now, upstreamMaxAge: nil)
     }
 
     func testAnEntryReadsBackWithItsWindowsOnAnotherReplicasClock() throws {
         // Written at monotonic 100 s on one replica, read 3 s later on one whose clock says 5,000 s.
         let bytes = SharedCacheEntry.encode(stored(now: 100), now: 100, unixMilliseconds: 1_764_000_000_000)
-        let read = try XCTUnwrap(SharedCacheEntry.decode(bytes, route: route, now: 5_000, unixMilliseconds: 1_764_000_003_000))
+        let read = try XCTUnwrap(
+            SharedCacheEntry.decode(bytes, route: route, now: 5_000, unixMilliseconds: 1_764_000_003_000))
         XCTAssertEqual(read.body, stored(now: 100).body, "the body is kept byte for byte, newlines and NUL included")
         XCTAssertEqual(read.headers, stored(now: 100).headers)
         XCTAssertEqual(read.dropped, 2)
@@ -76,7 +84,11 @@ final class SharedCacheEntryTests: XCTestCase {
         var generator = SystemRandomNumberGenerator()
         let prefix = Array(#"{"v":1,"t":1000,"f":10000,"w":15000,"e":60000,"d":0,"h":[]}"#.utf8)
         for _ in 0..<2_000 {
-            var bytes = prefix + [0x0A] + (0..<Int.random(in: 0...40, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            var bytes =
+                prefix + [0x0A]
+                + (0..<Int.random(in: 0...40, using: &generator)).map { _ in
+                    UInt8.random(in: 0...255, using: &generator)
+                }
             // Flip a few bytes anywhere, header included.
             for _ in 0..<Int.random(in: 0...4, using: &generator) {
                 bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)

@@ -1,6 +1,6 @@
+import ReshapeCompression
 import XCTest
 
-import ReshapeCompression
 @testable import ReshapeProxy
 
 /// `Accept-Encoding` negotiation, RFC 9110 §12.5.3.

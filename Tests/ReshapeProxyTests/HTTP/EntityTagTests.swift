@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import ReshapeProxy
 
 final class EntityTagTests: XCTestCase {
@@ -7,7 +8,9 @@ final class EntityTagTests: XCTestCase {
         XCTAssertEqual(a, EntityTag.of(Array(#"{"objects":[1,2,3]}"#.utf8)))
         XCTAssertNotEqual(a, EntityTag.of(Array(#"{"objects":[1,2,4]}"#.utf8)))
         XCTAssertNotEqual(EntityTag.of([]), EntityTag.of([0]), "length counts, not only content")
-        XCTAssertNotEqual(EntityTag.of(Array("abcdefgh1".utf8)), EntityTag.of(Array("abcdefgh2".utf8)), "the tail after the last word counts")
+        XCTAssertNotEqual(
+            EntityTag.of(Array("abcdefgh1".utf8)), EntityTag.of(Array("abcdefgh2".utf8)),
+            "the tail after the last word counts")
         XCTAssertEqual(a.count, 18)
         XCTAssertTrue(a.hasPrefix("\"") && a.hasSuffix("\"") && a.dropFirst().dropLast().allSatisfy(\.isHexDigit), a)
     }

@@ -1,5 +1,6 @@
-import XCTest
 import ReshapeRules
+import XCTest
+
 @testable import ReshapeProxy
 
 /// The events `HTTPConnectionStateMachine` cannot receive in a state: a driver or parser that

@@ -1,5 +1,6 @@
-import XCTest
 import ReshapeRules
+import XCTest
+
 @testable import ReshapeProxy
 
 /// The connection state machine driven the way the server's parser adapter drives it, with
@@ -18,8 +19,11 @@ final class HTTPConnectionStateMachineTests: XCTestCase {
             actions += connection.handle(.headerField(bytes: header.name.utf8.count))
             actions += connection.handle(.headerValue(bytes: header.value.utf8.count))
         }
-        actions += connection.handle(.headersComplete(RequestHead(headers: request.headers, versionMajor: request.versionMajor,
-                                                                  versionMinor: request.versionMinor)))
+        actions += connection.handle(
+            .headersComplete(
+                RequestHead(
+                    headers: request.headers, versionMajor: request.versionMajor,
+                    versionMinor: request.versionMinor)))
         if bodyBytes > 0 { actions += connection.handle(.bodyBytes(bodyBytes)) }
         actions += connection.handle(.messageComplete(request))
         return actions
@@ -102,11 +106,15 @@ final class HTTPConnectionStateMachineTests: XCTestCase {
 
     // MARK: - Limits
 
-    private func assertRefused(_ actions: [HTTPConnectionStateMachine.Action], status: String, code: String,
-                               file: StaticString = #filePath, line: UInt = #line) {
+    private func assertRefused(
+        _ actions: [HTTPConnectionStateMachine.Action], status: String, code: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         let written = writes(actions)
         XCTAssertEqual(written.count, 1, file: file, line: line)
-        XCTAssertTrue(written.first?.hasPrefix("HTTP/1.1 \(status)") ?? false, written.first ?? "nothing written", file: file, line: line)
+        XCTAssertTrue(
+            written.first?.hasPrefix("HTTP/1.1 \(status)") ?? false, written.first ?? "nothing written", file: file,
+            line: line)
         XCTAssertTrue(written.first?.contains("\"code\":\"\(code)\"") ?? false, file: file, line: line)
         XCTAssertTrue(written.first?.contains("Connection: close\r\n") ?? false, file: file, line: line)
         XCTAssertTrue(actions.contains(.stopReading), file: file, line: line)
@@ -139,8 +147,9 @@ final class HTTPConnectionStateMachineTests: XCTestCase {
         _ = connection.handle(.headersComplete(RequestHead()))
         XCTAssertEqual(connection.handle(.bodyBytes(1024 * 1024)), [])
         assertRefused(connection.handle(.bodyBytes(1)), status: "413", code: "body-too-large")
-        XCTAssertEqual(connection.handle(.messageComplete(HTTPRequest(method: "POST", target: "/a"))), [],
-                       "nothing is dispatched after the refusal")
+        XCTAssertEqual(
+            connection.handle(.messageComplete(HTTPRequest(method: "POST", target: "/a"))), [],
+            "nothing is dispatched after the refusal")
     }
 
     // MARK: - Timeouts
@@ -181,16 +190,22 @@ final class HTTPConnectionStateMachineTests: XCTestCase {
     // MARK: - Framing
 
     func testContentLengthWithTransferEncodingIs400() {
-        let request = HTTPRequest(method: "POST", target: "/a", headers: [
-            NameValue(name: "Content-Length", value: "5"), NameValue(name: "Transfer-Encoding", value: "chunked")])
+        let request = HTTPRequest(
+            method: "POST", target: "/a",
+            headers: [
+                NameValue(name: "Content-Length", value: "5"), NameValue(name: "Transfer-Encoding", value: "chunked"),
+            ])
         let actions = send(request)
         XCTAssertEqual(dispatchedIDs(actions), [])
         assertRefused(actions, status: "400", code: "bad-request")
     }
 
     func testConflictingContentLengthsAre400() {
-        let request = HTTPRequest(method: "POST", target: "/a", headers: [
-            NameValue(name: "Content-Length", value: "5"), NameValue(name: "content-length", value: "6")])
+        let request = HTTPRequest(
+            method: "POST", target: "/a",
+            headers: [
+                NameValue(name: "Content-Length", value: "5"), NameValue(name: "content-length", value: "6"),
+            ])
         assertRefused(send(request), status: "400", code: "bad-request")
     }
 
@@ -203,7 +218,8 @@ final class HTTPConnectionStateMachineTests: XCTestCase {
 
     func testTheParsersOwnHeadOverflowIs431() {
         _ = connection.handle(.messageBegan)
-        assertRefused(connection.handle(.parseError(reason: "HPE_HEADER_OVERFLOW")), status: "431", code: "headers-too-large")
+        assertRefused(
+            connection.handle(.parseError(reason: "HPE_HEADER_OVERFLOW")), status: "431", code: "headers-too-large")
     }
 
     func testAnErrorAfterAPipelinedRequestWaitsForThatResponse() {
@@ -223,9 +239,11 @@ final class HTTPConnectionStateMachineTests: XCTestCase {
     // MARK: - Versions
 
     func testHTTP10And11AreServed() {
-        XCTAssertEqual(dispatchedIDs(send(HTTPRequest(method: "GET", target: "/a", versionMajor: 1, versionMinor: 0))), [0])
+        XCTAssertEqual(
+            dispatchedIDs(send(HTTPRequest(method: "GET", target: "/a", versionMajor: 1, versionMinor: 0))), [0])
         _ = connection.handle(.responseReady(id: 0, ok("1")))
-        XCTAssertEqual(dispatchedIDs(send(HTTPRequest(method: "GET", target: "/a", versionMajor: 1, versionMinor: 1))), [1])
+        XCTAssertEqual(
+            dispatchedIDs(send(HTTPRequest(method: "GET", target: "/a", versionMajor: 1, versionMinor: 1))), [1])
     }
 
     func testEveryOtherVersionIs505AndCloses() {
@@ -256,7 +274,8 @@ final class HTTPConnectionStateMachineTests: XCTestCase {
         send(get("/b"))
         _ = connection.handle(.responseReady(id: 0, ok("1")))
         XCTAssertEqual(connection.handle(.peerClosed), [.cancel(id: 1), .close])
-        XCTAssertEqual(connection.handle(.responseReady(id: 1, ok("2"))), [], "nothing is written to a closed connection")
+        XCTAssertEqual(
+            connection.handle(.responseReady(id: 1, ok("2"))), [], "nothing is written to a closed connection")
     }
 
     func testDrainingFinishesInFlightRequestsThenCloses() {
@@ -283,24 +302,32 @@ final class HTTPConnectionStateMachineTests: XCTestCase {
     private func post(_ target: String, length: Int, expect: Bool = true, minor: Int = 1) -> HTTPRequest {
         var headers = [NameValue(name: "Content-Length", value: String(length))]
         if expect { headers.append(NameValue(name: "Expect", value: "100-Continue")) }
-        return HTTPRequest(method: "POST", target: target, versionMajor: 1, versionMinor: minor, headers: headers,
-                           body: Array(repeating: 0x61, count: length), keepAlive: true)
+        return HTTPRequest(
+            method: "POST", target: target, versionMajor: 1, versionMinor: minor, headers: headers,
+            body: Array(repeating: 0x61, count: length), keepAlive: true)
     }
 
     /// A request's head only, as the parser delivers it before the body.
     private func head(of request: HTTPRequest) -> [HTTPConnectionStateMachine.Action] {
         var actions = connection.handle(.messageBegan)
         actions += connection.handle(.urlBytes(request.target.utf8.count))
-        actions += connection.handle(.headersComplete(RequestHead(headers: request.headers, versionMajor: request.versionMajor,
-                                                                  versionMinor: request.versionMinor)))
+        actions += connection.handle(
+            .headersComplete(
+                RequestHead(
+                    headers: request.headers, versionMajor: request.versionMajor,
+                    versionMinor: request.versionMinor)))
         return actions
     }
 
     func testExpectContinueIsAnsweredOnceTheHeadIsCompleteAndTheBodyTimerRuns() {
         let request = post("/users", length: 5)
         let actions = head(of: request)
-        XCTAssertEqual(actions, [.stopIdleTimer, .startHeaderTimer, .stopHeaderTimer, .startBodyTimer,
-                                 .write(head: Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), body: [])])
+        XCTAssertEqual(
+            actions,
+            [
+                .stopIdleTimer, .startHeaderTimer, .stopHeaderTimer, .startBodyTimer,
+                .write(head: Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), body: []),
+            ])
         XCTAssertEqual(connection.handle(.bodyBytes(5)), [])
         let done = connection.handle(.messageComplete(request))
         XCTAssertEqual(done, [.stopBodyTimer, .dispatch(id: 0, request)])

@@ -1,5 +1,6 @@
-import XCTest
 import ReshapeRules
+import XCTest
+
 @testable import ReshapeProxy
 
 /// Every transition of `HTTPConnectionStateMachine`, state by state: the state it leads to and
@@ -29,8 +30,10 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
         return machine
     }
 
-    private func readingBody(_ head: RequestHead = RequestHead(contentLength: 5),
-                             after earlier: Machine? = nil) -> Machine {
+    private func readingBody(
+        _ head: RequestHead = RequestHead(contentLength: 5),
+        after earlier: Machine? = nil
+    ) -> Machine {
         var machine = readingHead(after: earlier)
         _ = machine.handle(.headersComplete(head))
         return machine
@@ -60,8 +63,10 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
     }
 
     /// `event` changes nothing: no action, same state.
-    private func assertIgnored(_ event: Machine.Event, in machine: Machine,
-                               file: StaticString = #filePath, line: UInt = #line) {
+    private func assertIgnored(
+        _ event: Machine.Event, in machine: Machine,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         var machine = machine
         let before = machine.state
         XCTAssertEqual(machine.handle(event), [], "\(event) in \(machine.stateName)", file: file, line: line)
@@ -69,8 +74,10 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
     }
 
     /// `event` answers with an error (`status`) and closes, with nothing else to write first.
-    private func assertRefusedAndClosed(_ event: Machine.Event, in machine: Machine, status: String,
-                                        file: StaticString = #filePath, line: UInt = #line) {
+    private func assertRefusedAndClosed(
+        _ event: Machine.Event, in machine: Machine, status: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         var machine = machine
         let actions = machine.handle(event)
         XCTAssertEqual(writes(actions).map { String($0.prefix(12)) }, ["HTTP/1.1 \(status)"], file: file, line: line)
@@ -181,13 +188,15 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
         XCTAssertEqual(machine.handle(.headersComplete(RequestHead())), [.stopHeaderTimer])
         XCTAssertEqual(machine.state, .readingBody(Machine.RequestCounts(), .none))
         machine = readingHead()
-        XCTAssertEqual(machine.handle(.headersComplete(RequestHead(chunked: true))),
-                       [.stopHeaderTimer, .startBodyTimer])
+        XCTAssertEqual(
+            machine.handle(.headersComplete(RequestHead(chunked: true))),
+            [.stopHeaderTimer, .startBodyTimer])
         XCTAssertEqual(machine.state, .readingBody(Machine.RequestCounts(), .body))
         machine = readingHead(after: idle(answered: false))
         let head = RequestHead(contentLength: 3, expectsContinue: true)
-        XCTAssertEqual(machine.handle(.headersComplete(head)), [.stopHeaderTimer, .startBodyTimer],
-                       "no 100 Continue: an answer is owed first")
+        XCTAssertEqual(
+            machine.handle(.headersComplete(head)), [.stopHeaderTimer, .startBodyTimer],
+            "no 100 Continue: an answer is owed first")
         XCTAssertEqual(machine.state, .readingBody(Machine.RequestCounts(), .bodyAfterContinue))
     }
 
@@ -212,7 +221,8 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
         XCTAssertEqual(machine.handle(.drain), [])
         XCTAssertEqual(machine.stateName, "readingHead")
         let actions = machine.handle(.headersComplete(RequestHead())) + machine.handle(.messageComplete(get))
-        XCTAssertEqual(actions, [.stopHeaderTimer, .dispatch(id: 0, get), .stopReading], "no keep-alive while draining")
+        XCTAssertEqual(
+            actions, [.stopHeaderTimer, .dispatch(id: 0, get), .stopReading], "no keep-alive while draining")
         XCTAssertEqual(machine.state, .readingDone)
     }
 
@@ -259,8 +269,9 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
         let http2 = HTTPRequest(method: "GET", target: "/", versionMajor: 2, versionMinor: 0)
         assertRefusedAndClosed(.messageComplete(http2), in: readingBody(), status: "505")
         let framing = [NameValue(name: "Content-Length", value: "1"), NameValue(name: "Content-Length", value: "2")]
-        assertRefusedAndClosed(.messageComplete(HTTPRequest(method: "POST", target: "/", headers: framing)),
-                               in: readingBody(RequestHead()), status: "400")
+        assertRefusedAndClosed(
+            .messageComplete(HTTPRequest(method: "POST", target: "/", headers: framing)),
+            in: readingBody(RequestHead()), status: "400")
         var machine = readingBody()
         XCTAssertTrue(machine.handle(.bodyTimeout).contains(.stopBodyTimer))
     }
@@ -286,9 +297,11 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
     // MARK: - readingDone
 
     func testAfterReadingIsDoneTheParsersLateEventsAreIgnored() {
-        let late: [Machine.Event] = [.messageBegan, .urlBytes(1), .headerField(bytes: 1), .headerValue(bytes: 1),
-                                     .headersComplete(RequestHead()), .bodyBytes(1), .messageComplete(get),
-                                     .parseError(reason: "HPE_INVALID_METHOD")]
+        let late: [Machine.Event] = [
+            .messageBegan, .urlBytes(1), .headerField(bytes: 1), .headerValue(bytes: 1),
+            .headersComplete(RequestHead()), .bodyBytes(1), .messageComplete(get),
+            .parseError(reason: "HPE_INVALID_METHOD"),
+        ]
         for event in late { assertIgnored(event, in: readingDone()) }
         for event: Machine.Event in [.headerTimeout, .bodyTimeout, .idleTimeout] {
             assertIgnored(event, in: readingDone())
@@ -311,10 +324,12 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
     // MARK: - closed
 
     func testAfterCloseEveryEventIsIgnored() {
-        let events: [Machine.Event] = [.messageBegan, .urlBytes(1), .headerField(bytes: 1), .headerValue(bytes: 1),
-                                       .headersComplete(RequestHead()), .bodyBytes(1), .messageComplete(get),
-                                       .parseError(reason: "x"), .peerClosed, .responseReady(id: 0, answer),
-                                       .headerTimeout, .bodyTimeout, .idleTimeout, .drain]
+        let events: [Machine.Event] = [
+            .messageBegan, .urlBytes(1), .headerField(bytes: 1), .headerValue(bytes: 1),
+            .headersComplete(RequestHead()), .bodyBytes(1), .messageComplete(get),
+            .parseError(reason: "x"), .peerClosed, .responseReady(id: 0, answer),
+            .headerTimeout, .bodyTimeout, .idleTimeout, .drain,
+        ]
         for event in events { assertIgnored(event, in: closed()) }
         var machine = closed()
         XCTAssertEqual(machine.opened(), [])

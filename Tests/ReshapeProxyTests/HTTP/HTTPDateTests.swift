@@ -20,8 +20,9 @@ final class HTTPDateTests: XCTestCase {
         var seconds = 0
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<5_000 {
-            XCTAssertEqual(HTTPDate.imfFixdate(unixSeconds: seconds),
-                           formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))), "\(seconds)")
+            XCTAssertEqual(
+                HTTPDate.imfFixdate(unixSeconds: seconds),
+                formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))), "\(seconds)")
             seconds += Int.random(in: 1...2_000_000, using: &generator)
         }
     }

@@ -1,5 +1,6 @@
-import XCTest
 import ReshapeRules
+import XCTest
+
 @testable import ReshapeProxy
 
 final class RequestFramingTests: XCTestCase {

@@ -1,30 +1,37 @@
-import XCTest
 import ReshapeJSON
 import ReshapeRules
+import XCTest
+
 @testable import ReshapeProxy
 
 /// Requests of a cached route through the lifecycle, with every fetch answered by hand.
 final class CacheLifecycleTests: XCTestCase {
     private func route(forwardHeaders: [String] = []) -> Route {
-        var route = Route(name: "users", method: "GET", path: clientTemplate("/users"),
-                          fetches: [FetchRule(name: "", upstream: "api", path: upstreamTemplate("/users.json"))],
-                          forwardHeaders: forwardHeaders, pipeline: Pipeline(steps: []),
-                          location: SourceLocation(file: "t.yaml", line: 1, column: 1))
-        route.cache = CachePolicy(ttlMilliseconds: 10_000, staleWhileRevalidateMilliseconds: 10_000, staleIfErrorMilliseconds: 60_000)
+        var route = Route(
+            name: "users", method: "GET", path: clientTemplate("/users"),
+            fetches: [FetchRule(name: "", upstream: "api", path: upstreamTemplate("/users.json"))],
+            forwardHeaders: forwardHeaders, pipeline: Pipeline(steps: []),
+            location: SourceLocation(file: "t.yaml", line: 1, column: 1))
+        route.cache = CachePolicy(
+            ttlMilliseconds: 10_000, staleWhileRevalidateMilliseconds: 10_000, staleIfErrorMilliseconds: 60_000)
         route.fingerprint = "f1"
         return route
     }
 
     private func settings(_ cache: ResponseCache, endpoints: Endpoints = .all) -> LifecycleSettings {
-        LifecycleSettings(endpoints: endpoints, canFetch: true, accessLog: false, metrics: Metrics(), cache: cache,
-                          admin: { _ in HTTPResponse(status: 404) })
+        LifecycleSettings(
+            endpoints: endpoints, canFetch: true, accessLog: false, metrics: Metrics(), cache: cache,
+            admin: { _ in HTTPResponse(status: 404) })
     }
 
-    private func begin(_ cache: ResponseCache, _ route: Route, now: Double, headers: [NameValue] = [],
-                       waiter: @escaping ResponseCache.Waiter = { _ in }) -> (RequestLifecycle, RequestLifecycle.Action) {
-        RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users", headers: headers),
-                               rules: ServingRules(RuleSet(upstreams: ["api": makeUpstream()], routes: [route], digest: "d")),
-                               draining: false, settings: settings(cache), now: now, cacheWaiter: waiter)
+    private func begin(
+        _ cache: ResponseCache, _ route: Route, now: Double, headers: [NameValue] = [],
+        waiter: @escaping ResponseCache.Waiter = { _ in }
+    ) -> (RequestLifecycle, RequestLifecycle.Action) {
+        RequestLifecycle.begin(
+            HTTPRequest(method: "GET", target: "/users", headers: headers),
+            rules: ServingRules(RuleSet(upstreams: ["api": makeUpstream()], routes: [route], digest: "d")),
+            draining: false, settings: settings(cache), now: now, cacheWaiter: waiter)
     }
 
     private func header(_ action: RequestLifecycle.Action, _ name: String) -> String? {
@@ -37,7 +44,9 @@ final class CacheLifecycleTests: XCTestCase {
     }
 
     private func ok(_ body: String, cacheControl: String? = nil) -> UpstreamResult {
-        .response(UpstreamResponse(status: 200, contentType: "application/json", body: Array(body.utf8), cacheControl: cacheControl))
+        .response(
+            UpstreamResponse(
+                status: 200, contentType: "application/json", body: Array(body.utf8), cacheControl: cacheControl))
     }
 
     func testAMissIsStoredAndTheNextRequestIsAHit() {
@@ -79,19 +88,24 @@ final class CacheLifecycleTests: XCTestCase {
     func testEachCredentialHasItsOwnAnswer() {
         let cache = ResponseCache(capacityBytes: 1 << 20)
         let forwarding = route(forwardHeaders: ["Authorization"])
-        let (ada, step) = begin(cache, forwarding, now: 0, headers: [NameValue(name: "Authorization", value: "Bearer ada")])
+        let (ada, step) = begin(
+            cache, forwarding, now: 0, headers: [NameValue(name: "Authorization", value: "Bearer ada")])
         guard case .fetch = step else { return XCTFail() }
         _ = ada.fetchFinished(0, ok(#"["ada's"]"#), seconds: 0)
-        let (_, bob) = begin(cache, forwarding, now: 1, headers: [NameValue(name: "authorization", value: "Bearer bob")])
+        let (_, bob) = begin(
+            cache, forwarding, now: 1, headers: [NameValue(name: "authorization", value: "Bearer bob")])
         guard case .fetch = bob else { return XCTFail("another credential never sees ada's answer") }
-        let (_, adaAgain) = begin(cache, forwarding, now: 1, headers: [NameValue(name: "Authorization", value: "Bearer ada")])
+        let (_, adaAgain) = begin(
+            cache, forwarding, now: 1, headers: [NameValue(name: "Authorization", value: "Bearer ada")])
         XCTAssertEqual(header(adaAgain, "Reshape-Cache"), "hit")
     }
 
     func testNoStoreFromTheUpstreamIsNotKept() {
         let cache = ResponseCache(capacityBytes: 1 << 20)
         let (first, _) = begin(cache, route(), now: 0)
-        XCTAssertEqual(header(first.fetchFinished(0, ok("[]", cacheControl: "private, max-age=60"), seconds: 0), "Reshape-Cache"), "miss")
+        XCTAssertEqual(
+            header(first.fetchFinished(0, ok("[]", cacheControl: "private, max-age=60"), seconds: 0), "Reshape-Cache"),
+            "miss")
         guard case .fetch = begin(cache, route(), now: 1).1 else { return XCTFail("a private answer is not cached") }
     }
 
@@ -107,7 +121,9 @@ final class CacheLifecycleTests: XCTestCase {
         XCTAssertEqual(header(second, "Reshape-Cache"), "stale")
         guard case .respond = second else { return XCTFail("exactly one refresh while it runs") }
         _ = refresh.fetchFinished(0, ok("[2]"), seconds: 0)
-        XCTAssertNil(refresh.answered(HTTPResponse(status: 200), now: 13, wallClockMilliseconds: 0), "a refresh is not a request")
+        XCTAssertNil(
+            refresh.answered(HTTPResponse(status: 200), now: 13, wallClockMilliseconds: 0), "a refresh is not a request"
+        )
         guard case .respond(let fresh, _) = begin(cache, route(), now: 14).1 else { return XCTFail() }
         XCTAssertEqual(fresh.body.text, "[2]")
 
@@ -118,7 +134,8 @@ final class CacheLifecycleTests: XCTestCase {
         guard case .respond(let copy, _) = failed else { return XCTFail() }
         XCTAssertEqual(copy.body.text, "[2]")
         let (tooLate, _) = begin(cache, route(), now: 200)
-        guard case .respond(let error, _) = tooLate.fetchFinished(0, .failure(.connect, message: "down"), seconds: 0) else { return XCTFail() }
+        guard case .respond(let error, _) = tooLate.fetchFinished(0, .failure(.connect, message: "down"), seconds: 0)
+        else { return XCTFail() }
         XCTAssertEqual(error.status, 502, "after stale-if-error, the failure is answered")
     }
 
@@ -130,14 +147,19 @@ final class CacheLifecycleTests: XCTestCase {
         func purge(_ endpoints: Endpoints, loopback: Bool, method: String = "POST") -> HTTPResponse {
             var request = HTTPRequest(method: method, target: "/_reshape/cache/purge?route=users")
             request.fromLoopback = loopback
-            guard case .respond(let response, _) = RequestLifecycle.begin(request, rules: rules, draining: false,
-                                                                          settings: settings(cache, endpoints: endpoints), now: 0).1 else {
+            guard
+                case .respond(let response, _) = RequestLifecycle.begin(
+                    request, rules: rules, draining: false,
+                    settings: settings(cache, endpoints: endpoints), now: 0
+                ).1
+            else {
                 return HTTPResponse(status: 0)
             }
             return response
         }
         XCTAssertEqual(purge(.all, loopback: false).status, 404)
-        XCTAssertEqual(purge(.routes, loopback: true).status, 404, "with an admin listener, the public port knows no admin paths")
+        XCTAssertEqual(
+            purge(.routes, loopback: true).status, 404, "with an admin listener, the public port knows no admin paths")
         XCTAssertEqual(purge(.all, loopback: true, method: "GET").status, 405)
         let done = purge(.admin, loopback: false)
         XCTAssertEqual(done.status, 200)

@@ -1,41 +1,53 @@
-import XCTest
 import ReshapeRules
+import XCTest
+
 @testable import ReshapeProxy
 
 /// Every transition of `RequestLifecycle.State`, one event at a time, and the events a state
 /// cannot receive trapping (each death test runs this test binary again as a child).
 final class RequestLifecycleStateMachineTests: XCTestCase {
     private func route(cached: Bool = false, upstream: String = "api") -> Route {
-        var route = Route(name: "users", method: "GET", path: clientTemplate("/users"),
-                          fetches: [FetchRule(name: "", upstream: upstream, path: upstreamTemplate("/users.json"))],
-                          pipeline: Pipeline(steps: []), location: SourceLocation(file: "t.yaml", line: 1, column: 1))
+        var route = Route(
+            name: "users", method: "GET", path: clientTemplate("/users"),
+            fetches: [FetchRule(name: "", upstream: upstream, path: upstreamTemplate("/users.json"))],
+            pipeline: Pipeline(steps: []), location: SourceLocation(file: "t.yaml", line: 1, column: 1))
         if cached {
-            route.cache = CachePolicy(ttlMilliseconds: 10_000, staleWhileRevalidateMilliseconds: 10_000,
-                                      staleIfErrorMilliseconds: 60_000)
+            route.cache = CachePolicy(
+                ttlMilliseconds: 10_000, staleWhileRevalidateMilliseconds: 10_000,
+                staleIfErrorMilliseconds: 60_000)
         }
         route.timeoutMilliseconds = 500
         route.fingerprint = "f1"
         return route
     }
 
-    private func settings(_ cache: ResponseCache? = nil, shared: Bool = false,
-                          metrics: Metrics = Metrics()) -> LifecycleSettings {
-        var settings = LifecycleSettings(endpoints: .all, canFetch: true, accessLog: false, metrics: metrics,
-                                         cache: cache, admin: { _ in HTTPResponse(status: 404) })
+    private func settings(
+        _ cache: ResponseCache? = nil, shared: Bool = false,
+        metrics: Metrics = Metrics()
+    ) -> LifecycleSettings {
+        var settings = LifecycleSettings(
+            endpoints: .all, canFetch: true, accessLog: false, metrics: metrics,
+            cache: cache, admin: { _ in HTTPResponse(status: 404) })
         if shared { settings.sharedStore = { _, _ in } }
         return settings
     }
 
-    private func begin(_ route: Route, _ settings: LifecycleSettings, now: Double = 0, target: String = "/users",
-                       waiter: @escaping ResponseCache.Waiter = { _ in })
-        -> (RequestLifecycle, RequestLifecycle.Action) {
+    private func begin(
+        _ route: Route, _ settings: LifecycleSettings, now: Double = 0, target: String = "/users",
+        waiter: @escaping ResponseCache.Waiter = { _ in }
+    )
+        -> (RequestLifecycle, RequestLifecycle.Action)
+    {
         let rules = ServingRules(RuleSet(upstreams: ["api": makeUpstream()], routes: [route], digest: "d"))
-        return RequestLifecycle.begin(HTTPRequest(method: "GET", target: target), rules: rules, draining: false,
-                                      settings: settings, now: now, cacheWaiter: waiter)
+        return RequestLifecycle.begin(
+            HTTPRequest(method: "GET", target: target), rules: rules, draining: false,
+            settings: settings, now: now, cacheWaiter: waiter)
     }
 
-    private let ok = UpstreamResult.response(UpstreamResponse(status: 200, contentType: "application/json",
-                                                              body: Array("[1]".utf8)))
+    private let ok = UpstreamResult.response(
+        UpstreamResponse(
+            status: 200, contentType: "application/json",
+            body: Array("[1]".utf8)))
 
     /// A request whose fetch is running.
     private func exchanging() -> RequestLifecycle {
@@ -75,8 +87,9 @@ final class RequestLifecycleStateMachineTests: XCTestCase {
 
     func testRoutingAnswersAtOnceOrStartsTheFetches() {
         let rules = ServingRules(RuleSet(upstreams: ["api": makeUpstream()], routes: [route()], digest: "d"))
-        let lifecycle = RequestLifecycle(HTTPRequest(method: "GET", target: "/users"), rules: rules,
-                                         settings: settings(), now: 0)
+        let lifecycle = RequestLifecycle(
+            HTTPRequest(method: "GET", target: "/users"), rules: rules,
+            settings: settings(), now: 0)
         XCTAssertEqual(lifecycle.stateName, "routing")
         let (notFound, action) = begin(route(), settings(), target: "/nowhere")
         guard case .respond(let response, cancel: []) = action else { return XCTFail("\(action)") }
@@ -116,8 +129,9 @@ final class RequestLifecycleStateMachineTests: XCTestCase {
         let (lifecycle, _) = begin(route(), settings(metrics: metrics))
         lifecycle.cancelled()
         XCTAssertEqual(lifecycle.stateName, "cancelled")
-        XCTAssertTrue(Metrics.exposition([metrics], digest: "d", reloads: 0, reloadFailures: 0)
-            .contains("reshape_requests_in_flight 0"))
+        XCTAssertTrue(
+            Metrics.exposition([metrics], digest: "d", reloads: 0, reloadFailures: 0)
+                .contains("reshape_requests_in_flight 0"))
     }
 
     func testWaitingForLeaderIsAnsweredByItsDelivery() {
@@ -173,8 +187,9 @@ final class RequestLifecycleStateMachineTests: XCTestCase {
         guard case .respond(let response, _) = missing.fetchFinished(0, ok, seconds: 0) else { return XCTFail() }
 
         let other = ResponseCache(capacityBytes: 1 << 20)
-        let stored = ResponseCache.Stored(response: response, dropped: 0, route: route(cached: true),
-                                          policy: try XCTUnwrap(route(cached: true).cache), now: 0, upstreamMaxAge: nil)
+        let stored = ResponseCache.Stored(
+            response: response, dropped: 0, route: route(cached: true),
+            policy: try XCTUnwrap(route(cached: true).cache), now: 0, upstreamMaxAge: nil)
         let bytes = SharedCacheEntry.encode(stored, now: 0, unixMilliseconds: 1_000_000)
         let (found, _) = begin(route(cached: true), settings(other, shared: true), now: 1)
         let answer = found.sharedLookupFinished(bytes, now: 1, unixMilliseconds: 1_001_000)

@@ -1,6 +1,7 @@
-import XCTest
 import ReshapeJSON
 import ReshapeRules
+import XCTest
+
 @testable import ReshapeProxy
 
 /// What the client gets for what an upstream answered, through the path the server runs: a
@@ -8,12 +9,16 @@ import ReshapeRules
 final class ResponseRendererTests: XCTestCase {
     /// The answer and what the lifecycle recorded of it (its drops and error code).
     private func render(_ result: UpstreamResult, steps: [any TransformOperation] = []) -> ResponseRenderer.Rendered {
-        let rules = ServingRules(RuleSet(upstreams: ["api": makeUpstream(secrets: ["tok3n"])],
-                                         routes: [makeRoute("users", "GET", "/users", steps: steps)], digest: "d"))
-        let settings = LifecycleSettings(endpoints: .all, canFetch: true, accessLog: false, metrics: Metrics(),
-                                         admin: { _ in HTTPResponse(status: 404) })
-        let (lifecycle, _) = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/users"), rules: rules,
-                                                    draining: false, settings: settings, now: 0)
+        let rules = ServingRules(
+            RuleSet(
+                upstreams: ["api": makeUpstream(secrets: ["tok3n"])],
+                routes: [makeRoute("users", "GET", "/users", steps: steps)], digest: "d"))
+        let settings = LifecycleSettings(
+            endpoints: .all, canFetch: true, accessLog: false, metrics: Metrics(),
+            admin: { _ in HTTPResponse(status: 404) })
+        let (lifecycle, _) = RequestLifecycle.begin(
+            HTTPRequest(method: "GET", target: "/users"), rules: rules,
+            draining: false, settings: settings, now: 0)
         let response = lifecycle.finishOnlyFetch(result, seconds: 0)
         guard case .responding(let record) = lifecycle.state else {
             XCTFail("an answered fetch leaves the request responding, not \(lifecycle.stateName)")
@@ -31,8 +36,10 @@ final class ResponseRendererTests: XCTestCase {
     }
 
     /// Checks the RFC 9457 shape every error shares and returns the body.
-    private func assertProblem(_ rendered: ResponseRenderer.Rendered, status: Int, code: String,
-                               file: StaticString = #filePath, line: UInt = #line) -> JSON? {
+    private func assertProblem(
+        _ rendered: ResponseRenderer.Rendered, status: Int, code: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) -> JSON? {
         XCTAssertEqual(rendered.response.status, status, file: file, line: line)
         XCTAssertEqual(rendered.errorCode, code, file: file, line: line)
         XCTAssertEqual(header(rendered, "Content-Type"), "application/problem+json", file: file, line: line)
@@ -70,7 +77,8 @@ final class ResponseRendererTests: XCTestCase {
     }
 
     func testHTMLIs502NotJSON() {
-        _ = assertProblem(render(json(200, "<html>oops</html>", contentType: "text/html")), status: 502, code: "upstream-not-json")
+        _ = assertProblem(
+            render(json(200, "<html>oops</html>", contentType: "text/html")), status: 502, code: "upstream-not-json")
     }
 
     func testJSONBodyWithAWrongContentTypeIsStillNormalized() {
@@ -78,9 +86,11 @@ final class ResponseRendererTests: XCTestCase {
     }
 
     func testAFailedPipelineIs502WithEveryViolation() {
-        let error = PipelineError(code: "validation-failed", message: "not a User", pointer: "",
-                                  errors: [.init(pointer: "/name", keyword: "minLength", reason: "too short")])
-        let body = assertProblem(render(json(200, "{}"), steps: [FailingStep(error: error)]), status: 502, code: "validation-failed")
+        let error = PipelineError(
+            code: "validation-failed", message: "not a User", pointer: "",
+            errors: [.init(pointer: "/name", keyword: "minLength", reason: "too short")])
+        let body = assertProblem(
+            render(json(200, "{}"), steps: [FailingStep(error: error)]), status: 502, code: "validation-failed")
         let first = body?["errors"]?.arrayValue?.first
         XCTAssertEqual(first?["pointer"]?.stringValue, "/name")
         XCTAssertEqual(first?["keyword"]?.stringValue, "minLength")
@@ -102,8 +112,10 @@ final class ResponseRendererTests: XCTestCase {
 
     func testFailureKindsMap() {
         let expected: [(UpstreamFailure, Int, String)] = [
-            (.timeout, 504, "upstream-timeout"), (.dns, 502, "upstream-unreachable"), (.connect, 502, "upstream-unreachable"),
-            (.tls, 502, "upstream-unreachable"), (.tooLarge, 502, "upstream-too-large"), (.transfer, 502, "upstream-failed"),
+            (.timeout, 504, "upstream-timeout"), (.dns, 502, "upstream-unreachable"),
+            (.connect, 502, "upstream-unreachable"),
+            (.tls, 502, "upstream-unreachable"), (.tooLarge, 502, "upstream-too-large"),
+            (.transfer, 502, "upstream-failed"),
             (.other, 502, "upstream-failed"),
         ]
         XCTAssertEqual(expected.count, UpstreamFailure.allCases.count, "every failure kind has a mapping test")

@@ -1,5 +1,6 @@
-import XCTest
 import ReshapeRules
+import XCTest
+
 @testable import ReshapeProxy
 
 /// Every transition of `RouteExchange.State`, one fetch result at a time, and the events a
@@ -9,30 +10,39 @@ final class RouteExchangeStateMachineTests: XCTestCase {
 
     /// Two fetches, the second optional.
     private var profile: Route {
-        var route = Route(name: "profile", method: "GET", path: clientTemplate("/profile"),
-                          fetches: [FetchRule(name: "user", upstream: "api", path: upstreamTemplate("/user.json")),
-                                    FetchRule(name: "devices", upstream: "api", path: upstreamTemplate("/devices.json"),
-                                              optional: true)],
-                          pipeline: Pipeline(steps: []), location: location)
+        var route = Route(
+            name: "profile", method: "GET", path: clientTemplate("/profile"),
+            fetches: [
+                FetchRule(name: "user", upstream: "api", path: upstreamTemplate("/user.json")),
+                FetchRule(
+                    name: "devices", upstream: "api", path: upstreamTemplate("/devices.json"),
+                    optional: true),
+            ],
+            pipeline: Pipeline(steps: []), location: location)
         route.timeoutMilliseconds = 500
         return route
     }
 
     /// One fetch, then each post's author, one at a time.
     private var posts: Route {
-        let expand = ExpandRule(key: "authorId", fetch: FetchRule(name: "author", upstream: "api",
-                                                                  path: upstreamTemplate("/users/{value}.json")),
-                                member: "author", concurrency: 1)
-        return Route(name: "posts", method: "GET", path: clientTemplate("/posts"),
-                     fetches: [FetchRule(name: "", upstream: "api", path: upstreamTemplate("/posts.json"))],
-                     pipeline: Pipeline(steps: []), stages: [ExpandStage(expand: expand, then: Pipeline(steps: []))],
-                     location: location)
+        let expand = ExpandRule(
+            key: "authorId",
+            fetch: FetchRule(
+                name: "author", upstream: "api",
+                path: upstreamTemplate("/users/{value}.json")),
+            member: "author", concurrency: 1)
+        return Route(
+            name: "posts", method: "GET", path: clientTemplate("/posts"),
+            fetches: [FetchRule(name: "", upstream: "api", path: upstreamTemplate("/posts.json"))],
+            pipeline: Pipeline(steps: []), stages: [ExpandStage(expand: expand, then: Pipeline(steps: []))],
+            location: location)
     }
 
     private func start(_ route: Route) -> (RouteExchange?, RouteExchange.Action) {
         let rules = ServingRules(RuleSet(upstreams: ["api": makeUpstream()], routes: [route], digest: "d"))
-        return RouteExchange.start(HTTPRequest(method: "GET", target: route.path.description), route: route,
-                                   parameters: [:], rules: rules)
+        return RouteExchange.start(
+            HTTPRequest(method: "GET", target: route.path.description), route: route,
+            parameters: [:], rules: rules)
     }
 
     private func ok(_ json: String, status: Int = 200) -> UpstreamResult {
@@ -87,8 +97,11 @@ final class RouteExchangeStateMachineTests: XCTestCase {
 
     func testAFailedPrimaryFinishesAndCancelsTheOthers() throws {
         let exchange = try XCTUnwrap(start(profile).0)
-        guard case .respond(let rendered, cancel: [1]) = exchange.fetchFinished(0, .failure(.connect, message: "no"),
-                                                                                seconds: 0) else { return XCTFail() }
+        guard
+            case .respond(let rendered, cancel: [1]) = exchange.fetchFinished(
+                0, .failure(.connect, message: "no"),
+                seconds: 0)
+        else { return XCTFail() }
         XCTAssertEqual(rendered.errorCode, "fetch-failed")
         XCTAssertEqual(exchange.stateName, "finished")
     }
@@ -112,8 +125,9 @@ final class RouteExchangeStateMachineTests: XCTestCase {
         guard case .respond(let rendered, cancel: []) = exchange.fetchFinished(2, ok("null"), seconds: 0) else {
             return XCTFail()
         }
-        XCTAssertEqual(rendered.response.body.text,
-                       #"[{"authorId":"a","author":{"n":"A"}},{"authorId":"b","author":null}]"#)
+        XCTAssertEqual(
+            rendered.response.body.text,
+            #"[{"authorId":"a","author":{"n":"A"}},{"authorId":"b","author":null}]"#)
         XCTAssertEqual(exchange.stateName, "finished")
     }
 

@@ -1,7 +1,8 @@
-import XCTest
 import ReshapeJSON
 import ReshapeRules
 import ReshapeSchema
+import XCTest
+
 @testable import ReshapeProxy
 
 /// Fan-out, follow-up fetches, client bodies, forwarded headers and upstream verdicts, as the
@@ -10,23 +11,33 @@ final class RouteExchangeTests: XCTestCase {
     private let location = SourceLocation(file: "test.yaml", line: 1, column: 1)
 
     private func rules(_ routes: [Route]) -> ServingRules {
-        ServingRules(RuleSet(upstreams: ["api": makeUpstream(query: [NameValue(name: "auth", value: "s3cret")], secrets: ["s3cret"]),
-                                         "people": makeUpstream("people", host: "people.example.com")],
-                             routes: routes, digest: "d"))
+        ServingRules(
+            RuleSet(
+                upstreams: [
+                    "api": makeUpstream(query: [NameValue(name: "auth", value: "s3cret")], secrets: ["s3cret"]),
+                    "people": makeUpstream("people", host: "people.example.com"),
+                ],
+                routes: routes, digest: "d"))
     }
 
-    private func begin(_ route: Route, _ request: HTTPRequest, metrics: Metrics = Metrics()) -> (RequestLifecycle, RequestLifecycle.Action) {
-        RequestLifecycle.begin(request, rules: rules([route]), draining: false,
-                               settings: LifecycleSettings(endpoints: .all, canFetch: true, accessLog: true, metrics: metrics,
-                                                           admin: { _ in HTTPResponse(status: 404) }),
-                               now: 0)
+    private func begin(_ route: Route, _ request: HTTPRequest, metrics: Metrics = Metrics()) -> (
+        RequestLifecycle, RequestLifecycle.Action
+    ) {
+        RequestLifecycle.begin(
+            request, rules: rules([route]), draining: false,
+            settings: LifecycleSettings(
+                endpoints: .all, canFetch: true, accessLog: true, metrics: metrics,
+                admin: { _ in HTTPResponse(status: 404) }),
+            now: 0)
     }
 
     private func ok(_ json: String, status: Int = 200) -> UpstreamResult {
         .response(UpstreamResponse(status: status, contentType: "application/json", body: Array(json.utf8)))
     }
 
-    private func orders(_ step: RequestLifecycle.Action, file: StaticString = #filePath, line: UInt = #line) -> [FetchOrder] {
+    private func orders(_ step: RequestLifecycle.Action, file: StaticString = #filePath, line: UInt = #line)
+        -> [FetchOrder]
+    {
         guard case .fetch(let orders) = step else {
             XCTFail("expected fetches, got \(step)", file: file, line: line)
             return []
@@ -34,7 +45,9 @@ final class RouteExchangeTests: XCTestCase {
         return orders
     }
 
-    private func response(_ step: RequestLifecycle.Action, file: StaticString = #filePath, line: UInt = #line) -> (HTTPResponse, [Int]) {
+    private func response(_ step: RequestLifecycle.Action, file: StaticString = #filePath, line: UInt = #line) -> (
+        HTTPResponse, [Int]
+    ) {
         guard case .respond(let response, let cancel) = step else {
             XCTFail("expected an answer, got \(step)", file: file, line: line)
             return (HTTPResponse(status: 0), [])
@@ -50,20 +63,30 @@ final class RouteExchangeTests: XCTestCase {
     // MARK: - Fan-out
 
     private var profile: Route {
-        Route(name: "profile", method: "GET", path: clientTemplate("/profile/{id}"),
-              fetches: [FetchRule(name: "user", upstream: "api", path: upstreamTemplate("/users/{id}.json")),
-                        FetchRule(name: "devices", upstream: "people", path: upstreamTemplate("/devices/{id}.json"), optional: true)],
-              pipeline: Pipeline(steps: []), location: location)
+        Route(
+            name: "profile", method: "GET", path: clientTemplate("/profile/{id}"),
+            fetches: [
+                FetchRule(name: "user", upstream: "api", path: upstreamTemplate("/users/{id}.json")),
+                FetchRule(
+                    name: "devices", upstream: "people", path: upstreamTemplate("/devices/{id}.json"), optional: true),
+            ],
+            pipeline: Pipeline(steps: []), location: location)
     }
 
     func testFanOutStartsEveryFetchAtOnceAndBuildsTheInputInFetchOrder() {
         let (lifecycle, step) = begin(profile, HTTPRequest(method: "GET", target: "/profile/u1"))
         let started = orders(step)
-        XCTAssertEqual(started.map(\.request.url), ["https://api.example.com/users/u1.json?auth=s3cret",
-                                                    "https://people.example.com/devices/u1.json"])
+        XCTAssertEqual(
+            started.map(\.request.url),
+            [
+                "https://api.example.com/users/u1.json?auth=s3cret",
+                "https://people.example.com/devices/u1.json",
+            ])
         XCTAssertEqual(lifecycle.fetchesInFlight, [0, 1])
         // The second answers first; nothing is decided until both are in.
-        guard case .wait = lifecycle.fetchFinished(1, ok(#"{"d1":{"os":"ios"}}"#), seconds: 0.1) else { return XCTFail() }
+        guard case .wait = lifecycle.fetchFinished(1, ok(#"{"d1":{"os":"ios"}}"#), seconds: 0.1) else {
+            return XCTFail()
+        }
         let (answer, cancel) = response(lifecycle.fetchFinished(0, ok(#"{"name":"Ada"}"#), seconds: 0.2))
         XCTAssertEqual(answer.status, 200)
         XCTAssertEqual(answer.body.text, #"{"user":{"name":"Ada"},"devices":{"d1":{"os":"ios"}}}"#)
@@ -75,8 +98,10 @@ final class RouteExchangeTests: XCTestCase {
     func testARequiredFetchThatFailsAnswers502NamingItAndCancelsTheOthers() {
         let (lifecycle, step) = begin(profile, HTTPRequest(method: "GET", target: "/profile/u1"))
         _ = orders(step)
-        let (answer, cancel) = response(lifecycle.fetchFinished(0, .failure(.connect, message: "refused by https://api.example.com/?auth=s3cret"),
-                                                                seconds: 0.1))
+        let (answer, cancel) = response(
+            lifecycle.fetchFinished(
+                0, .failure(.connect, message: "refused by https://api.example.com/?auth=s3cret"),
+                seconds: 0.1))
         XCTAssertEqual(answer.status, 502)
         XCTAssertEqual(member(answer, "code"), .string("fetch-failed"))
         XCTAssertEqual(member(answer, "fetch"), .string("user"))
@@ -116,30 +141,42 @@ final class RouteExchangeTests: XCTestCase {
     // MARK: - Follow-up fetches
 
     private func posts(missing: MissingPolicy = .null, concurrency: Int = 2, maxFetches: Int = 100) -> Route {
-        let expand = ExpandRule(key: "authorId", fetch: FetchRule(name: "author", upstream: "people", path: upstreamTemplate("/users/{value}.json")),
-                                member: "author", concurrency: concurrency, missing: missing, maxFetches: maxFetches)
-        return Route(name: "posts", method: "GET", path: clientTemplate("/posts"),
-                     fetches: [FetchRule(name: "", upstream: "api", path: upstreamTemplate("/posts.json"))],
-                     pipeline: Pipeline(steps: []), stages: [ExpandStage(expand: expand, then: Pipeline(steps: []))], location: location)
+        let expand = ExpandRule(
+            key: "authorId",
+            fetch: FetchRule(name: "author", upstream: "people", path: upstreamTemplate("/users/{value}.json")),
+            member: "author", concurrency: concurrency, missing: missing, maxFetches: maxFetches)
+        return Route(
+            name: "posts", method: "GET", path: clientTemplate("/posts"),
+            fetches: [FetchRule(name: "", upstream: "api", path: upstreamTemplate("/posts.json"))],
+            pipeline: Pipeline(steps: []), stages: [ExpandStage(expand: expand, then: Pipeline(steps: []))],
+            location: location)
     }
 
-    private let fourPosts = #"[{"id":1,"authorId":"a"},{"id":2,"authorId":"b"},{"id":3,"authorId":"a"},{"id":4,"authorId":"c"},{"id":5}]"#
+    private let fourPosts =
+        #"[{"id":1,"authorId":"a"},{"id":2,"authorId":"b"},{"id":3,"authorId":"a"},{"id":4,"authorId":"c"},{"id":5}]"#
 
     func testFollowUpsAreDeduplicatedBoundedAndMerged() {
         let (lifecycle, step) = begin(posts(), HTTPRequest(method: "GET", target: "/posts"))
         XCTAssertEqual(orders(step).count, 1)
         let first = orders(lifecycle.fetchFinished(0, ok(fourPosts), seconds: 0))
-        XCTAssertEqual(first.map(\.request.url), ["https://people.example.com/users/a.json", "https://people.example.com/users/b.json"],
-                       "two distinct values at once: the concurrency bound")
+        XCTAssertEqual(
+            first.map(\.request.url),
+            ["https://people.example.com/users/a.json", "https://people.example.com/users/b.json"],
+            "two distinct values at once: the concurrency bound")
         XCTAssertEqual(lifecycle.fetchesInFlight.count, 2)
         let third = orders(lifecycle.fetchFinished(first[1].id, ok(#"{"name":"Bo"}"#), seconds: 0))
-        XCTAssertEqual(third.map(\.request.url), ["https://people.example.com/users/c.json"], "'a' is fetched once for two posts")
+        XCTAssertEqual(
+            third.map(\.request.url), ["https://people.example.com/users/c.json"], "'a' is fetched once for two posts")
         guard case .wait = lifecycle.fetchFinished(third[0].id, ok("null"), seconds: 0) else { return XCTFail() }
         let (answer, _) = response(lifecycle.fetchFinished(first[0].id, ok(#"{"name":"Al"}"#), seconds: 0))
         XCTAssertEqual(answer.status, 200)
-        XCTAssertEqual(answer.body.text, #"[{"id":1,"authorId":"a","author":{"name":"Al"}},{"id":2,"authorId":"b","author":{"name":"Bo"}},"#
-                       + #"{"id":3,"authorId":"a","author":{"name":"Al"}},{"id":4,"authorId":"c","author":null},{"id":5,"author":null}]"#)
-        XCTAssertTrue(lifecycle.answered(answer, now: 0, wallClockMilliseconds: 0)?.text.contains(#""fetches":4"#) ?? false)
+        XCTAssertEqual(
+            answer.body.text,
+            #"[{"id":1,"authorId":"a","author":{"name":"Al"}},{"id":2,"authorId":"b","author":{"name":"Bo"}},"#
+                + #"{"id":3,"authorId":"a","author":{"name":"Al"}},{"id":4,"authorId":"c","author":null},{"id":5,"author":null}]"#
+        )
+        XCTAssertTrue(
+            lifecycle.answered(answer, now: 0, wallClockMilliseconds: 0)?.text.contains(#""fetches":4"#) ?? false)
     }
 
     private func runPosts(_ route: Route, _ answers: [String: UpstreamResult]) -> HTTPResponse {
@@ -159,8 +196,10 @@ final class RouteExchangeTests: XCTestCase {
     func testMissingFollowUpsAreNullDroppedOrFatalAsTheRuleSays() {
         let answers = ["a": ok(#"{"name":"Al"}"#), "b": ok(#"{"name":"Bo"}"#)]
         let dropped = runPosts(posts(missing: .drop), answers)
-        XCTAssertEqual(dropped.body.text, #"[{"id":1,"authorId":"a","author":{"name":"Al"}},{"id":2,"authorId":"b","author":{"name":"Bo"}},"#
-                       + #"{"id":3,"authorId":"a","author":{"name":"Al"}}]"#)
+        XCTAssertEqual(
+            dropped.body.text,
+            #"[{"id":1,"authorId":"a","author":{"name":"Al"}},{"id":2,"authorId":"b","author":{"name":"Bo"}},"#
+                + #"{"id":3,"authorId":"a","author":{"name":"Al"}}]"#)
         XCTAssertEqual(dropped.headers.first { $0.name == "Reshape-Dropped" }?.value, "2")
         let failed = runPosts(posts(missing: .fail), answers)
         XCTAssertEqual(failed.status, 502)
@@ -193,20 +232,31 @@ final class RouteExchangeTests: XCTestCase {
     // MARK: - Client bodies
 
     private func createUser(encoding: BodyEncoding = .json, status: Int = 201) throws -> Route {
-        let types = try SchemaSet(types: [(name: "NewUser", schema: try JSON.parse(Array(
-            #"{"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"age":{"type":"integer"}}}"#.utf8)))])
-        return Route(name: "create-user", method: "POST", path: clientTemplate("/users"),
-                     fetches: [FetchRule(name: "", upstream: "api", path: upstreamTemplate("/users.json"))],
-                     forwardHeaders: ["Authorization", "x-request-id", "Connection", "Host"],
-                     headers: [HeaderRule(name: "X-Client", value: "reshape")],
-                     body: BodyRule(typeName: "NewUser", validator: types.validator(named: "NewUser"), encoding: encoding),
-                     pipeline: Pipeline(steps: []), location: location)
+        let types = try SchemaSet(types: [
+            (
+                name: "NewUser",
+                schema: try JSON.parse(
+                    Array(
+                        #"{"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"age":{"type":"integer"}}}"#
+                            .utf8))
+            )
+        ])
+        return Route(
+            name: "create-user", method: "POST", path: clientTemplate("/users"),
+            fetches: [FetchRule(name: "", upstream: "api", path: upstreamTemplate("/users.json"))],
+            forwardHeaders: ["Authorization", "x-request-id", "Connection", "Host"],
+            headers: [HeaderRule(name: "X-Client", value: "reshape")],
+            body: BodyRule(typeName: "NewUser", validator: types.validator(named: "NewUser"), encoding: encoding),
+            pipeline: Pipeline(steps: []), location: location)
     }
 
-    private func post(_ body: String, contentType: String? = "application/json", headers: [NameValue] = []) -> HTTPRequest {
-        HTTPRequest(method: "POST", target: "/users",
-                    headers: (contentType.map { [NameValue(name: "Content-Type", value: $0)] } ?? []) + headers,
-                    body: Array(body.utf8))
+    private func post(_ body: String, contentType: String? = "application/json", headers: [NameValue] = [])
+        -> HTTPRequest
+    {
+        HTTPRequest(
+            method: "POST", target: "/users",
+            headers: (contentType.map { [NameValue(name: "Content-Type", value: $0)] } ?? []) + headers,
+            body: Array(body.utf8))
     }
 
     func testABodyIsCheckedBeforeAnythingIsFetched() throws {
@@ -230,52 +280,74 @@ final class RouteExchangeTests: XCTestCase {
         let line = refusedLifecycle.answered(response(refusedStep).0, now: 0, wallClockMilliseconds: 0)?.text ?? ""
         XCTAssertTrue(line.contains(#""error":"unsupported-media-type""#), "the refusal is in the access log: \(line)")
         let plain = makeRoute("users", "GET", "/users")
-        let (refused, _) = response(begin(plain, HTTPRequest(method: "GET", target: "/users", body: Array("{}".utf8))).1)
+        let (refused, _) = response(
+            begin(plain, HTTPRequest(method: "GET", target: "/users", body: Array("{}".utf8))).1)
         XCTAssertEqual(refused.status, 415, "a route without `body:` takes none")
     }
 
     func testAValidBodyIsSentWithItsTypeAndTheListedHeadersOnly() throws {
-        let headers = [NameValue(name: "authorization", value: "Bearer user-token"), NameValue(name: "X-Request-Id", value: "r-1"),
-                       NameValue(name: "Cookie", value: "sid=1"), NameValue(name: "Connection", value: "keep-alive"),
-                       NameValue(name: "Host", value: "evil.example")]
+        let headers = [
+            NameValue(name: "authorization", value: "Bearer user-token"), NameValue(name: "X-Request-Id", value: "r-1"),
+            NameValue(name: "Cookie", value: "sid=1"), NameValue(name: "Connection", value: "keep-alive"),
+            NameValue(name: "Host", value: "evil.example"),
+        ]
         let (lifecycle, step) = begin(try createUser(), post(#"{"name":"Ada","age":36}"#, headers: headers))
         let request = try XCTUnwrap(orders(step).first?.request)
         XCTAssertEqual(request.method, "POST")
         XCTAssertEqual(request.body.map { String(decoding: $0, as: UTF8.self) }, #"{"name":"Ada","age":36}"#)
         let sent = request.headers.map { "\($0.name): \($0.value)" }
-        XCTAssertEqual(sent, ["Accept: application/json", "authorization: Bearer user-token", "X-Request-Id: r-1",
-                              "X-Client: reshape", "Content-Type: application/json"])
+        XCTAssertEqual(
+            sent,
+            [
+                "Accept: application/json", "authorization: Bearer user-token", "X-Request-Id: r-1",
+                "X-Client: reshape", "Content-Type: application/json",
+            ])
         XCTAssertTrue(request.secrets.contains("Bearer user-token"))
         let (answer, _) = response(lifecycle.fetchFinished(0, ok(#"{"name":"-Nx1"}"#, status: 201), seconds: 0))
         XCTAssertEqual(answer.status, 201, "a write's status is kept")
         XCTAssertNil(answer.headers.first { $0.name == "ETag" })
-        let log = lifecycle.answered(HTTPResponse(status: 502, body: Array("Bearer user-token".utf8)), now: 0, wallClockMilliseconds: 0)
+        let log = lifecycle.answered(
+            HTTPResponse(status: 502, body: Array("Bearer user-token".utf8)), now: 0, wallClockMilliseconds: 0)
         XCTAssertFalse(log?.text.contains("user-token") ?? true)
     }
 
     func testAForwardedHeaderReplacesTheUpstreamsEvenWhenTheClientSendsNone() throws {
-        let route = Route(name: "mine", method: "GET", path: clientTemplate("/mine"),
-                          fetches: [FetchRule(name: "", upstream: "operator", path: upstreamTemplate("/mine.json"))],
-                          forwardHeaders: ["Authorization"], pipeline: Pipeline(steps: []), location: location)
-        let rules = ServingRules(RuleSet(upstreams: ["operator": makeUpstream("operator", headers: [NameValue(name: "Authorization", value: "Bearer operator")],
-                                                                              secrets: ["Bearer operator"])],
-                                         routes: [route], digest: "d"))
+        let route = Route(
+            name: "mine", method: "GET", path: clientTemplate("/mine"),
+            fetches: [FetchRule(name: "", upstream: "operator", path: upstreamTemplate("/mine.json"))],
+            forwardHeaders: ["Authorization"], pipeline: Pipeline(steps: []), location: location)
+        let rules = ServingRules(
+            RuleSet(
+                upstreams: [
+                    "operator": makeUpstream(
+                        "operator", headers: [NameValue(name: "Authorization", value: "Bearer operator")],
+                        secrets: ["Bearer operator"])
+                ],
+                routes: [route], digest: "d"))
         func sent(_ headers: [NameValue]) throws -> [String] {
-            let step = RequestLifecycle.begin(HTTPRequest(method: "GET", target: "/mine", headers: headers), rules: rules, draining: false,
-                                              settings: LifecycleSettings(endpoints: .all, canFetch: true, accessLog: false, metrics: Metrics(),
-                                                                          admin: { _ in HTTPResponse(status: 404) }), now: 0).1
-            return try XCTUnwrap(orders(step).first).request.headers.filter { $0.name.lowercased() == "authorization" }.map(\.value)
+            let step = RequestLifecycle.begin(
+                HTTPRequest(method: "GET", target: "/mine", headers: headers), rules: rules, draining: false,
+                settings: LifecycleSettings(
+                    endpoints: .all, canFetch: true, accessLog: false, metrics: Metrics(),
+                    admin: { _ in HTTPResponse(status: 404) }), now: 0
+            ).1
+            return try XCTUnwrap(orders(step).first).request.headers.filter { $0.name.lowercased() == "authorization" }
+                .map(\.value)
         }
         XCTAssertEqual(try sent([NameValue(name: "Authorization", value: "Bearer user")]), ["Bearer user"])
-        XCTAssertEqual(try sent([]), [], "no fallback to the operator's credentials on a route that forwards the client's")
+        XCTAssertEqual(
+            try sent([]), [], "no fallback to the operator's credentials on a route that forwards the client's")
     }
 
     func testFormEncodingAndAnEmptyWriteAnswer() throws {
         let (lifecycle, step) = begin(try createUser(encoding: .form), post(#"{"name":"Ada Lovelace","age":36}"#))
         let request = try XCTUnwrap(orders(step).first?.request)
         XCTAssertEqual(request.body.map { String(decoding: $0, as: UTF8.self) }, "name=Ada%20Lovelace&age=36")
-        XCTAssertTrue(request.headers.contains(NameValue(name: "Content-Type", value: "application/x-www-form-urlencoded")))
-        let (answer, _) = response(lifecycle.fetchFinished(0, .response(UpstreamResponse(status: 204, contentType: nil, body: [])), seconds: 0))
+        XCTAssertTrue(
+            request.headers.contains(NameValue(name: "Content-Type", value: "application/x-www-form-urlencoded")))
+        let (answer, _) = response(
+            lifecycle.fetchFinished(0, .response(UpstreamResponse(status: 204, contentType: nil, body: [])), seconds: 0)
+        )
         XCTAssertEqual(answer.status, 204)
         XCTAssertTrue(answer.body.isEmpty)
         XCTAssertFalse(answer.head(bodyBytes: 0, keepAlive: true).text.contains("Content-Length"))
@@ -286,16 +358,22 @@ final class RouteExchangeTests: XCTestCase {
     func testTheClientsOwnRejectionReachesItOnRoutesThatForwardItsCredentials() throws {
         var route = try createUser()
         var (lifecycle, _) = begin(route, post(#"{"name":"Ada"}"#))
-        let (unauthorized, _) = response(lifecycle.fetchFinished(0, ok(#"{"error":"token expired"}"#, status: 401), seconds: 0))
+        let (unauthorized, _) = response(
+            lifecycle.fetchFinished(0, ok(#"{"error":"token expired"}"#, status: 401), seconds: 0))
         XCTAssertEqual(unauthorized.status, 401)
         XCTAssertEqual(member(unauthorized, "code"), .string("upstream-rejected"))
         XCTAssertNil(member(unauthorized, "upstream-error"), "upstream bodies are not echoed unless the route says so")
 
         route.exposeUpstreamErrors = true
         (lifecycle, _) = begin(route, post(#"{"name":"Ada"}"#))
-        let (limited, _) = response(lifecycle.fetchFinished(0, .response(UpstreamResponse(status: 429, contentType: "application/json",
-                                                                         body: Array(#"{"error":"slow down"}"#.utf8), retryAfter: "30")),
-                                                            seconds: 0))
+        let (limited, _) = response(
+            lifecycle.fetchFinished(
+                0,
+                .response(
+                    UpstreamResponse(
+                        status: 429, contentType: "application/json",
+                        body: Array(#"{"error":"slow down"}"#.utf8), retryAfter: "30")),
+                seconds: 0))
         XCTAssertEqual(limited.status, 429)
         XCTAssertEqual(limited.headers.first { $0.name == "Retry-After" }?.value, "30")
         XCTAssertEqual(member(limited, "upstream-error"), .object(JSONObject(["error": .string("slow down")])))
@@ -307,8 +385,11 @@ final class RouteExchangeTests: XCTestCase {
     }
 
     func testAPathParameterThatWouldLeaveTheUpstreamPathIsRefused() {
-        let (answer, _) = response(begin(makeRoute("user", "GET", "/users/{id}", upstreamPath: "/users/{id}.json"),
-                                         HTTPRequest(method: "GET", target: "/users/..")).1)
+        let (answer, _) = response(
+            begin(
+                makeRoute("user", "GET", "/users/{id}", upstreamPath: "/users/{id}.json"),
+                HTTPRequest(method: "GET", target: "/users/..")
+            ).1)
         XCTAssertEqual(answer.status, 400)
         XCTAssertEqual(member(answer, "code"), .string("bad-parameter"))
     }

@@ -1,13 +1,15 @@
-import XCTest
 import ReshapeRules
+import XCTest
+
 @testable import ReshapeProxy
 
 final class AccessLogTests: XCTestCase {
     func testOneJSONLinePerRequestWithSecretsRedacted() {
-        let entry = AccessLogEntry(timeMilliseconds: 1_700_000_000_123, method: "GET", path: "/users/tok3n", route: "user",
-                                   status: 200, upstreamStatus: 200, durationMilliseconds: 12.3456, upstreamMilliseconds: 10.5,
-                                   bytes: 42, dropped: [DroppedElement(pointer: "/3", type: "User", reason: "tok3n is bad")],
-                                   errorCode: nil)
+        let entry = AccessLogEntry(
+            timeMilliseconds: 1_700_000_000_123, method: "GET", path: "/users/tok3n", route: "user",
+            status: 200, upstreamStatus: 200, durationMilliseconds: 12.3456, upstreamMilliseconds: 10.5,
+            bytes: 42, dropped: [DroppedElement(pointer: "/3", type: "User", reason: "tok3n is bad")],
+            errorCode: nil)
         let line = entry.line(redactor: Redactor(secrets: ["tok3n"]))
         XCTAssertEqual(line.last, 0x0A)
         XCTAssertEqual(line.filter { $0 == 0x0A }.count, 1, "exactly one line")

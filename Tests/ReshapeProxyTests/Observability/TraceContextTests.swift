@@ -13,7 +13,8 @@ final class TraceContextTests: XCTestCase {
         XCTAssertTrue(context.sampled)
         XCTAssertEqual(context.traceState, "congo=t61rcWkgMzE")
         XCTAssertEqual(context.traceparent, valid)
-        XCTAssertFalse(try XCTUnwrap(TraceContext.parse(traceparent: String(valid.dropLast()) + "0", tracestate: nil)).sampled)
+        XCTAssertFalse(
+            try XCTUnwrap(TraceContext.parse(traceparent: String(valid.dropLast()) + "0", tracestate: nil)).sampled)
     }
 
     func testInvalidTraceparentsAreIgnored() {

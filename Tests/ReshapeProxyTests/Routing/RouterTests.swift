@@ -1,5 +1,6 @@
-import XCTest
 import ReshapeRules
+import XCTest
+
 @testable import ReshapeProxy
 
 final class RouterTests: XCTestCase {
@@ -12,7 +13,9 @@ final class RouterTests: XCTestCase {
     ])
 
     private func routeName(_ method: String, _ path: Substring) -> (String, [String: String])? {
-        if case .route(let route, let parameters) = router.match(method: method, path: path) { return (route.name, parameters) }
+        if case .route(let route, let parameters) = router.match(method: method, path: path) {
+            return (route.name, parameters)
+        }
         return nil
     }
 
@@ -24,9 +27,15 @@ final class RouterTests: XCTestCase {
 
     func testParametersCaptureExactlyOneNonEmptySegment() {
         XCTAssertEqual(routeName("GET", "/users/7/posts/p1")?.1, ["id": "7", "post": "p1"])
-        guard case .notFound = router.match(method: "GET", path: "/users/") else { return XCTFail("empty segment matched") }
-        guard case .notFound = router.match(method: "GET", path: "/users/1/2") else { return XCTFail("two segments matched") }
-        guard case .notFound = router.match(method: "GET", path: "/nope") else { return XCTFail("unknown path matched") }
+        guard case .notFound = router.match(method: "GET", path: "/users/") else {
+            return XCTFail("empty segment matched")
+        }
+        guard case .notFound = router.match(method: "GET", path: "/users/1/2") else {
+            return XCTFail("two segments matched")
+        }
+        guard case .notFound = router.match(method: "GET", path: "/nope") else {
+            return XCTFail("unknown path matched")
+        }
     }
 
     func testCapturedSegmentsArePercentDecoded() {
@@ -42,10 +51,14 @@ final class RouterTests: XCTestCase {
     }
 
     func testWrongMethodIs405WithEveryAllowedMethod() {
-        guard case .methodNotAllowed(let allowed) = router.match(method: "DELETE", path: "/users") else { return XCTFail() }
+        guard case .methodNotAllowed(let allowed) = router.match(method: "DELETE", path: "/users") else {
+            return XCTFail()
+        }
         XCTAssertEqual(Set(allowed), ["GET", "HEAD", "POST"])
-        let decision = ServingRules(RuleSet(upstreams: ["api": makeUpstream()], routes: router.routesForTesting, digest: "d"))
-            .decide(HTTPRequest(method: "DELETE", target: "/users"))
+        let decision = ServingRules(
+            RuleSet(upstreams: ["api": makeUpstream()], routes: router.routesForTesting, digest: "d")
+        )
+        .decide(HTTPRequest(method: "DELETE", target: "/users"))
         guard case .respond(let response, _, let code) = decision else { return XCTFail() }
         XCTAssertEqual(response.status, 405)
         XCTAssertEqual(code, "method-not-allowed")
@@ -58,14 +71,20 @@ final class RouterTests: XCTestCase {
 
     func testTheAdminPrefixIsReservedBeforeRules() {
         let shadowing = Router(routes: [makeRoute("shadow", "GET", "/_reshape/{what}")])
-        guard case .admin(let name) = shadowing.match(method: "GET", path: "/_reshape/metrics") else { return XCTFail() }
+        guard case .admin(let name) = shadowing.match(method: "GET", path: "/_reshape/metrics") else {
+            return XCTFail()
+        }
         XCTAssertEqual(name, "metrics")
     }
 
     func testWithASeparateAdminPortEachPortAnswersOnlyItsOwnEndpoints() {
-        guard case .notFound = router.match(method: "GET", path: "/_reshape/live", endpoints: .routes) else { return XCTFail() }
+        guard case .notFound = router.match(method: "GET", path: "/_reshape/live", endpoints: .routes) else {
+            return XCTFail()
+        }
         guard case .route = router.match(method: "GET", path: "/users", endpoints: .routes) else { return XCTFail() }
-        guard case .admin("live") = router.match(method: "GET", path: "/_reshape/live", endpoints: .admin) else { return XCTFail() }
+        guard case .admin("live") = router.match(method: "GET", path: "/_reshape/live", endpoints: .admin) else {
+            return XCTFail()
+        }
         guard case .notFound = router.match(method: "GET", path: "/users", endpoints: .admin) else { return XCTFail() }
         guard case .notFound = router.match(method: "POST", path: "/users", endpoints: .admin) else {
             return XCTFail("no 405 either: the admin port knows no rule paths")
@@ -76,6 +95,9 @@ final class RouterTests: XCTestCase {
 extension Router {
     /// The routes the router was built with, to build a ServingRules over the same set.
     var routesForTesting: [Route] {
-        [makeRoute("user", "GET", "/users/{id}"), makeRoute("users", "GET", "/users"), makeRoute("create", "POST", "/users")]
+        [
+            makeRoute("user", "GET", "/users/{id}"), makeRoute("users", "GET", "/users"),
+            makeRoute("create", "POST", "/users"),
+        ]
     }
 }

@@ -18,8 +18,10 @@ enum DeathTest {
 extension XCTestCase {
     /// In the parent, runs this test again in a child and asserts it trapped with `message` in
     /// its standard error; in the child, runs `body`, which must not return.
-    func expectTrap(containing message: String, testName: String = #function, file: StaticString = #filePath,
-                    line: UInt = #line, _ body: () throws -> Void) throws {
+    func expectTrap(
+        containing message: String, testName: String = #function, file: StaticString = #filePath,
+        line: UInt = #line, _ body: () throws -> Void
+    ) throws {
         if DeathTest.isChild {
             try body()
             XCTFail("the transition did not trap", file: file, line: line)
@@ -39,10 +41,12 @@ extension XCTestCase {
         try process.run()
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        XCTAssertEqual(process.terminationReason, .uncaughtSignal,
-                       "the child exited (\(process.terminationStatus)) instead of trapping: \(stderr.suffix(600))",
-                       file: file, line: line)
-        XCTAssertTrue(stderr.contains(message), "the trap's message lacks '\(message)': \(stderr.suffix(600))",
-                      file: file, line: line)
+        XCTAssertEqual(
+            process.terminationReason, .uncaughtSignal,
+            "the child exited (\(process.terminationStatus)) instead of trapping: \(stderr.suffix(600))",
+            file: file, line: line)
+        XCTAssertTrue(
+            stderr.contains(message), "the trap's message lacks '\(message)': \(stderr.suffix(600))",
+            file: file, line: line)
     }
 }

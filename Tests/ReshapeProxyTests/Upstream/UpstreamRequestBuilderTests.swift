@@ -1,10 +1,12 @@
-import XCTest
 import ReshapeRules
+import XCTest
+
 @testable import ReshapeProxy
 
 final class UpstreamRequestBuilderTests: XCTestCase {
-    private let route = makeRoute("user", "GET", "/users/{id}", upstreamPath: "/users/{id}.json",
-                                  forwardQuery: ["orderBy", "limitToFirst"])
+    private let route = makeRoute(
+        "user", "GET", "/users/{id}", upstreamPath: "/users/{id}.json",
+        forwardQuery: ["orderBy", "limitToFirst"])
 
     private func url(_ id: String, upstream: Upstream = makeUpstream(), query: Substring = "") throws -> String {
         try UpstreamRequestBuilder.build(route: route, upstream: upstream, parameters: ["id": id], rawQuery: query).url
@@ -49,19 +51,22 @@ final class UpstreamRequestBuilderTests: XCTestCase {
     }
 
     func testHostPortBasePathAndIPv6() throws {
-        XCTAssertEqual(try url("1", upstream: makeUpstream(host: "::1", port: 8080, basePath: "/v1")),
-                       "https://[::1]:8080/v1/users/1.json")
+        XCTAssertEqual(
+            try url("1", upstream: makeUpstream(host: "::1", port: 8080, basePath: "/v1")),
+            "https://[::1]:8080/v1/users/1.json")
     }
 
     func testOnlyNamedClientQueryParametersAreForwardedAfterTheRuleQuery() throws {
         let upstream = makeUpstream(query: [NameValue(name: "print", value: "silent")])
         let query: Substring = "orderBy=%22%24key%22&auth=stolen&limitToFirst=2&limitToFirst=3&x=1"
-        XCTAssertEqual(try url("1", upstream: upstream, query: query),
-                       "https://api.example.com/users/1.json?print=silent&orderBy=%22%24key%22&limitToFirst=2&limitToFirst=3")
+        XCTAssertEqual(
+            try url("1", upstream: upstream, query: query),
+            "https://api.example.com/users/1.json?print=silent&orderBy=%22%24key%22&limitToFirst=2&limitToFirst=3")
     }
 
     func testForwardedValuesAreReEncodedSoTheyCannotAddParameters() throws {
-        XCTAssertEqual(try url("1", query: "orderBy=a%26auth%3Dx"), "https://api.example.com/users/1.json?orderBy=a%26auth%3Dx")
+        XCTAssertEqual(
+            try url("1", query: "orderBy=a%26auth%3Dx"), "https://api.example.com/users/1.json?orderBy=a%26auth%3Dx")
         XCTAssertEqual(try url("1", query: "orderBy=a+b"), "https://api.example.com/users/1.json?orderBy=a%20b")
     }
 
@@ -70,11 +75,17 @@ final class UpstreamRequestBuilderTests: XCTestCase {
     }
 
     func testHeadersTimeoutsAndSecretsComeFromTheRule() throws {
-        let upstream = makeUpstream(headers: [NameValue(name: "Authorization", value: "Bearer s3cret")], secrets: ["s3cret"])
-        let request = try UpstreamRequestBuilder.build(route: route, upstream: upstream, parameters: ["id": "1"], rawQuery: "")
+        let upstream = makeUpstream(
+            headers: [NameValue(name: "Authorization", value: "Bearer s3cret")], secrets: ["s3cret"])
+        let request = try UpstreamRequestBuilder.build(
+            route: route, upstream: upstream, parameters: ["id": "1"], rawQuery: "")
         XCTAssertEqual(request.method, "GET")
-        XCTAssertEqual(request.headers, [NameValue(name: "Accept", value: "application/json"),
-                                         NameValue(name: "Authorization", value: "Bearer s3cret")])
+        XCTAssertEqual(
+            request.headers,
+            [
+                NameValue(name: "Accept", value: "application/json"),
+                NameValue(name: "Authorization", value: "Bearer s3cret"),
+            ])
         XCTAssertEqual(request.timeoutMilliseconds, upstream.timeoutMilliseconds)
         XCTAssertEqual(request.connectTimeoutMilliseconds, upstream.connectTimeoutMilliseconds)
         XCTAssertEqual(request.maxBodyBytes, upstream.maxBodyBytes)
@@ -84,7 +95,8 @@ final class UpstreamRequestBuilderTests: XCTestCase {
 
     func testARuleAcceptHeaderReplacesTheDefault() throws {
         let upstream = makeUpstream(headers: [NameValue(name: "accept", value: "application/vnd.api+json")])
-        let request = try UpstreamRequestBuilder.build(route: route, upstream: upstream, parameters: ["id": "1"], rawQuery: "")
+        let request = try UpstreamRequestBuilder.build(
+            route: route, upstream: upstream, parameters: ["id": "1"], rawQuery: "")
         XCTAssertEqual(request.headers, [NameValue(name: "accept", value: "application/vnd.api+json")])
     }
 }

@@ -1,22 +1,23 @@
-import XCTest
-import ReshapeRules
 import ReshapeJSON
+import ReshapeRules
+import XCTest
 
 final class RuleLoaderDocumentTests: XCTestCase {
     /// YAML 1.2 core schema: quoted scalars stay strings, `on`/`yes` are strings, numbers keep their text.
     func testYAMLScalarsConvertByCoreSchema() throws {
-        let text = plainUpstream + """
-        routes:
-          - name: a
-            request: GET /a
-            upstream: api
-            path: /a.json
-            transform:
-              - set: { q: "42", n: 42, f: 1.50, b: true, y: yes, o: on, z: ~ }
-            examples:
-              - upstream: {}
-                response: { q: "42", n: 42, f: 1.50, b: true, y: "yes", o: "on", z: null }
-        """
+        let text =
+            plainUpstream + """
+                routes:
+                  - name: a
+                    request: GET /a
+                    upstream: api
+                    path: /a.json
+                    transform:
+                      - set: { q: "42", n: 42, f: 1.50, b: true, y: yes, o: on, z: ~ }
+                    examples:
+                      - upstream: {}
+                        response: { q: "42", n: 42, f: 1.50, b: true, y: "yes", o: "on", z: null }
+                """
         let rules = try XCTUnwrap(loaded([("r.yaml", text)]))
         let outcomes = ExampleRunner.run(rules)
         XCTAssertEqual(outcomes.count, 1)
@@ -36,38 +37,42 @@ final class RuleLoaderDocumentTests: XCTestCase {
         assertDiagnostic(lines, at: "r.json:1:27", contains: "invalid JSON")
 
         let valid = """
-        {"upstreams": {"api": {"url": "http://127.0.0.1:1"}},
-         "routes": [{"name": "a", "request": "GET /a", "upstream": "api",
-                     "path": "/a.json", "transform": [{"nope": 1}]}]}
-        """
+            {"upstreams": {"api": {"url": "http://127.0.0.1:1"}},
+             "routes": [{"name": "a", "request": "GET /a", "upstream": "api",
+                         "path": "/a.json", "transform": [{"nope": 1}]}]}
+            """
         let validLines = diagnostics([("r.json", valid)])
-        XCTAssertEqual(validLines.filter { $0.hasPrefix("r.json:3:") && $0.contains("unknown operation 'nope'") }.count, 1,
-                       validLines.joined(separator: "\n"))
+        XCTAssertEqual(
+            validLines.filter { $0.hasPrefix("r.json:3:") && $0.contains("unknown operation 'nope'") }.count, 1,
+            validLines.joined(separator: "\n"))
     }
 
     func testUnknownTypeAndBadPatternComeFromTheSchemaCompiler() {
-        let bad = plainUpstream + """
-        types:
-          User:
-            type: object
-            properties:
-              name: { type: string, pattern: "(" }
-        """
+        let bad =
+            plainUpstream + """
+                types:
+                  User:
+                    type: object
+                    properties:
+                      name: { type: string, pattern: "(" }
+                """
         assertDiagnostic(diagnostics([("t.yaml", bad)]), at: "t.yaml:8:38", contains: "type 'User': pattern /(/")
 
-        let unknown = plainUpstream + """
-        types:
-          User: { type: object }
-        routes:
-          - name: a
-            request: GET /a
-            upstream: api
-            path: /a.json
-            transform:
-              - validate: { type: Usr, invalid: drop }
-        """
+        let unknown =
+            plainUpstream + """
+                types:
+                  User: { type: object }
+                routes:
+                  - name: a
+                    request: GET /a
+                    upstream: api
+                    path: /a.json
+                    transform:
+                      - validate: { type: Usr, invalid: drop }
+                """
         let lines = diagnostics([("t.yaml", unknown)])
-        XCTAssertEqual(lines.filter { $0.hasPrefix("t.yaml:12:") && $0.contains("Usr") }.count, 1, lines.joined(separator: "\n"))
+        XCTAssertEqual(
+            lines.filter { $0.hasPrefix("t.yaml:12:") && $0.contains("Usr") }.count, 1, lines.joined(separator: "\n"))
     }
 
     func testDiagnosticsAreSortedByFileThenLine() {

@@ -1,5 +1,5 @@
-import XCTest
 import ReshapeRules
+import XCTest
 
 final class RuleLoaderUpstreamTests: XCTestCase {
     func testDefaultsApplyWhenOmitted() throws {
@@ -15,13 +15,13 @@ final class RuleLoaderUpstreamTests: XCTestCase {
 
     func testDurationsAndSizesAreParsed() throws {
         let text = """
-        upstreams:
-          api:
-            url: https://example.com/base
-            timeout: 250ms
-            connect-timeout: 1m
-            max-body: 10MB
-        """
+            upstreams:
+              api:
+                url: https://example.com/base
+                timeout: 250ms
+                connect-timeout: 1m
+                max-body: 10MB
+            """
         let api = try XCTUnwrap(loaded([("u.yaml", text)])?.upstreams["api"])
         XCTAssertEqual(api.timeoutMilliseconds, 250)
         XCTAssertEqual(api.connectTimeoutMilliseconds, 60_000)
@@ -31,13 +31,13 @@ final class RuleLoaderUpstreamTests: XCTestCase {
 
     func testBadUrlDurationSizeAndKeyAreAllReported() {
         let text = """
-        upstreams:
-          api:
-            url: ftp://example.com
-            timeout: 5 seconds
-            max-body: lots
-            retries: 3
-        """
+            upstreams:
+              api:
+                url: ftp://example.com
+                timeout: 5 seconds
+                max-body: lots
+                retries: 3
+            """
         let lines = diagnostics([("u.yaml", text)])
         assertDiagnostic(lines, at: "u.yaml:3:10", contains: "scheme must be http or https")
         assertDiagnostic(lines, at: "u.yaml:4:14", contains: "duration like 250ms, 5s or 1m")
@@ -47,14 +47,14 @@ final class RuleLoaderUpstreamTests: XCTestCase {
 
     func testUserInfoQueryAndMissingUrlAreRefused() {
         let text = """
-        upstreams:
-          a:
-            url: https://user:pw@example.com
-          b:
-            url: https://example.com/x?y=1
-          c:
-            timeout: 5s
-        """
+            upstreams:
+              a:
+                url: https://user:pw@example.com
+              b:
+                url: https://example.com/x?y=1
+              c:
+                timeout: 5s
+            """
         let lines = diagnostics([("u.yaml", text)])
         assertDiagnostic(lines, at: "u.yaml:3:10", contains: "user info is not allowed")
         assertDiagnostic(lines, at: "u.yaml:5:10", contains: "no query or fragment")
@@ -64,29 +64,30 @@ final class RuleLoaderUpstreamTests: XCTestCase {
 
     func testEnvironmentVariablesExpandIntoSecrets() throws {
         let text = """
-        upstreams:
-          api:
-            url: ${BASE_URL:-http://127.0.0.1:9}
-            headers:
-              Authorization: "Bearer ${TOKEN}"
-        """
+            upstreams:
+              api:
+                url: ${BASE_URL:-http://127.0.0.1:9}
+                headers:
+                  Authorization: "Bearer ${TOKEN}"
+            """
         let api = try XCTUnwrap(loaded([("u.yaml", text)], environment: ["TOKEN": "s3cret"])?.upstreams["api"])
         XCTAssertEqual(api.port, 9, "the :- default applies when the variable is unset")
         XCTAssertEqual(api.headers, [NameValue(name: "Authorization", value: "Bearer s3cret")])
         XCTAssertTrue(api.secrets.contains("s3cret"))
 
-        let overridden = try XCTUnwrap(loaded([("u.yaml", text)], environment: ["TOKEN": "t", "BASE_URL": "https://h.example"])?.upstreams["api"])
+        let overridden = try XCTUnwrap(
+            loaded([("u.yaml", text)], environment: ["TOKEN": "t", "BASE_URL": "https://h.example"])?.upstreams["api"])
         XCTAssertEqual(overridden.host, "h.example")
     }
 
     func testUnsetVariableIsNamedButNoValueIsPrinted() {
         let text = """
-        upstreams:
-          api:
-            url: http://127.0.0.1:9
-            headers:
-              Authorization: "Bearer ${TOKEN}"
-        """
+            upstreams:
+              api:
+                url: http://127.0.0.1:9
+                headers:
+                  Authorization: "Bearer ${TOKEN}"
+            """
         let lines = diagnostics([("u.yaml", text)], environment: ["OTHER": "zzz-value"])
         assertDiagnostic(lines, at: "u.yaml:5:22", contains: "TOKEN is not set")
         XCTAssertFalse(lines.joined().contains("zzz-value"))

@@ -1,5 +1,5 @@
-import XCTest
 import ReshapeRules
+import XCTest
 
 /// Found by the `rules` fuzz target (docs/hardening.md): an upstream path was checked for
 /// '?' and '#' only after its last capture, so `/search?q={id}` loaded (the capture landed in
@@ -8,13 +8,13 @@ import ReshapeRules
 final class UpstreamPathFuzzRegressionTests: XCTestCase {
     private func route(_ path: String) -> String {
         plainUpstream + """
-        routes:
-          - name: r
-            request: GET /r/{id}
-            upstream: api
-            path: "\(path)"
-            transform: []
-        """
+            routes:
+              - name: r
+                request: GET /r/{id}
+                upstream: api
+                path: "\(path)"
+                transform: []
+            """
     }
 
     func testQueryOrFragmentBeforeACaptureIsRefused() {
@@ -33,6 +33,7 @@ final class UpstreamPathFuzzRegressionTests: XCTestCase {
 
     func testPlainUpstreamPathsStillLoad() throws {
         let ruleSet = try XCTUnwrap(loaded([("r.yaml", route("/users/{id}.json"))]))
-        XCTAssertEqual(ruleSet.routes.first?.upstreamPath.segments, [.literal("/users/"), .parameter("id"), .literal(".json")])
+        XCTAssertEqual(
+            ruleSet.routes.first?.upstreamPath.segments, [.literal("/users/"), .parameter("id"), .literal(".json")])
     }
 }

@@ -1,18 +1,23 @@
 import ReshapeJSON
-@testable import ReshapeRules
 import XCTest
+
+@testable import ReshapeRules
 
 final class ArrayToKeyedOperationTests: XCTestCase {
     func testInverseOfKeyedToArray() throws {
         let original = #"{"u2": {"name": "B"}, "u1": {"name": "A"}}"#
-        let pipeline = try OperationCatalog.compile(steps: json(#"[{"keyed-to-array": {}}, {"array-to-keyed": {}}]"#),
-                                                    context: OperationCompileContext())
+        let pipeline = try OperationCatalog.compile(
+            steps: json(#"[{"keyed-to-array": {}}, {"array-to-keyed": {}}]"#),
+            context: OperationCompileContext())
         assertJSON(try pipeline.run(json(original)).value, original)
     }
 
     func testNumberKeysUseTheirTextAndKeepKey() throws {
-        assertJSON(try transform(#"{"array-to-keyed": {"key": "id", "keep-key": true}}"#, on: #"[{"id": 10, "a": 1}, {"id": "x"}]"#).value,
-                   #"{"10": {"id": 10, "a": 1}, "x": {"id": "x"}}"#)
+        assertJSON(
+            try transform(
+                #"{"array-to-keyed": {"key": "id", "keep-key": true}}"#, on: #"[{"id": 10, "a": 1}, {"id": "x"}]"#
+            ).value,
+            #"{"10": {"id": 10, "a": 1}, "x": {"id": "x"}}"#)
     }
 
     func testNullBecomesEmptyObject() throws {
@@ -20,7 +25,8 @@ final class ArrayToKeyedOperationTests: XCTestCase {
     }
 
     func testDuplicateKey() throws {
-        let error = try XCTUnwrap(runError(#"{"array-to-keyed": {}}"#, on: #"[{"objectId": "a"}, {"objectId": "b"}, {"objectId": "a"}]"#))
+        let error = try XCTUnwrap(
+            runError(#"{"array-to-keyed": {}}"#, on: #"[{"objectId": "a"}, {"objectId": "b"}, {"objectId": "a"}]"#))
         XCTAssertEqual(error.code, "duplicate-key")
         XCTAssertEqual(error.pointer, "/2/objectId")
     }

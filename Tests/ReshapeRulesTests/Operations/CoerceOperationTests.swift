@@ -1,16 +1,19 @@
 import ReshapeJSON
-@testable import ReshapeRules
 import XCTest
+
+@testable import ReshapeRules
 
 final class CoerceOperationTests: XCTestCase {
     func testConvertsEachTarget() throws {
-        let output = try transform(#"{"coerce": {"a": "integer", "b": "number", "c": "boolean", "d": "string", "e": "string", "f": "integer"}}"#,
-                             on: #"{"a": "42", "b": "4.5", "c": "false", "d": 1.50, "e": true, "f": 4.0, "g": "7"}"#)
+        let output = try transform(
+            #"{"coerce": {"a": "integer", "b": "number", "c": "boolean", "d": "string", "e": "string", "f": "integer"}}"#,
+            on: #"{"a": "42", "b": "4.5", "c": "false", "d": 1.50, "e": true, "f": 4.0, "g": "7"}"#)
         assertJSON(output.value, #"{"a": 42, "b": 4.5, "c": false, "d": "1.50", "e": "true", "f": 4, "g": "7"}"#)
     }
 
     func testAbsentAndNullFieldsAreLeftAlone() throws {
-        assertJSON(try transform(#"{"coerce": {"a": "integer", "b": "boolean"}}"#, on: #"{"b": null}"#).value, #"{"b": null}"#)
+        assertJSON(
+            try transform(#"{"coerce": {"a": "integer", "b": "boolean"}}"#, on: #"{"b": null}"#).value, #"{"b": null}"#)
     }
 
     func testFailureIsCoerceFailedByDefault() throws {
@@ -29,9 +32,12 @@ final class CoerceOperationTests: XCTestCase {
     }
 
     func testDropRemovesAndRecordsTheElement() throws {
-        let output = try transform(#"{"coerce": {"age": "integer", "invalid": "drop"}}"#, on: #"[{"age": "x"}, {"age": "2"}]"#)
+        let output = try transform(
+            #"{"coerce": {"age": "integer", "invalid": "drop"}}"#, on: #"[{"age": "x"}, {"age": "2"}]"#)
         assertJSON(output.value, #"[{"age": 2}]"#)
-        XCTAssertEqual(output.dropped, [DroppedElement(pointer: "/0", type: "coerce", reason: #"/age: cannot convert the string "x" to integer"#)])
+        XCTAssertEqual(
+            output.dropped,
+            [DroppedElement(pointer: "/0", type: "coerce", reason: #"/age: cannot convert the string "x" to integer"#)])
     }
 
     func testDropOfASingleRecordLeavesNull() throws {
@@ -47,7 +53,8 @@ final class CoerceOperationTests: XCTestCase {
     }
 
     func testAFieldNamedInvalidIsStillAField() throws {
-        assertJSON(try transform(#"{"coerce": {"invalid": "integer"}}"#, on: #"{"invalid": "3"}"#).value, #"{"invalid": 3}"#)
+        assertJSON(
+            try transform(#"{"coerce": {"invalid": "integer"}}"#, on: #"{"invalid": "3"}"#).value, #"{"invalid": 3}"#)
     }
 
     func testConfigErrors() {

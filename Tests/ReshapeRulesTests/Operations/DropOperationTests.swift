@@ -1,6 +1,7 @@
 import ReshapeJSON
-@testable import ReshapeRules
 import XCTest
+
+@testable import ReshapeRules
 
 final class DropOperationTests: XCTestCase {
     func testRemovesListedFields() throws {
@@ -8,7 +9,9 @@ final class DropOperationTests: XCTestCase {
     }
 
     func testSingleNameAndArrays() throws {
-        assertJSON(try transform(#"{"drop": "secret"}"#, on: #"[{"secret": 1, "x": 2}, {"x": 3}]"#).value, #"[{"x": 2}, {"x": 3}]"#)
+        assertJSON(
+            try transform(#"{"drop": "secret"}"#, on: #"[{"secret": 1, "x": 2}, {"x": 3}]"#).value,
+            #"[{"x": 2}, {"x": 3}]"#)
     }
 
     func testConfigErrors() {

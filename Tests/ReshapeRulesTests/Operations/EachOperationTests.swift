@@ -1,11 +1,13 @@
 import ReshapeJSON
-@testable import ReshapeRules
 import XCTest
+
+@testable import ReshapeRules
 
 final class EachOperationTests: XCTestCase {
     func testAppliesStepsToEveryElement() throws {
-        assertJSON(try transform(#"{"each": [{"select": "/a"}, {"wrap": "v"}]}"#, on: #"[{"a": 1}, {"a": 2}]"#).value,
-                   #"[{"v": 1}, {"v": 2}]"#)
+        assertJSON(
+            try transform(#"{"each": [{"select": "/a"}, {"wrap": "v"}]}"#, on: #"[{"a": 1}, {"a": 2}]"#).value,
+            #"[{"v": 1}, {"v": 2}]"#)
     }
 
     func testErrorPointerIsPrefixedWithTheIndex() throws {
@@ -15,15 +17,17 @@ final class EachOperationTests: XCTestCase {
     }
 
     func testDroppedElementsAreRemovedAndReportedWithTheirIndex() throws {
-        let output = try transform(#"{"each": [{"coerce": {"age": "integer", "invalid": "drop"}}]}"#,
-                             on: #"[{"age": "1"}, {"age": "x"}, {"age": "3"}]"#)
+        let output = try transform(
+            #"{"each": [{"coerce": {"age": "integer", "invalid": "drop"}}]}"#,
+            on: #"[{"age": "1"}, {"age": "x"}, {"age": "3"}]"#)
         assertJSON(output.value, #"[{"age": 1}, {"age": 3}]"#)
         XCTAssertEqual(output.dropped.map(\.pointer), ["/1"])
     }
 
     func testNestedEachPointers() throws {
-        let output = try transform(#"{"each": [{"each": [{"coerce": {"n": "number", "invalid": "drop"}}]}]}"#,
-                             on: #"[[{"n": "1"}], [{"n": "1"}, {"n": "?"}]]"#)
+        let output = try transform(
+            #"{"each": [{"each": [{"coerce": {"n": "number", "invalid": "drop"}}]}]}"#,
+            on: #"[[{"n": "1"}], [{"n": "1"}, {"n": "?"}]]"#)
         assertJSON(output.value, #"[[{"n": 1}], [{"n": 1}]]"#)
         XCTAssertEqual(output.dropped.map(\.pointer), ["/1/1"])
     }

@@ -1,10 +1,12 @@
 import ReshapeJSON
-@testable import ReshapeRules
 import XCTest
+
+@testable import ReshapeRules
 
 final class KeepOperationTests: XCTestCase {
     func testKeepsOnlyListedFieldsInRecordOrder() throws {
-        assertJSON(try transform(#"{"keep": ["c", "a"]}"#, on: #"{"a": 1, "b": 2, "c": 3}"#).value, #"{"a": 1, "c": 3}"#)
+        assertJSON(
+            try transform(#"{"keep": ["c", "a"]}"#, on: #"{"a": 1, "b": 2, "c": 3}"#).value, #"{"a": 1, "c": 3}"#)
     }
 
     func testArrayOfRecords() throws {

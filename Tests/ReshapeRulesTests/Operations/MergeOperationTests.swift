@@ -1,17 +1,20 @@
 import ReshapeJSON
-@testable import ReshapeRules
 import XCTest
+
+@testable import ReshapeRules
 
 final class MergeOperationTests: XCTestCase {
     func testBasePlusAddedMembersInOrder() throws {
-        let output = try transform(#"{"merge": {"base": "/user", "add": {"devices": "/devices", "first": "/devices/0"}}}"#,
-                                   on: #"{"user": {"name": "Ada", "age": 36}, "devices": [{"id": "d1"}], "other": 1}"#)
+        let output = try transform(
+            #"{"merge": {"base": "/user", "add": {"devices": "/devices", "first": "/devices/0"}}}"#,
+            on: #"{"user": {"name": "Ada", "age": 36}, "devices": [{"id": "d1"}], "other": 1}"#)
         assertJSON(output.value, #"{"name": "Ada", "age": 36, "devices": [{"id": "d1"}], "first": {"id": "d1"}}"#)
     }
 
     func testAddedMemberReplacesTheSameNameInPlace() throws {
-        let output = try transform(#"{"merge": {"base": "/user", "add": {"name": "/nick"}}}"#,
-                                   on: #"{"user": {"name": "Ada", "age": 36}, "nick": "ada"}"#)
+        let output = try transform(
+            #"{"merge": {"base": "/user", "add": {"name": "/nick"}}}"#,
+            on: #"{"user": {"name": "Ada", "age": 36}, "nick": "ada"}"#)
         assertJSON(output.value, #"{"name": "ada", "age": 36}"#)
     }
 
@@ -21,7 +24,8 @@ final class MergeOperationTests: XCTestCase {
     }
 
     func testBaseThatIsNotAnObject() throws {
-        let error = try XCTUnwrap(runError(#"{"merge": {"base": "/user", "add": {"d": "/d"}}}"#, on: #"{"user": null, "d": 1}"#))
+        let error = try XCTUnwrap(
+            runError(#"{"merge": {"base": "/user", "add": {"d": "/d"}}}"#, on: #"{"user": null, "d": 1}"#))
         XCTAssertEqual(error.code, "not-an-object")
         XCTAssertEqual(error.pointer, "/user")
         let whole = try XCTUnwrap(runError(#"{"merge": {"base": "", "add": {"d": "/0"}}}"#, on: "[1]"))
@@ -30,7 +34,8 @@ final class MergeOperationTests: XCTestCase {
     }
 
     func testPointerThatResolvesToNothing() throws {
-        let add = try XCTUnwrap(runError(#"{"merge": {"base": "/user", "add": {"d": "/devices"}}}"#, on: #"{"user": {}}"#))
+        let add = try XCTUnwrap(
+            runError(#"{"merge": {"base": "/user", "add": {"d": "/devices"}}}"#, on: #"{"user": {}}"#))
         XCTAssertEqual(add.code, "merge-missing")
         XCTAssertEqual(add.pointer, "/devices")
         let base = try XCTUnwrap(runError(#"{"merge": {"base": "/user", "add": {"d": "/d"}}}"#, on: #"{"d": 1}"#))
@@ -44,7 +49,8 @@ final class MergeOperationTests: XCTestCase {
         XCTAssertEqual(configError(#"{"merge": {"base": "/u"}}"#)?.pointer, "/merge")
         XCTAssertEqual(configError(#"{"merge": {"base": "/u", "add": {}}}"#)?.pointer, "/merge/add")
         XCTAssertEqual(configError(#"{"merge": {"base": "/u", "add": {"d": 3}}}"#)?.pointer, "/merge/add/d")
-        XCTAssertEqual(configError(#"{"merge": {"base": "/u", "add": {"d": "/d"}, "deep": true}}"#)?.pointer, "/merge/deep")
+        XCTAssertEqual(
+            configError(#"{"merge": {"base": "/u", "add": {"d": "/d"}, "deep": true}}"#)?.pointer, "/merge/deep")
     }
 
     func testExpandIsRefusedInsideNestedSteps() {

@@ -1,12 +1,17 @@
 import ReshapeJSON
 import ReshapeSchema
-@testable import ReshapeRules
 import XCTest
+
+@testable import ReshapeRules
 
 final class OperationCatalogTests: XCTestCase {
     func testNamesListEveryOperation() {
-        XCTAssertEqual(Set(OperationCatalog.names), ["select", "keyed-to-array", "array-to-keyed", "each", "at", "rename", "drop",
-                                                     "keep", "default", "set", "coerce", "sort", "validate", "wrap", "merge", "require"])
+        XCTAssertEqual(
+            Set(OperationCatalog.names),
+            [
+                "select", "keyed-to-array", "array-to-keyed", "each", "at", "rename", "drop",
+                "keep", "default", "set", "coerce", "sort", "validate", "wrap", "merge", "require",
+            ])
     }
 
     func testUnknownOperationSuggestsTheClosestName() throws {
@@ -35,34 +40,44 @@ final class OperationCatalogTests: XCTestCase {
     }
 
     func testStepsMustBeAnArray() {
-        XCTAssertThrowsError(try OperationCatalog.compile(steps: json(#"{"wrap": "x"}"#), context: OperationCompileContext())) { error in
+        XCTAssertThrowsError(
+            try OperationCatalog.compile(steps: json(#"{"wrap": "x"}"#), context: OperationCompileContext())
+        ) { error in
             XCTAssertEqual((error as? OperationConfigError)?.pointer, "")
         }
     }
 
     func testProblemsListsEveryFaultyStep() {
-        let steps = json(#"[{"keyed-to-arry": {}}, {"wrap": "x"}, {"each": [{"rename": {"a": 1}}]}, {"set": {"id": "{uid}"}}]"#)
+        let steps = json(
+            #"[{"keyed-to-arry": {}}, {"wrap": "x"}, {"each": [{"rename": {"a": 1}}]}, {"set": {"id": "{uid}"}}]"#)
         let problems = OperationCatalog.problems(in: steps, context: OperationCompileContext(parameterNames: ["id"]))
         XCTAssertEqual(problems.map(\.pointer), ["/0/keyed-to-arry", "/2/each/0/rename/a", "/3/set/id"])
         XCTAssertEqual(OperationCatalog.problems(in: json(#"[{"wrap": "x"}]"#), context: OperationCompileContext()), [])
-        XCTAssertEqual(OperationCatalog.problems(in: json("{}"), context: OperationCompileContext()).map(\.pointer), [""])
+        XCTAssertEqual(
+            OperationCatalog.problems(in: json("{}"), context: OperationCompileContext()).map(\.pointer), [""])
     }
 
     func testStepsRunInOrder() throws {
-        let pipeline = try OperationCatalog.compile(steps: json(#"[{"keyed-to-array": {}}, {"wrap": "objects"}]"#),
-                                                    context: OperationCompileContext())
+        let pipeline = try OperationCatalog.compile(
+            steps: json(#"[{"keyed-to-array": {}}, {"wrap": "objects"}]"#),
+            context: OperationCompileContext())
         assertJSON(try pipeline.run(json(#"{"a": {"n": 1}}"#)).value, #"{"objects": [{"objectId": "a", "n": 1}]}"#)
     }
 
     /// The `users` route of ARCHITECTURE.md, end to end through the catalog.
     func testArchitectureUsersRoute() throws {
-        let user = json(#"{"type": "object", "required": ["objectId", "name"], "properties": {"objectId": {"type": "string"}, "name": {"type": "string", "minLength": 1}}}"#)
+        let user = json(
+            #"{"type": "object", "required": ["objectId", "name"], "properties": {"objectId": {"type": "string"}, "name": {"type": "string", "minLength": 1}}}"#
+        )
         let context = OperationCompileContext(types: try SchemaSet(types: [("User", user)]))
-        let steps = json(#"[{"keyed-to-array": {"key": "objectId"}}, {"sort": {"by": "objectId"}}, {"validate": {"type": "User", "invalid": "drop"}}, {"wrap": "objects"}]"#)
+        let steps = json(
+            #"[{"keyed-to-array": {"key": "objectId"}}, {"sort": {"by": "objectId"}}, {"validate": {"type": "User", "invalid": "drop"}}, {"wrap": "objects"}]"#
+        )
         let pipeline = try OperationCatalog.compile(steps: steps, context: context)
         let output = try pipeline.run(json(#"{"u2": {"name": "B"}, "u1": {"name": "A"}, "bad": {"name": ""}}"#))
         assertJSON(output.value, #"{"objects": [{"objectId": "u1", "name": "A"}, {"objectId": "u2", "name": "B"}]}"#)
-        XCTAssertEqual(output.dropped.map(\.pointer), ["/0"], "'bad' sorts first, at index 0 of the array validate received")
+        XCTAssertEqual(
+            output.dropped.map(\.pointer), ["/0"], "'bad' sorts first, at index 0 of the array validate received")
     }
 
     func testEditDistance() {

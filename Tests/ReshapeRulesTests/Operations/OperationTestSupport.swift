@@ -1,6 +1,7 @@
 import ReshapeJSON
-@testable import ReshapeRules
 import XCTest
+
+@testable import ReshapeRules
 
 // Shared helpers: operations are written as the rule file would write them (as JSON),
 // compiled through the catalog, and run on parsed documents.
@@ -14,7 +15,9 @@ func json(_ text: String, file: StaticString = #filePath, line: UInt = #line) ->
     }
 }
 
-func compileStep(_ step: String, parameters: Set<String> = [], types: OperationCompileContext? = nil) throws -> any TransformOperation {
+func compileStep(_ step: String, parameters: Set<String> = [], types: OperationCompileContext? = nil) throws
+    -> any TransformOperation
+{
     let context = types ?? OperationCompileContext(parameterNames: parameters)
     return try OperationCatalog.compile(step: json(step), context: context)
 }
@@ -24,25 +27,33 @@ func compileStep(_ step: String, parameters: Set<String> = [], types: OperationC
 /// Every run goes both ways the pipeline can run: on the tree (`JSON`) and on the tape of the
 /// input text as written (what the server does), and fails the test when they differ in
 /// output bytes, drops or error. So every operation test is also a test of the tape path.
-func transform(_ step: String, on input: String, parameters: [String: String] = [:],
-               context: OperationCompileContext? = nil,
-               file: StaticString = #filePath, line: UInt = #line) throws -> PipelineOutput {
+func transform(
+    _ step: String, on input: String, parameters: [String: String] = [:],
+    context: OperationCompileContext? = nil,
+    file: StaticString = #filePath, line: UInt = #line
+) throws -> PipelineOutput {
     let compileContext = context ?? OperationCompileContext(parameterNames: Set(parameters.keys))
     let pipeline = try OperationCatalog.compile(steps: json("[\(step)]"), context: compileContext)
     return try runBothWays(pipeline, on: input, parameters: parameters, file: file, line: line)
 }
 
 /// Runs `pipeline` on the tree and on the tape of `input`; asserts they agree; returns the tape's result.
-func runBothWays(_ pipeline: Pipeline, on input: String, parameters: [String: String] = [:],
-                 file: StaticString = #filePath, line: UInt = #line) throws -> PipelineOutput {
+func runBothWays(
+    _ pipeline: Pipeline, on input: String, parameters: [String: String] = [:],
+    file: StaticString = #filePath, line: UInt = #line
+) throws -> PipelineOutput {
     let tree = Result { () throws(PipelineError) in try pipeline.run(json(input), parameters: parameters) }
-    let tape = Result { () throws(PipelineError) in try pipeline.run(try! JSONTape.parse(Array(input.utf8)), parameters: parameters) }
+    let tape = Result { () throws(PipelineError) in
+        try pipeline.run(try! JSONTape.parse(Array(input.utf8)), parameters: parameters)
+    }
     switch (tree, tape) {
     case (.success(let fromTree), .success(let fromTape)):
-        XCTAssertEqual(String(decoding: fromTape.serialized(), as: UTF8.self), fromTree.value.serializedString(),
-                       "tape and tree outputs differ", file: file, line: line)
-        XCTAssertEqual(fromTape.value.serializedString(), fromTree.value.serializedString(),
-                       "the tape output, built as a tree, differs", file: file, line: line)
+        XCTAssertEqual(
+            String(decoding: fromTape.serialized(), as: UTF8.self), fromTree.value.serializedString(),
+            "tape and tree outputs differ", file: file, line: line)
+        XCTAssertEqual(
+            fromTape.value.serializedString(), fromTree.value.serializedString(),
+            "the tape output, built as a tree, differs", file: file, line: line)
         XCTAssertEqual(fromTape.dropped, fromTree.dropped, "tape and tree drops differ", file: file, line: line)
     case (.failure(let fromTree), .failure(let fromTape)):
         XCTAssertEqual(fromTape, fromTree, "tape and tree errors differ", file: file, line: line)
@@ -53,10 +64,13 @@ func runBothWays(_ pipeline: Pipeline, on input: String, parameters: [String: St
 }
 
 /// The configuration error compiling `step` produces, or a test failure.
-func configError(_ step: String, parameters: Set<String> = [], context: OperationCompileContext? = nil,
-                 file: StaticString = #filePath, line: UInt = #line) -> OperationConfigError? {
+func configError(
+    _ step: String, parameters: Set<String> = [], context: OperationCompileContext? = nil,
+    file: StaticString = #filePath, line: UInt = #line
+) -> OperationConfigError? {
     do {
-        _ = try OperationCatalog.compile(step: json(step), context: context ?? OperationCompileContext(parameterNames: parameters))
+        _ = try OperationCatalog.compile(
+            step: json(step), context: context ?? OperationCompileContext(parameterNames: parameters))
         XCTFail("expected a configuration error for \(step)", file: file, line: line)
     } catch {
         return error
@@ -65,8 +79,10 @@ func configError(_ step: String, parameters: Set<String> = [], context: Operatio
 }
 
 /// The run-time error of `step` on `input`, or a test failure.
-func runError(_ step: String, on input: String, context: OperationCompileContext? = nil,
-              file: StaticString = #filePath, line: UInt = #line) -> PipelineError? {
+func runError(
+    _ step: String, on input: String, context: OperationCompileContext? = nil,
+    file: StaticString = #filePath, line: UInt = #line
+) -> PipelineError? {
     do {
         let output = try transform(step, on: input, context: context)
         XCTFail("expected a pipeline error, got \(output.value.serializedString())", file: file, line: line)

@@ -1,16 +1,19 @@
 import ReshapeJSON
-@testable import ReshapeRules
 import XCTest
+
+@testable import ReshapeRules
 
 final class RenameOperationTests: XCTestCase {
     func testRenamesInPlaceKeepingPosition() throws {
-        assertJSON(try transform(#"{"rename": {"n": "name"}}"#, on: #"{"id": 1, "n": "A", "z": 0}"#).value,
-                   #"{"id": 1, "name": "A", "z": 0}"#)
+        assertJSON(
+            try transform(#"{"rename": {"n": "name"}}"#, on: #"{"id": 1, "n": "A", "z": 0}"#).value,
+            #"{"id": 1, "name": "A", "z": 0}"#)
     }
 
     func testAppliesToEveryRecordOfAnArray() throws {
-        assertJSON(try transform(#"{"rename": {"n": "name"}}"#, on: #"[{"n": "A"}, {"x": 1}]"#).value,
-                   #"[{"name": "A"}, {"x": 1}]"#)
+        assertJSON(
+            try transform(#"{"rename": {"n": "name"}}"#, on: #"[{"n": "A"}, {"x": 1}]"#).value,
+            #"[{"name": "A"}, {"x": 1}]"#)
     }
 
     func testReplacesAnExistingTargetField() throws {

@@ -1,10 +1,13 @@
 import ReshapeJSON
-@testable import ReshapeRules
 import XCTest
+
+@testable import ReshapeRules
 
 final class SelectOperationTests: XCTestCase {
     func testSelectsNestedValue() throws {
-        assertJSON(try transform(#"{"select": "/data/items"}"#, on: #"{"data": {"items": [1, 2]}, "meta": 1}"#).value, "[1, 2]")
+        assertJSON(
+            try transform(#"{"select": "/data/items"}"#, on: #"{"data": {"items": [1, 2]}, "meta": 1}"#).value, "[1, 2]"
+        )
     }
 
     func testSelectsArrayElementAndEscapedNames() throws {

@@ -1,16 +1,19 @@
 import ReshapeJSON
-@testable import ReshapeRules
 import XCTest
+
+@testable import ReshapeRules
 
 final class SetOperationTests: XCTestCase {
     func testSetsLiteralsAndTemplates() throws {
-        let output = try transform(#"{"set": {"objectId": "{id}", "path": "/u/{id}/{{raw}}", "n": 3, "kind": "user"}}"#,
-                             on: #"{"objectId": "old", "name": "A"}"#, parameters: ["id": "u1"])
+        let output = try transform(
+            #"{"set": {"objectId": "{id}", "path": "/u/{id}/{{raw}}", "n": 3, "kind": "user"}}"#,
+            on: #"{"objectId": "old", "name": "A"}"#, parameters: ["id": "u1"])
         assertJSON(output.value, #"{"objectId": "u1", "name": "A", "path": "/u/u1/{raw}", "n": 3, "kind": "user"}"#)
     }
 
     func testArrayOfRecords() throws {
-        assertJSON(try transform(#"{"set": {"x": null}}"#, on: #"[{}, {"x": 1}]"#).value, #"[{"x": null}, {"x": null}]"#)
+        assertJSON(
+            try transform(#"{"set": {"x": null}}"#, on: #"[{}, {"x": 1}]"#).value, #"[{"x": null}, {"x": null}]"#)
     }
 
     func testUnknownParameterIsACompileError() throws {

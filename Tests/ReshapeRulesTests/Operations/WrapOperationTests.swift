@@ -1,6 +1,7 @@
 import ReshapeJSON
-@testable import ReshapeRules
 import XCTest
+
+@testable import ReshapeRules
 
 final class WrapOperationTests: XCTestCase {
     func testWrapsAnyValue() throws {

@@ -1,6 +1,6 @@
 import Foundation
-import XCTest
 import ReshapeServer
+import XCTest
 
 /// Issue 11 end to end: `reshape serve` (two workers) in front of the real demo upstream
 /// process; the upstream's request log counts what reached it.
@@ -46,7 +46,8 @@ final class CacheTests: XCTestCase {
         super.setUp()
         do {
             upstream = try DemoUpstream()
-            server = try ReshapeServer(rules: rules(upstreamPort: upstream.port), arguments: ["--cache-bytes", "256KiB"])
+            server = try ReshapeServer(
+                rules: rules(upstreamPort: upstream.port), arguments: ["--cache-bytes", "256KiB"])
         } catch {
             XCTFail("could not start the servers: \(error)")
         }
@@ -125,7 +126,9 @@ final class CacheTests: XCTestCase {
         }
         let metrics = try RawHTTP.get(port: port, "/_reshape/metrics").text
         func value(_ name: String) -> Int? {
-            metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Int($0.split(separator: " ").last ?? "") }
+            metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap {
+                Int($0.split(separator: " ").last ?? "")
+            }
         }
         let bytes = try XCTUnwrap(value("reshape_cache_bytes"), metrics)
         XCTAssertLessThanOrEqual(bytes, 256 * 1024)
@@ -136,7 +139,9 @@ final class CacheTests: XCTestCase {
         _ = try RawHTTP.get(port: port, "/per-user/purge", headers: ["Authorization: Bearer ada"])
         var client = try RawHTTP(port: port)
         defer { client.close() }
-        client.send("POST /_reshape/cache/purge?route=per-user HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        client.send(
+            "POST /_reshape/cache/purge?route=per-user HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )
         let purge = try XCTUnwrap(client.readResponse())
         XCTAssertEqual(purge.status, 200, purge.text)
         XCTAssertTrue(purge.text.contains(#""route":"per-user""#), purge.text)
@@ -173,17 +178,18 @@ final class CacheTests: XCTestCase {
     /// Within `stale-if-error` the last good copy answers an upstream that is gone; after it, the failure.
     func testTheLastGoodCopyAnswersWhileTheUpstreamIsDown() throws {
         let upstream = try DemoUpstream()
-        let server = try ReshapeServer(rules: """
-            upstreams:
-              demo: { url: "http://127.0.0.1:\(upstream.port)", connect-timeout: 1s }
-            routes:
-              - name: resilient
-                request: GET /resilient
-                upstream: demo
-                path: /users.json
-                cache: { ttl: 1s, stale-if-error: 2s }
-                transform: [ { keyed-to-array: { key: objectId, order: key } } ]
-            """)
+        let server = try ReshapeServer(
+            rules: """
+                upstreams:
+                  demo: { url: "http://127.0.0.1:\(upstream.port)", connect-timeout: 1s }
+                routes:
+                  - name: resilient
+                    request: GET /resilient
+                    upstream: demo
+                    path: /users.json
+                    cache: { ttl: 1s, stale-if-error: 2s }
+                    transform: [ { keyed-to-array: { key: objectId, order: key } } ]
+                """)
         defer { server.stop() }
         let good = try RawHTTP.get(port: server.port, "/resilient")
         XCTAssertEqual(good.status, 200)
@@ -194,7 +200,8 @@ final class CacheTests: XCTestCase {
         XCTAssertEqual(stale.header("Reshape-Cache"), "stale")
         XCTAssertEqual(stale.body, good.body)
         Thread.sleep(forTimeInterval: 2.0)
-        XCTAssertEqual(try RawHTTP.get(port: server.port, "/resilient").status, 502, "past stale-if-error the failure is answered")
+        XCTAssertEqual(
+            try RawHTTP.get(port: server.port, "/resilient").status, 502, "past stale-if-error the failure is answered")
     }
 }
 
@@ -202,6 +209,14 @@ final class CacheTests: XCTestCase {
 final class Mutex200: @unchecked Sendable {
     private let lock = NSLock()
     private var items: [RawHTTP.Response?] = []
-    func add(_ item: RawHTTP.Response?) { lock.lock(); items.append(item); lock.unlock() }
-    var all: [RawHTTP.Response?] { lock.lock(); defer { lock.unlock() }; return items }
+    func add(_ item: RawHTTP.Response?) {
+        lock.lock()
+        items.append(item)
+        lock.unlock()
+    }
+    var all: [RawHTTP.Response?] {
+        lock.lock()
+        defer { lock.unlock() }
+        return items
+    }
 }

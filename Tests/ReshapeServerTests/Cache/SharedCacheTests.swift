@@ -15,7 +15,9 @@ final class SharedCacheTests: XCTestCase {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         guard bound else { throw HarnessError("no free port") }
         return Int(UInt16(bigEndian: address.sin_port))
@@ -25,7 +27,8 @@ final class SharedCacheTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: Self.redisServer.path) else {
             throw HarnessError("redis-server is not installed (scripts/setup.sh installs it)")
         }
-        let redis = try ChildProcess(at: Self.redisServer, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        let redis = try ChildProcess(
+            at: Self.redisServer, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
         try redis.waitFor(10, "redis to accept connections") { $0.stdout.contains("Ready to accept connections") }
         return redis
     }
@@ -69,12 +72,16 @@ final class SharedCacheTests: XCTestCase {
             let response = try RawHTTP.get(port: second.port, "/shared/other-\(UUID().uuidString.prefix(4))")
             XCTAssertEqual(response.status, 200)
             let shared = try RawHTTP.get(port: second.port, "/shared/one")
-            if shared.header("Reshape-Cache") == "hit" { fromRedis = shared; break }
+            if shared.header("Reshape-Cache") == "hit" {
+                fromRedis = shared
+                break
+            }
             Thread.sleep(forTimeInterval: 0.05)
         }
         let shared = try XCTUnwrap(fromRedis, "the second replica never answered from Redis")
         XCTAssertEqual(shared.body, answer.body)
-        XCTAssertEqual(try upstreamRequests(upstream, "/echo/one"), 1, "the second replica answered without the upstream")
+        XCTAssertEqual(
+            try upstreamRequests(upstream, "/echo/one"), 1, "the second replica answered without the upstream")
 
         // Redis goes away mid-run: every request is still answered, from the cache or the upstream.
         var statuses: [Int] = []
@@ -86,7 +93,8 @@ final class SharedCacheTests: XCTestCase {
         XCTAssertEqual(Set(statuses), [200], "\(statuses)")
         let metrics = try RawHTTP.get(port: first.port, "/_reshape/metrics").text
         XCTAssertTrue(metrics.contains(#"reshape_cache_shared_total{outcome="error"}"#), metrics)
-        XCTAssertEqual(first.child.stderr.components(separatedBy: "shared cache unavailable").count - 1, 2,
-                       "logged once per worker, not per request: \(first.child.stderr)")
+        XCTAssertEqual(
+            first.child.stderr.components(separatedBy: "shared cache unavailable").count - 1, 2,
+            "logged once per worker, not per request: \(first.child.stderr)")
     }
 }

@@ -7,8 +7,9 @@ final class AdminListenerTests: XCTestCase {
     func testEachPortAnswersOnlyItsOwnEndpoints() throws {
         let upstream = try DemoUpstream()
         defer { upstream.child.stop() }
-        let server = try ReshapeServer(rules: TestRules.rules(upstreamPort: upstream.port),
-                                       arguments: ["--admin-listen", "127.0.0.1:0"], environment: ["TEST_SECRET_TOKEN": "x"])
+        let server = try ReshapeServer(
+            rules: TestRules.rules(upstreamPort: upstream.port),
+            arguments: ["--admin-listen", "127.0.0.1:0"], environment: ["TEST_SECRET_TOKEN": "x"])
         defer { server.stop() }
         XCTAssertNotEqual(server.adminPort, server.port, "port 0 picked a port of its own, logged as admin_address")
 
@@ -17,7 +18,9 @@ final class AdminListenerTests: XCTestCase {
         XCTAssertEqual(try RawHTTP.get(port: server.adminPort, "/_reshape/ready").json["status"] as? String, "ready")
         let metrics = try RawHTTP.get(port: server.adminPort, "/_reshape/metrics")
         XCTAssertEqual(metrics.status, 200)
-        XCTAssertTrue(metrics.text.contains("reshape_requests_total{route=\"users\",status=\"200\"} 1"), "the workers' counts: \(metrics.text)")
+        XCTAssertTrue(
+            metrics.text.contains("reshape_requests_total{route=\"users\",status=\"200\"} 1"),
+            "the workers' counts: \(metrics.text)")
 
         for path in ["/_reshape/live", "/_reshape/ready", "/_reshape/metrics"] {
             let response = try RawHTTP.get(port: server.port, path)
@@ -44,8 +47,9 @@ final class AdminListenerTests: XCTestCase {
     func testTheAdminPortKeepsAnsweringWhileTheWorkersDrain() throws {
         let upstream = try DemoUpstream()
         defer { upstream.child.stop() }
-        let server = try ReshapeServer(rules: TestRules.rules(upstreamPort: upstream.port),
-                                       environment: ["TEST_SECRET_TOKEN": "x", "RESHAPE_ADMIN_LISTEN": "127.0.0.1:0"])
+        let server = try ReshapeServer(
+            rules: TestRules.rules(upstreamPort: upstream.port),
+            environment: ["TEST_SECRET_TOKEN": "x", "RESHAPE_ADMIN_LISTEN": "127.0.0.1:0"])
         defer { server.stop() }
         XCTAssertNotEqual(server.adminPort, server.port, "RESHAPE_ADMIN_LISTEN works like the flag")
         var client = try RawHTTP(port: server.port)
@@ -67,8 +71,12 @@ final class AdminListenerTests: XCTestCase {
 
     func testTheAdminAddressIsCheckedBeforeStarting() throws {
         for (address, message) in [("127.0.0.1:18080", "needs a port of its own"), ("nowhere", "takes HOST:PORT")] {
-            let child = try ChildProcess("reshape", ["serve", "--rules", "/nonexistent", "--listen", "127.0.0.1:18080",
-                                                     "--admin-listen", address])
+            let child = try ChildProcess(
+                "reshape",
+                [
+                    "serve", "--rules", "/nonexistent", "--listen", "127.0.0.1:18080",
+                    "--admin-listen", address,
+                ])
             XCTAssertEqual(child.waitForExit(10), 2, address)
             XCTAssertTrue(child.stderr.contains(message), child.stderr)
         }

@@ -11,10 +11,13 @@ final class ProxyEndToEndTests: XCTestCase {
         super.setUp()
         do {
             upstream = try DemoUpstream()
-            server = try ReshapeServer(rules: TestRules.rules(upstreamPort: upstream.port),
-                                       arguments: ["--max-url-bytes", "2048", "--max-header-bytes", "4096", "--header-timeout", "700",
-                                                   "--max-body-bytes", "1000"],
-                                       environment: ["TEST_SECRET_TOKEN": secret])
+            server = try ReshapeServer(
+                rules: TestRules.rules(upstreamPort: upstream.port),
+                arguments: [
+                    "--max-url-bytes", "2048", "--max-header-bytes", "4096", "--header-timeout", "700",
+                    "--max-body-bytes", "1000",
+                ],
+                environment: ["TEST_SECRET_TOKEN": secret])
         } catch {
             XCTFail("could not start the servers: \(error)")
         }
@@ -33,16 +36,20 @@ final class ProxyEndToEndTests: XCTestCase {
         XCTAssertEqual(response.status, 200, response.text)
         XCTAssertEqual(response.header("Content-Type"), "application/json")
         let objects = try XCTUnwrap(response.json["objects"] as? [[String: Any]])
-        XCTAssertEqual(objects.map { $0["objectId"] as? String }, objects.map { $0["objectId"] as? String }.sorted { ($0 ?? "") < ($1 ?? "") })
+        XCTAssertEqual(
+            objects.map { $0["objectId"] as? String },
+            objects.map { $0["objectId"] as? String }.sorted { ($0 ?? "") < ($1 ?? "") })
         XCTAssertTrue(objects.allSatisfy { ($0["name"] as? String ?? "").isEmpty == false })
-        XCTAssertEqual(Int(response.header("Reshape-Dropped") ?? "0"), 4, "empty name, age as a string, negative age, no name")
+        XCTAssertEqual(
+            Int(response.header("Reshape-Dropped") ?? "0"), 4, "empty name, age as a string, negative age, no name")
         XCTAssertEqual(objects.first?["objectId"] as? String, "-NqK3a9Xb2mLp0Rt7Yv1")
     }
 
     func testUpstreamConnectionsAreKeptAliveAndCounted() throws {
         func opened() throws -> Int {
             let metrics = try RawHTTP.get(port: port, "/_reshape/metrics").text
-            let line = try XCTUnwrap(metrics.split(separator: "\n").first { $0.hasPrefix("reshape_upstream_connections_opened_total ") })
+            let line = try XCTUnwrap(
+                metrics.split(separator: "\n").first { $0.hasPrefix("reshape_upstream_connections_opened_total ") })
             return try XCTUnwrap(Int(line.split(separator: " ").last ?? ""))
         }
         _ = try RawHTTP.get(port: port, "/users")  // each worker may need one connection first
@@ -56,13 +63,17 @@ final class ProxyEndToEndTests: XCTestCase {
     }
 
     func testPathParametersAreEncodedAndNeverEscapeTheRulePath() throws {
-        for hostile in ["..%2F..%2Fetc%2Fpasswd", "a%40evil.com", "x%23frag", "q%3Fa%3D1", "%00", "a%0D%0AX-Injected:%201"] {
+        for hostile in [
+            "..%2F..%2Fetc%2Fpasswd", "a%40evil.com", "x%23frag", "q%3Fa%3D1", "%00", "a%0D%0AX-Injected:%201",
+        ] {
             let response = try RawHTTP.get(port: port, "/echo/\(hostile)")
             XCTAssertEqual(response.status, 200, "\(hostile): \(response.text)")
-            let target = try XCTUnwrap(response.json["target"] as? String ?? response.json["rawTarget"] as? String, response.text)
+            let target = try XCTUnwrap(
+                response.json["target"] as? String ?? response.json["rawTarget"] as? String, response.text)
             XCTAssertTrue(target.hasPrefix("/echo/"), target)
             XCTAssertFalse(target.dropFirst("/echo/".count).contains("/"), target)
-            XCTAssertFalse(target.contains("#") || target.contains("?") || target.contains("@") || target.contains("\r"), target)
+            XCTAssertFalse(
+                target.contains("#") || target.contains("?") || target.contains("@") || target.contains("\r"), target)
         }
         for dots in ["..", "."] {
             let response = try RawHTTP.get(port: port, "/echo/\(dots)")
@@ -85,7 +96,8 @@ final class ProxyEndToEndTests: XCTestCase {
         let cases: [(String, Int, String)] = [
             ("/nope", 404, "no-route"), ("/status500", 502, "upstream-status"), ("/html", 502, "upstream-not-json"),
             ("/invalid", 502, "upstream-invalid-json"), ("/big", 502, "upstream-too-large"),
-            ("/refused", 502, "upstream-unreachable"), ("/one/-NoSuchUserId000000", 404, "not-found"), ("/reset", 502, "upstream-failed"), ("/missing", 404, "upstream-not-found"),
+            ("/refused", 502, "upstream-unreachable"), ("/one/-NoSuchUserId000000", 404, "not-found"),
+            ("/reset", 502, "upstream-failed"), ("/missing", 404, "upstream-not-found"),
         ]
         for (path, status, code) in cases {
             let response = try RawHTTP.get(port: port, path)
@@ -132,7 +144,8 @@ final class ProxyEndToEndTests: XCTestCase {
         XCTAssertEqual(first.status, 200)
         let tag = try XCTUnwrap(first.header("ETag"), first.text)
         // On the same connection: the 304 has no body and no length, and the next answer is framed right.
-        client.send("GET /users HTTP/1.1\r\nHost: x\r\nIf-None-Match: W/\(tag)\r\n\r\nGET /users HTTP/1.1\r\nHost: x\r\n\r\n")
+        client.send(
+            "GET /users HTTP/1.1\r\nHost: x\r\nIf-None-Match: W/\(tag)\r\n\r\nGET /users HTTP/1.1\r\nHost: x\r\n\r\n")
         let cached = try XCTUnwrap(client.readResponse())
         XCTAssertEqual(cached.status, 304)
         XCTAssertEqual(cached.header("ETag"), tag)
@@ -147,7 +160,9 @@ final class ProxyEndToEndTests: XCTestCase {
     func testKeepAlivePipeliningAndHeadAnswerInOrder() throws {
         var client = try RawHTTP(port: port)
         defer { client.close() }
-        client.send("GET /slow?ms=300 HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\nHEAD /users HTTP/1.1\r\nHost: x\r\n\r\nGET /users HTTP/1.1\r\nHost: x\r\n\r\n")
+        client.send(
+            "GET /slow?ms=300 HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\nHEAD /users HTTP/1.1\r\nHost: x\r\n\r\nGET /users HTTP/1.1\r\nHost: x\r\n\r\n"
+        )
         let slow = try XCTUnwrap(client.readResponse())
         XCTAssertEqual(slow.status, 200, "the slow response comes first although /nope was ready sooner")
         XCTAssertEqual(try XCTUnwrap(client.readResponse()).status, 404)
@@ -172,8 +187,9 @@ final class ProxyEndToEndTests: XCTestCase {
             ("GET /users HTTP/9.9\r\nHost: x\r\n\r\n", 505, "http-version-not-supported"),
             ("GET /users HTTP/2.0\r\nHost: x\r\n\r\n", 505, "http-version-not-supported"),
             ("GET /users HTTP/1.2\r\nHost: x\r\n\r\n", 505, "http-version-not-supported"),
-            ("GET /users\r\n\r\n", 505, "http-version-not-supported"),     // HTTP/0.9 style: http_parser reads it as 0.9
-            ("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 400, "bad-request"),  // HTTP/2's preface: http_parser knows no PRI method
+            ("GET /users\r\n\r\n", 505, "http-version-not-supported"),  // HTTP/0.9 style: http_parser reads it as 0.9
+            // HTTP/2's preface: http_parser knows no PRI method.
+            ("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 400, "bad-request"),
             // Found by fuzz-http (fuzz/crashes/http-connect-with-content-length.bin): http_parser
             // ends a CONNECT at its head, so its declared body was never read. Not a forward proxy.
             ("CONNECT ers HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello", 400, "bad-request"),
@@ -185,13 +201,16 @@ final class ProxyEndToEndTests: XCTestCase {
             client.send(request + "GET /users HTTP/1.1\r\nHost: x\r\n\r\n")
             let started = Date()
             var data = client.readAll()  // returns early only because the server closed
-            XCTAssertLessThan(Date().timeIntervalSince(started), 2, "\(request.debugDescription): the connection was not closed")
+            XCTAssertLessThan(
+                Date().timeIntervalSince(started), 2, "\(request.debugDescription): the connection was not closed")
             let response = try XCTUnwrap(RawHTTP.parse(&data), "no answer to \(request.debugDescription)")
             XCTAssertEqual(response.status, status, "\(request.debugDescription): \(response.text)")
             XCTAssertEqual(response.header("Content-Type"), "application/problem+json")
             XCTAssertEqual(response.json["code"] as? String, code)
             XCTAssertEqual(response.header("Connection"), "close")
-            XCTAssertTrue(data.isEmpty, "\(request.debugDescription): nothing may follow the refusal: \(String(decoding: data, as: UTF8.self))")
+            XCTAssertTrue(
+                data.isEmpty,
+                "\(request.debugDescription): nothing may follow the refusal: \(String(decoding: data, as: UTF8.self))")
         }
     }
 
@@ -203,7 +222,10 @@ final class ProxyEndToEndTests: XCTestCase {
             ("POST /users HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
             ("GET /\(String(repeating: "a", count: 3000)) HTTP/1.1\r\n\r\n", 414),
             ("POST /users HTTP/1.1\r\nContent-Length: 2000\r\n\r\n" + String(repeating: "x", count: 2000), 413),
-            ("POST /users HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n7d0\r\n" + String(repeating: "x", count: 2000) + "\r\n0\r\n\r\n", 413),
+            (
+                "POST /users HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n7d0\r\n"
+                    + String(repeating: "x", count: 2000) + "\r\n0\r\n\r\n", 413
+            ),
             ("GET /users HTTP/1.1\r\nX-Big: \(String(repeating: "b", count: 5000))\r\n\r\n", 431),
             ("GET /users HTTP/1.1\r\n" + (0..<150).map { "X-\($0): v\r\n" }.joined() + "\r\n", 431),
         ]
@@ -240,7 +262,9 @@ final class ProxyEndToEndTests: XCTestCase {
         let deadline = Date().addingTimeInterval(1.0)  // well before the 1.5 s upstream timeout
         while Date() < deadline && !aborted {
             Thread.sleep(forTimeInterval: 0.05)
-            aborted = try Self.upstream.log().contains { ($0["target"] as? String ?? "").hasPrefix("/fault/hang") && ($0["clientAborted"] as? Bool) == true }
+            aborted = try Self.upstream.log().contains {
+                ($0["target"] as? String ?? "").hasPrefix("/fault/hang") && ($0["clientAborted"] as? Bool) == true
+            }
         }
         let log = try Self.upstream.log()
         XCTAssertTrue(aborted, "the upstream saw the proxy abandon /fault/hang: \(log)")
@@ -254,7 +278,8 @@ final class ProxyEndToEndTests: XCTestCase {
         let metrics = try RawHTTP.get(port: port, "/_reshape/metrics")
         XCTAssertEqual(metrics.status, 200)
         XCTAssertTrue(metrics.text.contains("reshape_requests_total{route=\"users\",status=\"200\"}"), metrics.text)
-        XCTAssertTrue(metrics.text.contains("reshape_dropped_elements_total{route=\"users\",type=\"User\"}"), metrics.text)
+        XCTAssertTrue(
+            metrics.text.contains("reshape_dropped_elements_total{route=\"users\",type=\"User\"}"), metrics.text)
         XCTAssertTrue(metrics.text.contains("reshape_rules_info{digest="), metrics.text)
     }
 

@@ -1,8 +1,9 @@
 import CLibUV
 import Glibc
-import XCTest
-@testable import ReshapeProxy
 import ReshapeRules
+import XCTest
+
+@testable import ReshapeProxy
 @testable import ReshapeServer
 
 /// The driver on a real libuv loop, with an owner that records what it is handed: what each
@@ -19,9 +20,10 @@ final class RequestDriverTests: XCTestCase {
 
         init(rules: ServingRules, cache: ResponseCache? = nil) {
             shared = SharedState(configuration: ServerConfiguration(rulesPath: "-", cacheBytes: 0), rules: rules)
-            lifecycleSettings = LifecycleSettings(endpoints: .routes, canFetch: true, accessLog: false,
-                                                  metrics: shared.metrics[0], cache: cache,
-                                                  admin: { _ in HTTPResponse(status: 404) })
+            lifecycleSettings = LifecycleSettings(
+                endpoints: .routes, canFetch: true, accessLog: false,
+                metrics: shared.metrics[0], cache: cache,
+                admin: { _ in HTTPResponse(status: 404) })
             uv_loop_init(loop)
             upstream = UpstreamClient(loop: loop, metrics: shared.metrics[0])
         }
@@ -78,18 +80,21 @@ final class RequestDriverTests: XCTestCase {
     /// One route: a GET of `/slow` from an upstream that never answers, timed out after 100 ms.
     private func slowRules(_ silent: SilentPort) -> ServingRules {
         let upstream = Upstream(name: "silent", scheme: "http", host: "127.0.0.1", port: silent.port, basePath: "")
-        let slow = route("slow", "GET", "/slow", fetches: [fetch("", "/never", upstream: "silent")],
-                         timeoutMilliseconds: 100)
+        let slow = route(
+            "slow", "GET", "/slow", fetches: [fetch("", "/never", upstream: "silent")],
+            timeoutMilliseconds: 100)
         return ServingRules(RuleSet(upstreams: ["silent": upstream], routes: [slow], digest: "d"))
     }
 
     private func begin(_ target: String, _ owner: Owner, now: Double = Clock.monotonicSeconds())
-        -> (RequestLifecycle, RequestLifecycle.Action) {
+        -> (RequestLifecycle, RequestLifecycle.Action)
+    {
         // libuv times a route timer from the loop's clock, which stands still while the loop
         // does not run (as here, between tests): without this, it could be due at once.
         uv_update_time(owner.loop)
-        return RequestLifecycle.begin(HTTPRequest(method: "GET", target: target), rules: owner.shared.rules, draining: false,
-                               settings: owner.lifecycleSettings, now: now, cacheWaiter: { _ in })
+        return RequestLifecycle.begin(
+            HTTPRequest(method: "GET", target: target), rules: owner.shared.rules, draining: false,
+            settings: owner.lifecycleSettings, now: now, cacheWaiter: { _ in })
     }
 
     func testTheRouteTimeoutAnswers504AndStopsTheFetch() throws {
@@ -141,8 +146,12 @@ final class RequestDriverTests: XCTestCase {
         defer { owner.close() }
         // An answer kept at 0: fresh for 10 seconds, then stale for 10 more.
         let (first, _) = begin("/users", owner, now: 0)
-        _ = first.fetchFinished(0, .response(UpstreamResponse(status: 200, contentType: "application/json",
-                                                              body: Array("[]".utf8))), seconds: 0)
+        _ = first.fetchFinished(
+            0,
+            .response(
+                UpstreamResponse(
+                    status: 200, contentType: "application/json",
+                    body: Array("[]".utf8))), seconds: 0)
         var answers: [HTTPResponse] = []
         let driver = RequestDriver(owner: owner) { _, _, response in answers.append(response) }
         let (stale, action) = begin("/users", owner, now: 12)

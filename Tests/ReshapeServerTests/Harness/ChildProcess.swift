@@ -11,16 +11,20 @@ final class ChildProcess: @unchecked Sendable {
     private var stderrText = ""
 
     static var productsDirectory: URL {
-        let candidates = [Bundle.main.bundleURL.deletingLastPathComponent(), Bundle.main.bundleURL,
-                          Bundle(for: ChildProcess.self).bundleURL.deletingLastPathComponent()]
-        for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate.appendingPathComponent("reshape").path) {
+        let candidates = [
+            Bundle.main.bundleURL.deletingLastPathComponent(), Bundle.main.bundleURL,
+            Bundle(for: ChildProcess.self).bundleURL.deletingLastPathComponent(),
+        ]
+        for candidate in candidates
+        where FileManager.default.isExecutableFile(atPath: candidate.appendingPathComponent("reshape").path) {
             return candidate
         }
         return candidates[0]
     }
 
     convenience init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
-        try self.init(at: ChildProcess.productsDirectory.appendingPathComponent(executable), arguments, environment: environment)
+        try self.init(
+            at: ChildProcess.productsDirectory.appendingPathComponent(executable), arguments, environment: environment)
     }
 
     /// A program outside this package (e.g. Debian's redis-server).
@@ -56,11 +60,14 @@ final class ChildProcess: @unchecked Sendable {
             if !process.isRunning {
                 Thread.sleep(forTimeInterval: 0.1)
                 if predicate(self) { return }
-                throw HarnessError("\(process.executableURL!.lastPathComponent) exited (\(process.terminationStatus)) before \(what); stderr: \(stderr)")
+                throw HarnessError(
+                    "\(process.executableURL!.lastPathComponent) exited (\(process.terminationStatus)) before \(what); stderr: \(stderr)"
+                )
             }
             Thread.sleep(forTimeInterval: 0.02)
         }
-        throw HarnessError("timed out waiting for \(what); stdout: \(stdout.suffix(500)) stderr: \(stderr.suffix(1000))")
+        throw HarnessError(
+            "timed out waiting for \(what); stdout: \(stdout.suffix(500)) stderr: \(stderr.suffix(1000))")
     }
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
@@ -94,7 +101,8 @@ final class DemoUpstream {
         child = try ChildProcess("reshape-demo-upstream", ["--listen", "127.0.0.1:0"])
         try child.waitFor(10, "the demo upstream to listen") { $0.stdout.contains("listening on") }
         guard let line = child.stdout.split(separator: "\n").first(where: { $0.contains("listening on") }),
-              let port = Int(line.split(separator: ":").last ?? "") else { throw HarnessError("no port in \(child.stdout)") }
+            let port = Int(line.split(separator: ":").last ?? "")
+        else { throw HarnessError("no port in \(child.stdout)") }
         self.port = port
     }
 
@@ -125,7 +133,8 @@ final class ReshapeServer {
     let rulesDirectory: URL
 
     convenience init(rules: String, arguments: [String] = [], environment: [String: String] = [:]) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reshape-rules-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "reshape-rules-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try rules.write(to: directory.appendingPathComponent("rules.yaml"), atomically: true, encoding: .utf8)
         try self.init(rulesDirectory: directory, arguments: arguments, environment: environment)
@@ -134,13 +143,16 @@ final class ReshapeServer {
     /// Serves the rules already in `rulesDirectory` (which `stop` removes).
     init(rulesDirectory: URL, arguments: [String] = [], environment: [String: String] = [:]) throws {
         self.rulesDirectory = rulesDirectory
-        child = try ChildProcess("reshape", ["serve", "--rules", rulesDirectory.path, "--listen", "127.0.0.1:0", "--workers", "2"] + arguments,
-                                 environment: environment)
+        child = try ChildProcess(
+            "reshape",
+            ["serve", "--rules", rulesDirectory.path, "--listen", "127.0.0.1:0", "--workers", "2"] + arguments,
+            environment: environment)
         try child.waitFor(15, "reshape to listen") { $0.stderr.contains("\"listening\"") }
         let log = child.stderr
         func loggedPort(_ key: String) throws -> Int {
             guard let range = log.range(of: "\"\(key)\":\"127.0.0.1:"),
-                  let port = Int(log[range.upperBound...].prefix { $0.isNumber }) else { throw HarnessError("no \(key) in \(log)") }
+                let port = Int(log[range.upperBound...].prefix { $0.isNumber })
+            else { throw HarnessError("no \(key) in \(log)") }
             return port
         }
         port = try loggedPort("address")

@@ -12,7 +12,8 @@ import ReshapeServer
 
 /// A client template: `/users/{id}` → [literal users, parameter id].
 func clientPath(_ text: String) -> PathTemplate {
-    let segments: [PathTemplate.Segment] = text.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
+    let segments: [PathTemplate.Segment] = text.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map
+    {
         $0.hasPrefix("{") && $0.hasSuffix("}") ? .parameter(String($0.dropFirst().dropLast())) : .literal(String($0))
     }
     return PathTemplate(segments: segments, description: text)
@@ -37,12 +38,15 @@ func fetch(_ name: String, _ path: String, optional: Bool = false, upstream: Str
     FetchRule(name: name, upstream: upstream, path: upstreamPath(path), optional: optional)
 }
 
-func route(_ name: String, _ method: String, _ path: String, fetches: [FetchRule], forwardHeaders: [String] = [],
-           headers: [HeaderRule] = [], body: BodyRule? = nil, pipeline: Pipeline = Pipeline(steps: []),
-           stages: [ExpandStage] = [], timeoutMilliseconds: Int? = nil) -> Route {
-    Route(name: name, method: method, path: clientPath(path), fetches: fetches, forwardHeaders: forwardHeaders,
-          headers: headers, body: body, pipeline: pipeline, stages: stages, timeoutMilliseconds: timeoutMilliseconds,
-          location: testLocation)
+func route(
+    _ name: String, _ method: String, _ path: String, fetches: [FetchRule], forwardHeaders: [String] = [],
+    headers: [HeaderRule] = [], body: BodyRule? = nil, pipeline: Pipeline = Pipeline(steps: []),
+    stages: [ExpandStage] = [], timeoutMilliseconds: Int? = nil
+) -> Route {
+    Route(
+        name: name, method: method, path: clientPath(path), fetches: fetches, forwardHeaders: forwardHeaders,
+        headers: headers, body: body, pipeline: pipeline, stages: stages, timeoutMilliseconds: timeoutMilliseconds,
+        location: testLocation)
 }
 
 /// Pipelines compiled by the loader from rule text with keys it already knows, by route name.
@@ -127,8 +131,10 @@ func maxOverlap(_ entries: [UpstreamLogEntry]) -> Int {
 
 extension RawHTTP {
     /// One request with any method, headers and body on a fresh connection.
-    static func request(port: Int, _ method: String, _ target: String, headers: [String] = [], body: String? = nil,
-                        timeout: TimeInterval = 10) throws -> Response {
+    static func request(
+        port: Int, _ method: String, _ target: String, headers: [String] = [], body: String? = nil,
+        timeout: TimeInterval = 10
+    ) throws -> Response {
         var client = try RawHTTP(port: port, timeout: timeout)
         defer { client.close() }
         var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers.map { $0 + "\r\n" }.joined()

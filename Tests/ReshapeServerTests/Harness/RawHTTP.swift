@@ -24,7 +24,9 @@ struct RawHTTP {
         var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1e6))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else {
             Glibc.close(fd)
@@ -67,7 +69,9 @@ struct RawHTTP {
 
     static func parse(_ data: inout [UInt8], headOnly: Bool = false) -> Response? {
         let separator: [UInt8] = [13, 10, 13, 10]
-        guard let end = (0..<max(0, data.count - 3)).first(where: { Array(data[$0..<$0 + 4]) == separator }) else { return nil }
+        guard let end = (0..<max(0, data.count - 3)).first(where: { Array(data[$0..<$0 + 4]) == separator }) else {
+            return nil
+        }
         let head = String(decoding: data[0..<end], as: UTF8.self).components(separatedBy: "\r\n")
         let status = Int(head[0].split(separator: " ")[1]) ?? 0
         let headers = head.dropFirst().compactMap { line -> (String, String)? in
@@ -82,10 +86,13 @@ struct RawHTTP {
     }
 
     /// One GET on a fresh connection.
-    static func get(port: Int, _ target: String, headers: [String] = [], timeout: TimeInterval = 10) throws -> Response {
+    static func get(port: Int, _ target: String, headers: [String] = [], timeout: TimeInterval = 10) throws -> Response
+    {
         var client = try RawHTTP(port: port, timeout: timeout)
         defer { client.close() }
-        client.send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers.map { $0 + "\r\n" }.joined() + "Connection: close\r\n\r\n")
+        client.send(
+            "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers.map { $0 + "\r\n" }.joined()
+                + "Connection: close\r\n\r\n")
         guard let response = client.readResponse() else { throw HarnessError("no response to GET \(target)") }
         return response
     }

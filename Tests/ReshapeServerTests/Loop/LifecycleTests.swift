@@ -7,8 +7,9 @@ final class LifecycleTests: XCTestCase {
         let upstream = try DemoUpstream()
         defer { upstream.child.stop() }
         // Without the rules watch, which would reload (and count a refusal) on its own.
-        let server = try ReshapeServer(rules: TestRules.rules(upstreamPort: upstream.port, version: "v1"),
-                                       arguments: ["--no-watch-rules"], environment: ["TEST_SECRET_TOKEN": "x"])
+        let server = try ReshapeServer(
+            rules: TestRules.rules(upstreamPort: upstream.port, version: "v1"),
+            arguments: ["--no-watch-rules"], environment: ["TEST_SECRET_TOKEN": "x"])
         defer { server.stop() }
         XCTAssertNotNil(try RawHTTP.get(port: server.port, "/version").json["v1"])
 
@@ -22,13 +23,16 @@ final class LifecycleTests: XCTestCase {
         try server.child.waitFor(5, "the refusal") { $0.stderr.contains("reload refused") }
         XCTAssertNotNil(try RawHTTP.get(port: server.port, "/version").json["v2"], "the old rules stay in service")
         XCTAssertTrue(server.child.process.isRunning)
-        XCTAssertTrue(try RawHTTP.get(port: server.port, "/_reshape/metrics").text.contains("reshape_rule_reloads_total{result=\"refused\"} 1"))
+        XCTAssertTrue(
+            try RawHTTP.get(port: server.port, "/_reshape/metrics").text.contains(
+                "reshape_rule_reloads_total{result=\"refused\"} 1"))
     }
 
     func testSigtermFinishesTheRequestInFlightAndExitsZero() throws {
         let upstream = try DemoUpstream()
         defer { upstream.child.stop() }
-        let server = try ReshapeServer(rules: TestRules.rules(upstreamPort: upstream.port), environment: ["TEST_SECRET_TOKEN": "x"])
+        let server = try ReshapeServer(
+            rules: TestRules.rules(upstreamPort: upstream.port), environment: ["TEST_SECRET_TOKEN": "x"])
         defer { server.stop() }
         var client = try RawHTTP(port: server.port)
         defer { client.close() }
@@ -44,8 +48,9 @@ final class LifecycleTests: XCTestCase {
     func testADrainTimeoutThatCutsRequestsOffExitsThreeAndSaysHowMany() throws {
         let upstream = try DemoUpstream()
         defer { upstream.child.stop() }
-        let server = try ReshapeServer(rules: TestRules.rules(upstreamPort: upstream.port), arguments: ["--drain-timeout", "300"],
-                                       environment: ["TEST_SECRET_TOKEN": "x"])
+        let server = try ReshapeServer(
+            rules: TestRules.rules(upstreamPort: upstream.port), arguments: ["--drain-timeout", "300"],
+            environment: ["TEST_SECRET_TOKEN": "x"])
         defer { server.stop() }
         var client = try RawHTTP(port: server.port)
         defer { client.close() }
@@ -60,12 +65,17 @@ final class LifecycleTests: XCTestCase {
     func testConnectionsPastTheCapGet503() throws {
         let upstream = try DemoUpstream()
         defer { upstream.child.stop() }
-        let server = try ReshapeServer(rules: TestRules.rules(upstreamPort: upstream.port),
-                                       arguments: ["--workers", "1", "--max-connections", "2"],
-                                       environment: ["TEST_SECRET_TOKEN": "x"])
+        let server = try ReshapeServer(
+            rules: TestRules.rules(upstreamPort: upstream.port),
+            arguments: ["--workers", "1", "--max-connections", "2"],
+            environment: ["TEST_SECRET_TOKEN": "x"])
         defer { server.stop() }
-        let first = try RawHTTP(port: server.port), second = try RawHTTP(port: server.port)
-        defer { first.close(); second.close() }
+        let first = try RawHTTP(port: server.port)
+        let second = try RawHTTP(port: server.port)
+        defer {
+            first.close()
+            second.close()
+        }
         Thread.sleep(forTimeInterval: 0.2)
         var third = try RawHTTP(port: server.port, timeout: 3)
         defer { third.close() }
@@ -78,7 +88,8 @@ final class LifecycleTests: XCTestCase {
     }
 
     func testBadRulesRefuseToStart() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reshape-bad-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "reshape-bad-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try "routes: [".write(to: directory.appendingPathComponent("r.yaml"), atomically: true, encoding: .utf8)

@@ -13,8 +13,9 @@ final class RulesWatchTests: XCTestCase {
     func testAnEditedRuleFileIsServedWithoutASignal() throws {
         let upstream = try DemoUpstream()
         defer { upstream.child.stop() }
-        let server = try ReshapeServer(rules: TestRules.rules(upstreamPort: upstream.port, version: "v1"),
-                                       arguments: fast, environment: ["TEST_SECRET_TOKEN": "x"])
+        let server = try ReshapeServer(
+            rules: TestRules.rules(upstreamPort: upstream.port, version: "v1"),
+            arguments: fast, environment: ["TEST_SECRET_TOKEN": "x"])
         defer { server.stop() }
         XCTAssertNotNil(try RawHTTP.get(port: server.port, "/version").json["v1"])
 
@@ -35,7 +36,8 @@ final class RulesWatchTests: XCTestCase {
         try server.child.waitFor(5, "the repaired rules") { _ in self.reloads(server) == 2 }
         XCTAssertNotNil(try RawHTTP.get(port: server.port, "/version").json["v3"])
         // A file that is not a rule file changes nothing: no reload, no refusal.
-        try "notes".write(to: server.rulesDirectory.appendingPathComponent("README.txt"), atomically: true, encoding: .utf8)
+        try "notes".write(
+            to: server.rulesDirectory.appendingPathComponent("README.txt"), atomically: true, encoding: .utf8)
         Thread.sleep(forTimeInterval: 1.0)
         XCTAssertEqual(reloads(server), 2, server.child.stderr)
         XCTAssertEqual(server.child.stderr.components(separatedBy: "reload refused").count - 1, 1)
@@ -59,8 +61,9 @@ final class RulesWatchTests: XCTestCase {
         }
         try manager.createDirectory(at: volume, withIntermediateDirectories: true)
         try publish("v1")
-        try manager.createSymbolicLink(atPath: volume.appendingPathComponent("rules.yaml").path,
-                                       withDestinationPath: "..data/rules.yaml")
+        try manager.createSymbolicLink(
+            atPath: volume.appendingPathComponent("rules.yaml").path,
+            withDestinationPath: "..data/rules.yaml")
         let server = try ReshapeServer(rulesDirectory: volume, arguments: fast, environment: ["TEST_SECRET_TOKEN": "x"])
         defer { server.stop() }
         XCTAssertNotNil(try RawHTTP.get(port: server.port, "/version").json["v1"])
@@ -73,8 +76,9 @@ final class RulesWatchTests: XCTestCase {
     func testNoWatchRulesLeavesReloadToTheSignal() throws {
         let upstream = try DemoUpstream()
         defer { upstream.child.stop() }
-        let server = try ReshapeServer(rules: TestRules.rules(upstreamPort: upstream.port, version: "v1"),
-                                       arguments: fast + ["--no-watch-rules"], environment: ["TEST_SECRET_TOKEN": "x"])
+        let server = try ReshapeServer(
+            rules: TestRules.rules(upstreamPort: upstream.port, version: "v1"),
+            arguments: fast + ["--no-watch-rules"], environment: ["TEST_SECRET_TOKEN": "x"])
         defer { server.stop() }
         try server.replaceRules(TestRules.rules(upstreamPort: upstream.port, version: "v2"))
         Thread.sleep(forTimeInterval: 1.0)

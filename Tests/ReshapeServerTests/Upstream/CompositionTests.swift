@@ -1,10 +1,10 @@
 import Foundation
-import XCTest
 import ReshapeJSON
 import ReshapeProxy
 import ReshapeRules
 import ReshapeSchema
 import ReshapeServer
+import XCTest
 
 /// Issue 9 end to end: an in-process server (`EmbeddedServer`, rules built in code) in front of
 /// the real demo upstream process, over loopback sockets. The upstream's log says what it was
@@ -16,51 +16,93 @@ final class CompositionTests: XCTestCase {
     static let adaId = "-NqK3a9Xb2mLp0Rt7Yv1"
 
     static func ruleSet(upstreamPort: Int) throws -> RuleSet {
-        let pipelines = try loadedPipelines("""
+        let pipelines = try loadedPipelines(
+            """
             upstreams:
               demo: { url: "http://127.0.0.1:\(upstreamPort)" }
             routes:
               - { name: posts, request: GET /posts, upstream: demo, path: /posts.json, transform: [ { keyed-to-array: { key: postId, order: key } } ] }
               - { name: strip-admin, request: GET /strip, upstream: demo, path: /x.json, transform: [ { drop: [admin] } ] }
             """)
-        let newUser = try XCTUnwrap(try SchemaSet(types: [(name: "NewUser", schema: try JSON.parse(Array("""
-            {"type": "object", "required": ["name"], "properties": {"name": {"type": "string", "minLength": 1}, "age": {"type": "integer", "minimum": 0}}}
-            """.utf8)))]).validator(named: "NewUser"))
-        let demo = Upstream(name: "demo", scheme: "http", host: "127.0.0.1", port: upstreamPort, basePath: "",
-                            timeoutMilliseconds: 3000, connectTimeoutMilliseconds: 1000,
-                            headers: [NameValue(name: "X-Operator", value: operatorToken)], secrets: [operatorToken])
+        let newUser = try XCTUnwrap(
+            try SchemaSet(types: [
+                (
+                    name: "NewUser",
+                    schema: try JSON.parse(
+                        Array(
+                            """
+                            {"type": "object", "required": ["name"], "properties": {"name": {"type": "string", "minLength": 1}, "age": {"type": "integer", "minimum": 0}}}
+                            """.utf8))
+                )
+            ]).validator(named: "NewUser"))
+        let demo = Upstream(
+            name: "demo", scheme: "http", host: "127.0.0.1", port: upstreamPort, basePath: "",
+            timeoutMilliseconds: 3000, connectTimeoutMilliseconds: 1000,
+            headers: [NameValue(name: "X-Operator", value: operatorToken)], secrets: [operatorToken])
         func expand(_ path: String, concurrency: Int) -> [ExpandStage] {
-            [ExpandStage(expand: ExpandRule(key: "authorId", fetch: fetch("", path), member: "author", concurrency: concurrency),
-                         then: Pipeline(steps: []))]
+            [
+                ExpandStage(
+                    expand: ExpandRule(
+                        key: "authorId", fetch: fetch("", path), member: "author", concurrency: concurrency),
+                    then: Pipeline(steps: []))
+            ]
         }
-        let everyHopByHop = ["Connection", "Keep-Alive", "TE", "Transfer-Encoding", "Upgrade", "Proxy-Authorization",
-                             "Proxy-Connection", "Host", "Content-Length", "Content-Type", "Expect"]
+        let everyHopByHop = [
+            "Connection", "Keep-Alive", "TE", "Transfer-Encoding", "Upgrade", "Proxy-Authorization",
+            "Proxy-Connection", "Host", "Content-Length", "Content-Type", "Expect",
+        ]
         let routes = [
-            route("fanout", "GET", "/fanout/{id}", fetches: [fetch("user", "/delay/500/users/{id}.json"),
-                                                             fetch("devices", "/delay/500/devices/{id}.json")]),
-            route("fanout-leave", "GET", "/fanout-leave/{tag}", fetches: [fetch("a", "/fault/hang/{tag}/a"),
-                                                                          fetch("b", "/delay/5000/{tag}/b.json")]),
-            route("fail-fast", "GET", "/fail-fast/{tag}", fetches: [fetch("user", "/delay/200/fault/status/500/{tag}"),
-                                                                    fetch("devices", "/delay/5000/{tag}/devices.json")]),
-            route("optional", "GET", "/optional/{id}", fetches: [fetch("user", "/users/{id}.json"),
-                                                                 fetch("devices", "/fault/status/500", optional: true)]),
-            route("posts", "GET", "/posts/{tag}", fetches: [fetch("", "/posts.json")], pipeline: pipelines["posts"]!,
-                  stages: expand("/delay/150/users/{value}.json", concurrency: 2)),
-            route("posts-leave", "GET", "/posts-leave/{tag}", fetches: [fetch("", "/posts.json")], pipeline: pipelines["posts"]!,
-                  stages: expand("/fault/hang/{tag}/{value}", concurrency: 3)),
-            route("headers", "GET", "/headers/{tag}", fetches: [fetch("", "/echo/{tag}")],
-                  forwardHeaders: ["authorization", "X-Request-Id"] + everyHopByHop,
-                  headers: [HeaderRule(name: "X-Client", value: "reshape")]),
+            route(
+                "fanout", "GET", "/fanout/{id}",
+                fetches: [
+                    fetch("user", "/delay/500/users/{id}.json"),
+                    fetch("devices", "/delay/500/devices/{id}.json"),
+                ]),
+            route(
+                "fanout-leave", "GET", "/fanout-leave/{tag}",
+                fetches: [
+                    fetch("a", "/fault/hang/{tag}/a"),
+                    fetch("b", "/delay/5000/{tag}/b.json"),
+                ]),
+            route(
+                "fail-fast", "GET", "/fail-fast/{tag}",
+                fetches: [
+                    fetch("user", "/delay/200/fault/status/500/{tag}"),
+                    fetch("devices", "/delay/5000/{tag}/devices.json"),
+                ]),
+            route(
+                "optional", "GET", "/optional/{id}",
+                fetches: [
+                    fetch("user", "/users/{id}.json"),
+                    fetch("devices", "/fault/status/500", optional: true),
+                ]),
+            route(
+                "posts", "GET", "/posts/{tag}", fetches: [fetch("", "/posts.json")], pipeline: pipelines["posts"]!,
+                stages: expand("/delay/150/users/{value}.json", concurrency: 2)),
+            route(
+                "posts-leave", "GET", "/posts-leave/{tag}", fetches: [fetch("", "/posts.json")],
+                pipeline: pipelines["posts"]!,
+                stages: expand("/fault/hang/{tag}/{value}", concurrency: 3)),
+            route(
+                "headers", "GET", "/headers/{tag}", fetches: [fetch("", "/echo/{tag}")],
+                forwardHeaders: ["authorization", "X-Request-Id"] + everyHopByHop,
+                headers: [HeaderRule(name: "X-Client", value: "reshape")]),
             route("plain", "GET", "/plain/{tag}", fetches: [fetch("", "/echo/{tag}")]),
-            route("create", "POST", "/users", fetches: [fetch("", "/users.json")], forwardHeaders: ["Authorization"],
-                  body: BodyRule(typeName: "NewUser", validator: newUser, transform: pipelines["strip-admin"]!)),
+            route(
+                "create", "POST", "/users", fetches: [fetch("", "/users.json")], forwardHeaders: ["Authorization"],
+                body: BodyRule(typeName: "NewUser", validator: newUser, transform: pipelines["strip-admin"]!)),
             route("form", "POST", "/form/{tag}", fetches: [fetch("", "/echo/{tag}")], body: BodyRule(encoding: .form)),
-            route("form-listing", "POST", "/form-listing/{tag}", fetches: [fetch("", "/echo/{tag}")],
-                  forwardHeaders: ["Content-Type", "Expect"], body: BodyRule(encoding: .form)),
-            route("verdict", "GET", "/verdict/{status}", fetches: [fetch("", "/fault/status/{status}")], forwardHeaders: ["Authorization"]),
+            route(
+                "form-listing", "POST", "/form-listing/{tag}", fetches: [fetch("", "/echo/{tag}")],
+                forwardHeaders: ["Content-Type", "Expect"], body: BodyRule(encoding: .form)),
+            route(
+                "verdict", "GET", "/verdict/{status}", fetches: [fetch("", "/fault/status/{status}")],
+                forwardHeaders: ["Authorization"]),
             route("plain-verdict", "GET", "/plain-verdict/{status}", fetches: [fetch("", "/fault/status/{status}")]),
-            route("timeout", "GET", "/timeout/{tag}", fetches: [fetch("a", "/fault/hang/{tag}/a"), fetch("b", "/fault/hang/{tag}/b")],
-                  timeoutMilliseconds: 300),
+            route(
+                "timeout", "GET", "/timeout/{tag}",
+                fetches: [fetch("a", "/fault/hang/{tag}/a"), fetch("b", "/fault/hang/{tag}/b")],
+                timeoutMilliseconds: 300),
         ]
         return RuleSet(upstreams: ["demo": demo], routes: routes, digest: "composition-tests")
     }
@@ -71,9 +113,11 @@ final class CompositionTests: XCTestCase {
             upstream = try DemoUpstream()
             var limits = ServerLimits()
             limits.bodyTimeoutMilliseconds = 500
-            server = try EmbeddedServer(ruleSet: try ruleSet(upstreamPort: upstream.port),
-                                        configuration: ServerConfiguration(rulesPath: "(in code)", listenPort: 0, workers: 2,
-                                                                           limits: limits, accessLog: false))
+            server = try EmbeddedServer(
+                ruleSet: try ruleSet(upstreamPort: upstream.port),
+                configuration: ServerConfiguration(
+                    rulesPath: "(in code)", listenPort: 0, workers: 2,
+                    limits: limits, accessLog: false))
         } catch {
             XCTFail("could not start the servers: \(error)")
         }
@@ -158,7 +202,8 @@ final class CompositionTests: XCTestCase {
         _ = try RawHTTP.get(port: upstream.port, "/_log?clear=1")
         let response = try RawHTTP.get(port: port, "/posts/x")
         XCTAssertEqual(response.status, 200, response.text)
-        let posts = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]], response.text)
+        let posts = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]], response.text)
         XCTAssertEqual(posts.count, 5)
         let authors = posts.map { ($0["author"] as? [String: Any])?["name"] as? String }
         XCTAssertEqual(authors, ["Ada Lovelace", "Grace Hopper", "Alan Turing", "Ada Lovelace", nil], response.text)
@@ -178,7 +223,8 @@ final class CompositionTests: XCTestCase {
         client.close()
         Thread.sleep(forTimeInterval: 0.3)
         let ended = try upstream.waitForAllEnded("/fault/hang/\(tag)/")
-        XCTAssertEqual(ended.count, 3, "concurrency 3, and nothing started after the client left: \(ended.map(\.target))")
+        XCTAssertEqual(
+            ended.count, 3, "concurrency 3, and nothing started after the client left: \(ended.map(\.target))")
         for entry in ended {
             XCTAssertTrue(entry.clientAborted, "\(entry.target) was not abandoned")
             XCTAssertLessThan((entry.endedMs ?? .max) - left, 1000, "\(entry.target): the close came late")
@@ -189,19 +235,23 @@ final class CompositionTests: XCTestCase {
 
     func testOnlyListedClientHeadersReachTheUpstreamAndNeverHopByHopOnes() throws {
         let tag = tag()
-        let response = try RawHTTP.get(port: port, "/headers/\(tag)", headers: [
-            "Authorization: Bearer user-token", "X-Request-Id: req-42", "Cookie: session=1", "X-Unlisted: nope",
-            "Proxy-Authorization: Basic cHJveHk=", "TE: trailers", "Keep-Alive: timeout=5", "Upgrade: websocket",
-            "Proxy-Connection: keep-alive", "Content-Type: text/plain", "Expect: 100-continue",
-        ])
+        let response = try RawHTTP.get(
+            port: port, "/headers/\(tag)",
+            headers: [
+                "Authorization: Bearer user-token", "X-Request-Id: req-42", "Cookie: session=1", "X-Unlisted: nope",
+                "Proxy-Authorization: Basic cHJveHk=", "TE: trailers", "Keep-Alive: timeout=5", "Upgrade: websocket",
+                "Proxy-Connection: keep-alive", "Content-Type: text/plain", "Expect: 100-continue",
+            ])
         XCTAssertEqual(response.status, 200, response.text)
         let entry = try XCTUnwrap(try upstream.entries("/echo/\(tag)").first)
         XCTAssertEqual(entry.header("Authorization"), "Bearer user-token")
         XCTAssertEqual(entry.header("X-Request-Id"), "req-42")
         XCTAssertEqual(entry.header("X-Client"), "reshape", "the route's own header")
         XCTAssertEqual(entry.header("X-Operator"), Self.operatorToken, "the upstream's header")
-        for name in ["Cookie", "X-Unlisted", "Proxy-Authorization", "TE", "Keep-Alive", "Upgrade", "Proxy-Connection",
-                     "Content-Type", "Expect"] {
+        for name in [
+            "Cookie", "X-Unlisted", "Proxy-Authorization", "TE", "Keep-Alive", "Upgrade", "Proxy-Connection",
+            "Content-Type", "Expect",
+        ] {
             XCTAssertFalse(entry.hasHeader(name), "\(name) reached the upstream: \(entry.headers)")
         }
         XCTAssertEqual(entry.header("Host"), "127.0.0.1:\(upstream.port)", "the client's Host is not passed on")
@@ -211,7 +261,8 @@ final class CompositionTests: XCTestCase {
 
     func testARouteWithoutForwardHeadersSendsNoClientHeader() throws {
         let tag = tag()
-        let response = try RawHTTP.get(port: port, "/plain/\(tag)", headers: ["Authorization: Bearer user-token", "X-Request-Id: r"])
+        let response = try RawHTTP.get(
+            port: port, "/plain/\(tag)", headers: ["Authorization: Bearer user-token", "X-Request-Id: r"])
         XCTAssertEqual(response.status, 200, response.text)
         let entry = try XCTUnwrap(try upstream.entries("/echo/\(tag)").first)
         XCTAssertFalse(entry.hasHeader("Authorization"), "\(entry.headers)")
@@ -223,7 +274,8 @@ final class CompositionTests: XCTestCase {
         for round in 0..<6 {
             let tag = tag()
             let token = round % 2 == 0 ? "Bearer alice" : nil
-            let response = try RawHTTP.get(port: port, "/headers/\(tag)", headers: token.map { ["Authorization: \($0)"] } ?? [])
+            let response = try RawHTTP.get(
+                port: port, "/headers/\(tag)", headers: token.map { ["Authorization: \($0)"] } ?? [])
             XCTAssertEqual(response.status, 200, response.text)
             let entry = try XCTUnwrap(try upstream.entries("/echo/\(tag)").first)
             XCTAssertEqual(entry.header("Authorization"), token, "round \(round): \(entry.headers)")
@@ -234,19 +286,23 @@ final class CompositionTests: XCTestCase {
 
     func testAWriteSendsOnlyItsOwnContentTypeEvenWhenTheClientsIsListed() throws {
         let tag = tag()
-        let response = try RawHTTP.request(port: port, "POST", "/form-listing/\(tag)",
-                                           headers: ["Content-Type: application/json", "Expect: 100-continue"], body: #"{"a": 1}"#)
+        let response = try RawHTTP.request(
+            port: port, "POST", "/form-listing/\(tag)",
+            headers: ["Content-Type: application/json", "Expect: 100-continue"], body: #"{"a": 1}"#)
         XCTAssertEqual(response.status, 200, response.text)
         let entry = try XCTUnwrap(try upstream.entries("/echo/\(tag)").first)
-        XCTAssertEqual(entry.headers.filter { $0.0.lowercased() == "content-type" }.map(\.1), ["application/x-www-form-urlencoded"])
+        XCTAssertEqual(
+            entry.headers.filter { $0.0.lowercased() == "content-type" }.map(\.1), ["application/x-www-form-urlencoded"]
+        )
         XCTAssertNil(entry.header("Expect"))
         XCTAssertEqual(entry.body, "a=1")
     }
 
     func testAWriteForwardsItsBodyAndKeepsTheUpstreams201() throws {
         _ = try RawHTTP.get(port: upstream.port, "/_log?clear=1")
-        let response = try RawHTTP.request(port: port, "POST", "/users", headers: ["Content-Type: application/json", "Authorization: Bearer u"],
-                                           body: #"{"name": "Ada", "age": 36, "admin": true}"#)
+        let response = try RawHTTP.request(
+            port: port, "POST", "/users", headers: ["Content-Type: application/json", "Authorization: Bearer u"],
+            body: #"{"name": "Ada", "age": 36, "admin": true}"#)
         XCTAssertEqual(response.status, 201, response.text)
         XCTAssertTrue((response.json["name"] as? String ?? "").hasPrefix("-N"), response.text)
         let entry = try XCTUnwrap(try upstream.entries("/users.json").last)
@@ -263,9 +319,10 @@ final class CompositionTests: XCTestCase {
         var client = try RawHTTP(port: port)
         defer { client.close() }
         let body = #"{"name":"Trailer"}"#
-        client.send("POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
-            + String(body.utf8.count, radix: 16) + "\r\n" + body + "\r\n0\r\n"
-            + "X-One: 1\r\nAuthorization: Bearer smuggled\r\nX-Last: 2\r\n\r\n")
+        client.send(
+            "POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + String(body.utf8.count, radix: 16) + "\r\n" + body + "\r\n0\r\n"
+                + "X-One: 1\r\nAuthorization: Bearer smuggled\r\nX-Last: 2\r\n\r\n")
         let response = try XCTUnwrap(client.readResponse())
         XCTAssertEqual(response.status, 201, response.text)
         let entry = try XCTUnwrap(try upstream.entries("/users.json").last { $0.body.contains("Trailer") })
@@ -276,8 +333,9 @@ final class CompositionTests: XCTestCase {
 
     func testAFormRouteSendsURLEncodedPairs() throws {
         let tag = tag()
-        let response = try RawHTTP.request(port: port, "POST", "/form/\(tag)", headers: ["Content-Type: application/json; charset=utf-8"],
-                                           body: #"{"name": "Ada Lovelace", "age": 36, "note": "a&b=c"}"#)
+        let response = try RawHTTP.request(
+            port: port, "POST", "/form/\(tag)", headers: ["Content-Type: application/json; charset=utf-8"],
+            body: #"{"name": "Ada Lovelace", "age": 36, "note": "a&b=c"}"#)
         XCTAssertEqual(response.status, 200, response.text)
         let entry = try XCTUnwrap(try upstream.entries("/echo/\(tag)").first)
         XCTAssertEqual(entry.header("Content-Type"), "application/x-www-form-urlencoded")
@@ -287,14 +345,17 @@ final class CompositionTests: XCTestCase {
 
     func testBadClientBodiesAreRefusedWithoutCallingTheUpstream() throws {
         _ = try RawHTTP.get(port: upstream.port, "/_log?clear=1")
-        let wrongType = try RawHTTP.request(port: port, "POST", "/users", headers: ["Content-Type: text/plain"], body: "name=Ada")
+        let wrongType = try RawHTTP.request(
+            port: port, "POST", "/users", headers: ["Content-Type: text/plain"], body: "name=Ada")
         XCTAssertEqual(wrongType.status, 415, wrongType.text)
-        let invalid = try RawHTTP.request(port: port, "POST", "/users", headers: ["Content-Type: application/json"], body: "{\n  \"name\": ,\n}")
+        let invalid = try RawHTTP.request(
+            port: port, "POST", "/users", headers: ["Content-Type: application/json"], body: "{\n  \"name\": ,\n}")
         XCTAssertEqual(invalid.status, 400, invalid.text)
         XCTAssertEqual(invalid.json["line"] as? Int, 2, invalid.text)
         XCTAssertNotNil(invalid.json["column"] as? Int)
-        let violations = try RawHTTP.request(port: port, "POST", "/users", headers: ["Content-Type: application/json"],
-                                             body: #"{"name": "", "age": -1}"#)
+        let violations = try RawHTTP.request(
+            port: port, "POST", "/users", headers: ["Content-Type: application/json"],
+            body: #"{"name": "", "age": -1}"#)
         XCTAssertEqual(violations.status, 422, violations.text)
         let pointers = (violations.json["errors"] as? [[String: Any]] ?? []).compactMap { $0["pointer"] as? String }
         XCTAssertEqual(Set(pointers), ["/name", "/age"], violations.text)
@@ -303,14 +364,17 @@ final class CompositionTests: XCTestCase {
         for response in [wrongType, invalid, violations, unexpected] {
             XCTAssertEqual(response.header("Content-Type"), "application/problem+json")
         }
-        XCTAssertEqual(try upstream.entries("/users.json").count + upstream.entries("/echo/x").count, 0, "the upstream was called")
+        XCTAssertEqual(
+            try upstream.entries("/users.json").count + upstream.entries("/echo/x").count, 0, "the upstream was called")
     }
 
     func testExpectContinueIsAnsweredBeforeTheBodyIsSent() throws {
         var client = try RawHTTP(port: port, timeout: 2)
         defer { client.close() }
         let body = #"{"name": "Grace"}"#
-        client.send("POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nExpect: 100-continue\r\n\r\n")
+        client.send(
+            "POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nExpect: 100-continue\r\n\r\n"
+        )
         let interim = try XCTUnwrap(client.readResponse(headOnly: true), "no 100 Continue")
         XCTAssertEqual(interim.status, 100)
         client.send(body)
@@ -322,7 +386,8 @@ final class CompositionTests: XCTestCase {
         var client = try RawHTTP(port: port, timeout: 3)
         defer { client.close() }
         let started = Date()
-        client.send("POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{\"na")
+        client.send(
+            "POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{\"na")
         let response = try XCTUnwrap(client.readResponse())
         XCTAssertEqual(response.status, 408, response.text)
         XCTAssertEqual(response.header("Connection"), "close")

@@ -1,6 +1,7 @@
 import CCurl
-import XCTest
 import ReshapeRules
+import XCTest
+
 @testable import ReshapeProxy
 @testable import ReshapeServer
 
@@ -11,8 +12,10 @@ final class HeaderListTests: XCTestCase {
 
     private typealias Cache = HeaderListCache<Token>
 
-    private let operatorHeaders = [NameValue(name: "Accept", value: "application/json"),
-                                   NameValue(name: "X-Operator", value: "token")]
+    private let operatorHeaders = [
+        NameValue(name: "Accept", value: "application/json"),
+        NameValue(name: "X-Operator", value: "token"),
+    ]
 
     private func lines(of list: HeaderList) -> [String] {
         var lines: [String] = []
@@ -25,23 +28,27 @@ final class HeaderListTests: XCTestCase {
     }
 
     private func request(_ method: String, body: [UInt8]? = nil) -> UpstreamRequest {
-        UpstreamRequest(method: method, url: "http://127.0.0.1/", headers: [], body: body, timeoutMilliseconds: 1000,
-                        connectTimeoutMilliseconds: 1000, maxBodyBytes: 1000, upstreamName: "demo")
+        UpstreamRequest(
+            method: method, url: "http://127.0.0.1/", headers: [], body: body, timeoutMilliseconds: 1000,
+            connectTimeoutMilliseconds: 1000, maxBodyBytes: 1000, upstreamName: "demo")
     }
 
     // MARK: - The curl list
 
     func testEachHeaderIsOneLineAndAnEmptyValueIsSentEmpty() {
         XCTAssertEqual(HeaderList.line(for: NameValue(name: "X-A", value: "1 2")), "X-A: 1 2")
-        XCTAssertEqual(HeaderList.line(for: NameValue(name: "X-Empty", value: "")), "X-Empty;",
-                       "`X-Empty:` would tell curl to remove the header")
+        XCTAssertEqual(
+            HeaderList.line(for: NameValue(name: "X-Empty", value: "")), "X-Empty;",
+            "`X-Empty:` would tell curl to remove the header")
     }
 
     func testTheCurlListHoldsTheLinesInOrderAndStopsContinueOnlyForWrites() {
-        XCTAssertEqual(lines(of: HeaderList(operatorHeaders, forBody: false)),
-                       ["Accept: application/json", "X-Operator: token"])
-        XCTAssertEqual(lines(of: HeaderList(operatorHeaders, forBody: true)),
-                       ["Accept: application/json", "X-Operator: token", "Expect:"])
+        XCTAssertEqual(
+            lines(of: HeaderList(operatorHeaders, forBody: false)),
+            ["Accept: application/json", "X-Operator: token"])
+        XCTAssertEqual(
+            lines(of: HeaderList(operatorHeaders, forBody: true)),
+            ["Accept: application/json", "X-Operator: token", "Expect:"])
         XCTAssertNil(HeaderList([], forBody: false).list)
     }
 
@@ -69,10 +76,12 @@ final class HeaderListTests: XCTestCase {
         XCTAssertNil(cache.list(upstream: "demo", headers: operatorHeaders, forBody: true), "a write's list differs")
         XCTAssertNil(cache.list(upstream: "other", headers: operatorHeaders, forBody: false), "kept per upstream")
         let forwarded = operatorHeaders + [NameValue(name: "Authorization", value: "Bearer a")]
-        XCTAssertNil(cache.list(upstream: "demo", headers: forwarded, forBody: false),
-                     "never another request's headers")
-        XCTAssertNil(cache.list(upstream: "demo", headers: [operatorHeaders[1], operatorHeaders[0]], forBody: false),
-                     "the order is part of the set")
+        XCTAssertNil(
+            cache.list(upstream: "demo", headers: forwarded, forBody: false),
+            "never another request's headers")
+        XCTAssertNil(
+            cache.list(upstream: "demo", headers: [operatorHeaders[1], operatorHeaders[0]], forBody: false),
+            "the order is part of the set")
     }
 
     func testEachUpstreamKeepsItsNewestLists() {
@@ -99,8 +108,9 @@ final class HeaderListTests: XCTestCase {
             cache.built(Token(), upstream: "demo", headers: once, forBody: false)
         }
         cache.built(Token(), upstream: "demo", headers: operatorHeaders, forBody: false)
-        XCTAssertNil(cache.list(upstream: "demo", headers: operatorHeaders, forBody: false),
-                     "its first build was forgotten")
+        XCTAssertNil(
+            cache.list(upstream: "demo", headers: operatorHeaders, forBody: false),
+            "its first build was forgotten")
         let third = Token()
         cache.built(third, upstream: "demo", headers: operatorHeaders, forBody: false)
         XCTAssertTrue(cache.list(upstream: "demo", headers: operatorHeaders, forBody: false) === third)

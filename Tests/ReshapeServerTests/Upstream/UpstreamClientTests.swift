@@ -2,8 +2,9 @@ import CCurl
 import CLibUV
 import Foundation
 import Glibc
-import XCTest
 import ReshapeRules
+import XCTest
+
 @testable import ReshapeProxy
 @testable import ReshapeServer
 
@@ -40,12 +41,15 @@ final class UpstreamClientTests: XCTestCase {
         loop.deallocate()
     }
 
-    private func request(_ path: String, port: Int = UpstreamClientTests.upstream.port,
-                         maxBodyBytes: Int = 1 << 20) -> UpstreamRequest {
-        UpstreamRequest(method: "GET", url: "http://127.0.0.1:\(port)\(path)",
-                        headers: [NameValue(name: "Accept", value: "application/json")], body: nil,
-                        timeoutMilliseconds: 5000, connectTimeoutMilliseconds: 2000, maxBodyBytes: maxBodyBytes,
-                        upstreamName: "demo")
+    private func request(
+        _ path: String, port: Int = UpstreamClientTests.upstream.port,
+        maxBodyBytes: Int = 1 << 20
+    ) -> UpstreamRequest {
+        UpstreamRequest(
+            method: "GET", url: "http://127.0.0.1:\(port)\(path)",
+            headers: [NameValue(name: "Accept", value: "application/json")], body: nil,
+            timeoutMilliseconds: 5000, connectTimeoutMilliseconds: 2000, maxBodyBytes: maxBodyBytes,
+            upstreamName: "demo")
     }
 
     /// Runs the loop until `done` holds (checked every few milliseconds) or `seconds` pass.
@@ -112,7 +116,10 @@ final class UpstreamClientTests: XCTestCase {
             (try? Self.upstream.log())?.first { $0["target"] as? String == target }
         }
         var arrived = false
-        runLoop { arrived = arrived || entry() != nil; return arrived }
+        runLoop {
+            arrived = arrived || entry() != nil
+            return arrived
+        }
         XCTAssertTrue(arrived, "the request never reached the upstream")
         client.cancel(transfer)
         client.cancel(transfer)  // a second cancel finds nothing to do
