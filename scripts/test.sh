@@ -2,7 +2,7 @@
 # Sets up the machine and runs every check CI runs: the README's second command.
 #   1. system packages (scripts/setup.sh, apt-get), the Python linters (a venv in .build-tools)
 #      and the pinned JSON-Schema-Test-Suite (scripts/fetch-conformance.sh)
-#   2. debug build of everything, tests included
+#   2. swift format lint --strict over Sources and Tests, then a debug build of everything, tests included
 #   3. the example rules' own examples, the demo upstream, the quick start end to end, the
 #      OpenAPI document (validator, and schemathesis against the live demo; scripts/check-openapi.sh)
 #   4. shipping: hadolint, Kubernetes manifests, the Grafana dashboard against live metrics, runtime libraries of the release binary, and the
@@ -27,6 +27,9 @@ if ! { command -v hadolint && command -v kubernetes-validate; } >/dev/null 2>&1;
   fi
   export PATH="$PWD/$tools/bin:$PATH"
 fi
+
+step "format: swift format lint (.swift-format)"
+swift format lint --strict --recursive --parallel Sources Tests
 
 step "build"
 swift build --build-tests
