@@ -6,6 +6,9 @@
 #   2. the demo upstream and `reshape serve --rules examples/rules` start on free loopback
 #      ports; the document served at /_reshape/openapi.json (on the admin listener) is the
 #      one the CLI printed;
+#   2b. openapi-python-client generates a client from the document of every example rule set
+#      (examples/rules, bench/peers/rules) without a warning (a warning means it left a part
+#      of the API out of the client);
 #   3. schemathesis runs against the live server with that document: every response must have
 #      a documented status, its documented content type, and a body its schema accepts.
 # Usage: scripts/check-openapi.sh [BIN_DIR]      (default .build/debug)
@@ -19,9 +22,11 @@ for tool in reshape reshape-demo-upstream; do
 done
 
 tools=.build-tools/venv
-if [ ! -x "$tools/bin/schemathesis" ] || [ ! -x "$tools/bin/openapi-spec-validator" ]; then
+if [ ! -x "$tools/bin/schemathesis" ] || [ ! -x "$tools/bin/openapi-spec-validator" ] \
+  || [ ! -x "$tools/bin/openapi-python-client" ] || [ ! -x "$tools/bin/ruff" ]; then
   [ -x "$tools/bin/pip" ] || python3 -m venv "$tools"
-  "$tools/bin/pip" install --quiet --disable-pip-version-check openapi-spec-validator schemathesis
+  "$tools/bin/pip" install --quiet --disable-pip-version-check openapi-spec-validator schemathesis \
+    openapi-python-client ruff
 fi
 py="$tools/bin/python"
 
@@ -44,6 +49,23 @@ a = json.load(open(sys.argv[1]))
 b = yaml.safe_load(open(sys.argv[2]))
 assert a == b, "the --yaml document differs from the JSON one"
 PY
+
+echo "check-openapi: a generated Python client (openapi-python-client) for every example rule set"
+for rules in examples/rules bench/peers/rules; do
+  name=$(echo "$rules" | tr / -)
+  "$bin/reshape" openapi --rules "$rules" >"$work/$name.json"
+  # Its post-generation hooks run ruff, found on PATH.
+  PATH="$PWD/$tools/bin:$PATH" "$tools/bin/openapi-python-client" generate --path "$work/$name.json" \
+    --output-path "$work/client-$name" --overwrite >"$work/client-$name.out" 2>&1 \
+    || { cat "$work/client-$name.out" >&2; echo "check-openapi: $rules: the client generator failed" >&2; exit 1; }
+  if grep -qi "warning" "$work/client-$name.out"; then
+    cat "$work/client-$name.out" >&2
+    echo "check-openapi: $rules: openapi-python-client warned; its client leaves that part out" >&2
+    exit 1
+  fi
+  "$tools/bin/python" -m compileall -q "$work/client-$name" >/dev/null
+  echo "ok   $rules: $(find "$work/client-$name" -name '*.py' | wc -l) Python files, no warning"
+done
 
 echo "check-openapi: starting the demo upstream and reshape serve"
 "$bin/reshape-demo-upstream" --listen 127.0.0.1:0 >"$work/upstream.out" 2>&1 &

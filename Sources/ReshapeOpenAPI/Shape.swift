@@ -185,6 +185,10 @@ extension Shape {
         case (_, .any), (.never, _): return true
         case (.anyOf(let parts), _): return parts.allSatisfy { $0.isSubset(of: other) }
         case (_, .anyOf(let parts)): return parts.contains { isSubset(of: $0) }
+        // An intersection is inside whatever one of its parts is inside; a shape is inside an
+        // intersection when it is inside every part.
+        case (.allOf(let parts), _): return parts.contains { $0.isSubset(of: other) }
+        case (_, .allOf(let parts)): return parts.allSatisfy { isSubset(of: $0) }
         case (.scalars(let a), .scalars(let b)): return b.isSuperset(of: a)
         case (.constant(let value), .scalars(let b)): return ScalarKinds.of(value).map { b.isSuperset(of: $0) } ?? false
         case (.constant(let a), .constant(let b)): return a == b

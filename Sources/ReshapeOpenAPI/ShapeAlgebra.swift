@@ -6,6 +6,32 @@ public struct ShapeAlgebra: Sendable {
 
     public init(types: TypeCatalog) { self.types = types }
 
+    /// The values of `shape` that are also of `type` (a `.schema`): `type` alone when everything
+    /// `type` allows is already in `shape`, since the earlier fragment then says nothing more
+    /// (and generated clients cannot merge a derived fragment with the type it restates);
+    /// otherwise their intersection.
+    public func narrowed(_ shape: Shape, to type: Shape) -> Shape {
+        if case .schema = type, opened(type, depth: 0).isSubset(of: shape) { return type }
+        return .intersection([shape, type])
+    }
+
+    /// `shape` with every `.schema` part replaced by its structure, down to `depth` 8: a
+    /// superset of `shape`, so what it is a subset of, `shape` is too.
+    private func opened(_ shape: Shape, depth: Int) -> Shape {
+        guard depth < 8 else { return .any }
+        switch shape {
+        case .schema(let schema): return opened(types.structure(of: schema), depth: depth + 1)
+        case .array(let items): return .array(opened(items, depth: depth + 1))
+        case .object(var object):
+            object.properties = object.properties.map { ($0.name, opened($0.shape, depth: depth + 1)) }
+            object.additional = opened(object.additional, depth: depth + 1)
+            return .object(object)
+        case .anyOf(let parts): return .anyOf(parts.map { opened($0, depth: depth + 1) })
+        case .allOf(let parts): return .allOf(parts.map { opened($0, depth: depth + 1) })
+        case .any, .never, .scalars, .constant: return shape
+        }
+    }
+
     /// The shape as alternatives each of one kind: `.scalars`, a scalar `.constant`, `.array`
     /// or `.object`. Their union includes every value of `shape`.
     public func variants(_ shape: Shape) -> [Shape] {

@@ -40,7 +40,7 @@ final class ExampleConformanceTests: XCTestCase {
         let schemas = try DerivedSchemas(try Fixture.exampleRules()).schemas
         XCTAssertEqual(
             schemas["users"]?.serializedString(),
-            ##"{"type":"object","properties":{"objects":{"type":"array","items":{"allOf":[{"type":"object","properties":{"objectId":{"type":"string"}},"required":["objectId"]},{"$ref":"#/components/schemas/User"}]}}},"required":["objects"],"additionalProperties":false}"##
+            ##"{"type":"object","properties":{"objects":{"type":"array","items":{"$ref":"#/components/schemas/User"}}},"required":["objects"],"additionalProperties":false}"##
         )
         XCTAssertEqual(
             schemas["profile"]?.serializedString(),

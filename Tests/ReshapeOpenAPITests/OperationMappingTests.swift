@@ -33,7 +33,7 @@ final class OperationMappingTests: XCTestCase {
     func testTheIssueExample() throws {
         XCTAssertEqual(
             try derived(["keyed-to-array: { key: objectId }", "validate: { type: User }", "wrap: objects"]),
-            ##"{"type":"object","properties":{"objects":{"type":"array","items":{"allOf":[{"type":"object","properties":{"objectId":{"type":"string"}},"required":["objectId"]},{"$ref":"#/components/schemas/User"}]}}},"required":["objects"],"additionalProperties":false}"##
+            ##"{"type":"object","properties":{"objects":{"type":"array","items":{"$ref":"#/components/schemas/User"}}},"required":["objects"],"additionalProperties":false}"##
         )
     }
 

@@ -12,7 +12,7 @@ extension ValidateOperation: SchemaTransfer {
         }
         let arrayness = algebra.arrayness(input)
         var outputs: [Shape] = []
-        if arrayness.mayBeArray { outputs.append(.array(.intersection([algebra.items(input), type]))) }
+        if arrayness.mayBeArray { outputs.append(.array(algebra.narrowed(algebra.items(input), to: type))) }
         if arrayness.mayBeOther {
             // Only an array is checked element by element; a value of `input` that is not an
             // array is checked whole. `input` itself when it has no array alternative, so that
@@ -21,7 +21,7 @@ extension ValidateOperation: SchemaTransfer {
                 arrayness.mayBeArray
                 ? Shape.union(algebra.variants(input).filter { if case .array = $0 { false } else { true } })
                 : input
-            outputs.append(.intersection([whole, type]))
+            outputs.append(algebra.narrowed(whole, to: type))
             if invalid == .drop { outputs.append(.null) }
         }
         return .union(outputs)
