@@ -34,7 +34,7 @@ public final class Metrics: Sendable {
         var upstreamConnectionsOpened = 0
     }
 
-    private let state = Locked(State())
+    let state = Locked(State())
 
     public init() {}
 
