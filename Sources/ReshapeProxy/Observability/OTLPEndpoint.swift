@@ -5,20 +5,21 @@ public enum OTLPEndpoint {
     /// when it has none; `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is used as is, and
     /// `OTEL_EXPORTER_OTLP_ENDPOINT` gets `/v1/traces`, as the OTLP exporter spec says.
     public static func traces(flag: String?, environment: [String: String]) -> Result<String?, Invalid> {
-        let url: String
+        let given: String
+        let asIs: Bool
         if let flag, !flag.isEmpty {
-            url = hasPath(flag) ? flag : trimmed(flag) + "/v1/traces"
+            (given, asIs) = (flag, hasPath(flag))
         } else if let traces = environment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"], !traces.isEmpty {
-            url = traces
+            (given, asIs) = (traces, true)
         } else if let base = environment["OTEL_EXPORTER_OTLP_ENDPOINT"], !base.isEmpty {
-            url = trimmed(base) + "/v1/traces"
+            (given, asIs) = (base, false)
         } else {
             return .success(nil)
         }
-        guard let rest = afterScheme(url), !rest.isEmpty, !rest.hasPrefix("/") else {
-            return .failure(Invalid(url: displayed(url)))
+        guard let rest = afterScheme(given), !rest.isEmpty, !rest.hasPrefix("/") else {
+            return .failure(Invalid(url: displayed(given)))
         }
-        return .success(url)
+        return .success(asIs ? given : (given.hasSuffix("/") ? String(given.dropLast()) : given) + "/v1/traces")
     }
 
     public struct Invalid: Error, Sendable, CustomStringConvertible {
@@ -44,9 +45,5 @@ public enum OTLPEndpoint {
     private static func hasPath(_ url: String) -> Bool {
         guard let rest = afterScheme(url), let slash = rest.firstIndex(of: "/") else { return false }
         return rest[slash...] != "/"
-    }
-
-    private static func trimmed(_ url: String) -> String {
-        url.hasSuffix("/") ? String(url.dropLast()) : url
     }
 }
