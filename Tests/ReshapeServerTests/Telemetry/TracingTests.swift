@@ -194,4 +194,20 @@ final class TracingTests: XCTestCase {
         XCTAssertEqual(
             server.child.stderr.components(separatedBy: "span export failed").count - 1, 1, server.child.stderr)
     }
+
+    func testBadTracingSettingsAreRefusedAtStart() throws {
+        let cases: [([String], [String: String], String)] = [
+            (["--trace-sample-ratio", "1.5"], [:], "--trace-sample-ratio takes a number from 0 to 1"),
+            ([], ["RESHAPE_TRACE_SAMPLE_RATIO": "half"], "--trace-sample-ratio takes a number from 0 to 1"),
+            (["--otlp-endpoint", "collector:4318"], [:], "must be an http:// or https:// URL"),
+            ([], ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://"], "must be an http:// or https:// URL"),
+        ]
+        for (arguments, environment, message) in cases {
+            let child = try ChildProcess(
+                "reshape", ["serve", "--rules", "/nonexistent", "--listen", "127.0.0.1:0"] + arguments,
+                environment: environment)
+            XCTAssertEqual(child.waitForExit(), 2, "\(arguments) \(environment): \(child.stderr)")
+            try child.waitFor(2, "the reason") { $0.stderr.contains(message) }
+        }
+    }
 }
