@@ -11,7 +11,9 @@ extension RequestLifecycle {
             guard let spanID = order.request.trace?.spanID else { continue }
             let rule = exchange.fetchRule(of: order.id)
             fetchSpans[order.id] = FetchSpanStart(
-                spanID: spanID, method: order.request.method, url: exchange.redactor.redact(order.request.url),
+                spanID: spanID, method: order.request.method,
+                url: FetchSpanStart.shownURL(
+                    order.request.url, forwardedQuery: exchange.route.forwardQuery, redactor: exchange.redactor),
                 upstream: rules.ruleSet.upstreams[order.request.upstreamName],
                 template: rule?.path.description)
         }

@@ -11,6 +11,23 @@ struct FetchSpanStart: Sendable {
     let template: String?
 }
 
+extension FetchSpanStart {
+    /// A fetch's URL as its span shows it: secrets redacted, and the values of query
+    /// parameters passed on from the client replaced, since clients put tokens there.
+    static func shownURL(_ url: String, forwardedQuery: [String], redactor: Redactor) -> String {
+        let redacted = redactor.redact(url)
+        guard !forwardedQuery.isEmpty, let question = redacted.firstIndex(of: "?") else { return redacted }
+        let names = Set(forwardedQuery.map(PercentEncoding.encode))
+        let query = redacted[redacted.index(after: question)...]
+        let pairs = query.split(separator: "&").map { (pair: Substring) -> String in
+            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+            let name = String(pair[pair.startIndex..<equals])
+            return names.contains(name) ? name + "=[REDACTED]" : String(pair)
+        }
+        return String(redacted[redacted.startIndex...question]) + pairs.joined(separator: "&")
+    }
+}
+
 /// The spans of one request, after the OpenTelemetry HTTP semantic conventions. Nothing the
 /// client sent past the path (its query, its headers) is an attribute: either may hold tokens.
 extension Span {

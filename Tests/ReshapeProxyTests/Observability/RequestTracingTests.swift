@@ -235,6 +235,20 @@ final class RequestTracingTests: XCTestCase {
         XCTAssertNil(attribute(collected.spans[0], "http.route"))
     }
 
+    func testAFetchURLShowsNoSecretAndNoForwardedQueryValue() {
+        let redactor = Redactor(secrets: ["s3cret"])
+        XCTAssertEqual(
+            FetchSpanStart.shownURL(
+                "https://api/x?key=s3cret&page=2&q=a%20b&token=t0k", forwardedQuery: ["q", "token"],
+                redactor: redactor),
+            "https://api/x?key=[REDACTED]&page=2&q=[REDACTED]&token=[REDACTED]")
+        XCTAssertEqual(
+            FetchSpanStart.shownURL("https://api/x?key=s3cret", forwardedQuery: [], redactor: redactor),
+            "https://api/x?key=[REDACTED]")
+        XCTAssertEqual(
+            FetchSpanStart.shownURL("https://api/x", forwardedQuery: ["q"], redactor: redactor), "https://api/x")
+    }
+
     // MARK: - Configuration and counters
 
     func testTheEndpointComesFromTheFlagOrTheStandardVariables() throws {
