@@ -61,7 +61,9 @@ let package = Package(
         .testTarget(name: "ReshapeRulesTests", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
         .testTarget(name: "ReshapeContractTests", dependencies: ["ReshapeContract", "ReshapeRules", "ReshapeJSON"]),
         .testTarget(name: "ReshapeProxyTests", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON", "ReshapeCompression"]),
-        .testTarget(name: "ReshapeServerTests", dependencies: ["ReshapeServer", "ReshapeJSON", "reshape", "reshape-demo-upstream"]),
+        .testTarget(
+            name: "ReshapeServerTests", dependencies: ["ReshapeServer", "ReshapeJSON", "reshape", "reshape-demo-upstream"],
+            exclude: ["Harness/otlp_receiver.py"]),
         .testTarget(name: "CLITests", dependencies: ["reshape", "ReshapeJSON"]),
         .testTarget(name: "ReshapeOpenAPITests", dependencies: ["ReshapeOpenAPI", "ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
     ],

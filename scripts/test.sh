@@ -19,6 +19,7 @@ step() { printf '\n== %s\n' "$*"; }
 step "setup"
 scripts/setup.sh
 scripts/fetch-conformance.sh
+scripts/setup-python-tools.sh
 tools=.build-tools/venv
 if ! { command -v hadolint && command -v kubernetes-validate; } >/dev/null 2>&1; then
   if [ ! -x "$tools/bin/kubernetes-validate" ] || [ ! -x "$tools/bin/hadolint" ]; then

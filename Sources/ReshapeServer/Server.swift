@@ -116,6 +116,8 @@ public final class Server {
                 "address": .string(address), "admin_address": .string(adminAddress),
                 "workers": .number(JSONNumber(configuration.workers)),
                 "routes": .number(JSONNumber(ruleSet.routes.count)), "rules": .string(ruleSet.digest),
+                // Where spans go, so a trace that never arrives is traced back to its setting.
+                "otlp_endpoint": configuration.otlpEndpoint.map { .string(OTLPEndpoint.displayed($0)) } ?? .null,
             ])
         uv_run(loop, UV_RUN_DEFAULT)
         for worker in workers { worker.join() }

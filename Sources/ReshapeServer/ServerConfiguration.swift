@@ -22,6 +22,12 @@ public struct ServerConfiguration: Sendable {
     public var watchRules = true
     /// How long the rules must be quiet after a change before they are reloaded.
     public var watchDebounceMilliseconds = 1000
+    /// Where spans are exported (OTLP/HTTP JSON); nil: no spans are built.
+    public var otlpEndpoint: String?
+    /// The `service.name` the spans carry (`OTEL_SERVICE_NAME`).
+    public var serviceName = "reshape"
+    /// The share of traces started here that are sampled (`--trace-sample-ratio`).
+    public var traceSampleRatio = 1.0
 
     public init(
         rulesPath: String, listenHost: String = "127.0.0.1", listenPort: Int = 8080,

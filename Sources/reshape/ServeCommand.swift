@@ -131,6 +131,20 @@ struct ServeCommand: ParsableCommand {
             valueName: "ms"))
     var watchDebounce: Int?
 
+    @Option(
+        name: .customLong("otlp-endpoint"),
+        help: ArgumentHelp(
+            "Export spans by OTLP/HTTP JSON to this URL; without a path, its /v1/traces (default: none) [OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces].",
+            valueName: "url"))
+    var otlpEndpoint: String?
+
+    @Option(
+        name: .customLong("trace-sample-ratio"),
+        help: ArgumentHelp(
+            "Share of traces started here that are exported, 0 to 1; a client's traceparent flag wins (default 1) [RESHAPE_TRACE_SAMPLE_RATIO].",
+            valueName: "ratio"))
+    var traceSampleRatio: Double?
+
     func run() throws {
         let environment = LocalFiles.environment
         func setting(_ flag: Int?, _ variable: String, default fallback: Int) throws -> Int {
@@ -209,6 +223,21 @@ struct ServeCommand: ParsableCommand {
             cacheRedisTimeout, "RESHAPE_CACHE_REDIS_TIMEOUT", default: 50)
         configuration.watchRules = !noWatchRules && environment["RESHAPE_WATCH_RULES"] != "off"
         configuration.watchDebounceMilliseconds = try setting(watchDebounce, "RESHAPE_WATCH_DEBOUNCE", default: 1000)
+        switch OTLPEndpoint.traces(flag: otlpEndpoint, environment: environment) {
+        case .success(let endpoint): configuration.otlpEndpoint = endpoint
+        case .failure(let invalid):
+            Terminal.error("reshape: --otlp-endpoint: \(invalid)")
+            throw ExitCode(2)
+        }
+        if let name = environment["OTEL_SERVICE_NAME"], !name.isEmpty { configuration.serviceName = name }
+        let ratioText = environment["RESHAPE_TRACE_SAMPLE_RATIO"]
+        guard let ratio = traceSampleRatio ?? (ratioText.map { Double($0) } ?? 1.0), (0...1).contains(ratio) else {
+            Terminal.error(
+                "reshape: --trace-sample-ratio takes a number from 0 to 1 (got '\(traceSampleRatio.map { "\($0)" } ?? ratioText ?? "")')"
+            )
+            throw ExitCode(2)
+        }
+        configuration.traceSampleRatio = ratio
         let status = Server(configuration: configuration, environment: environment).run()
         if status != 0 { throw ExitCode(status) }
     }

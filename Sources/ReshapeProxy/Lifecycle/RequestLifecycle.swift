@@ -15,11 +15,14 @@ public struct LifecycleSettings: Sendable {
     public var sharedStore: (@Sendable (String, ResponseCache.Stored) -> Void)?
     /// `/_reshape/<name>`: the server's admin answers (they report process-wide state).
     public var admin: @Sendable (String) -> HTTPResponse
+    /// The loop's trace ids, sampling and span export.
+    public var tracer: Tracer
 
     public init(
         endpoints: Endpoints, canFetch: Bool, accessLog: Bool, metrics: Metrics, cache: ResponseCache? = nil,
-        admin: @escaping @Sendable (String) -> HTTPResponse
+        tracer: Tracer = Tracer(), admin: @escaping @Sendable (String) -> HTTPResponse
     ) {
+        self.tracer = tracer
         self.endpoints = endpoints
         self.canFetch = canFetch
         self.accessLog = accessLog
@@ -105,11 +108,15 @@ public final class RequestLifecycle: @unchecked Sendable {
     let settings: LifecycleSettings
     let rules: ServingRules
     /// Taken with the rules at dispatch, so answering needs no second look at them.
-    private let redactor: Redactor
+    let redactor: Redactor
     /// A cache refresh with no client waiting: not a request in the metrics or the log.
     let isBackground: Bool
     /// Set only by the events (here and in `RequestLifecycle+Cache.swift`).
     var state = State.routing
+    /// The trace the request belongs to (`RequestLifecycle+Tracing.swift`).
+    let trace: RequestTrace
+    /// Each fetch in flight's client span as it started, while the trace is recorded.
+    var fetchSpans: [Int: FetchSpanStart] = [:]
 
     init(
         _ request: HTTPRequest, rules: ServingRules, settings: LifecycleSettings, now: Double,
@@ -122,6 +129,9 @@ public final class RequestLifecycle: @unchecked Sendable {
         self.rules = rules
         redactor = rules.allSecrets
         self.isBackground = isBackground
+        trace = settings.tracer.begin(
+            traceparent: request.header("traceparent"), tracestate: request.header("tracestate"),
+            recordable: !isBackground)
     }
 
     /// The state's name, one of `stateNames`.
@@ -190,8 +200,12 @@ public final class RequestLifecycle: @unchecked Sendable {
     }
 
     /// A fetch finished with `result` after `seconds`. The server reports only fetches in
-    /// flight: it cancels the others, and a cancelled fetch never reports.
-    public func fetchFinished(_ id: Int, _ result: UpstreamResult, seconds: Double) -> Action {
+    /// flight: it cancels the others, and a cancelled fetch never reports. `now` ends the
+    /// fetch's span (nil: the request's start plus `seconds`); `retries` is how many times the
+    /// upstream client tried it again.
+    public func fetchFinished(
+        _ id: Int, _ result: UpstreamResult, seconds: Double, now: Double? = nil, retries: Int = 0
+    ) -> Action {
         guard case .exchanging(let exchange, let lead) = state else { impossible("fetchFinished", in: stateName) }
         if let upstream = exchange.upstreamName(of: id) {
             var failure: UpstreamFailure?
@@ -199,6 +213,7 @@ public final class RequestLifecycle: @unchecked Sendable {
             settings.metrics.recordUpstream(upstream: upstream, seconds: seconds, failure: failure)
             settings.metrics.recordFetch(route: exchange.route.name, upstream: upstream)
         }
+        if trace.recording { fetchSpanEnded(id, result, seconds: seconds, now: now, retries: retries) }
         let action = exchange.fetchFinished(id, result, seconds: seconds)
         return follow(action, of: exchange, routeName: exchange.route.name, lead: lead)
     }
@@ -219,6 +234,7 @@ public final class RequestLifecycle: @unchecked Sendable {
         let seconds = now - started
         settings.metrics.requestFinished()
         settings.metrics.recordRequest(route: record.routeName ?? "-", status: response.status, seconds: seconds)
+        if trace.recording { serverSpanEnded(response, record, now: now) }
         guard settings.accessLog else { return nil }
         let path = String(request.path)
         let exchange = record.exchange
@@ -229,7 +245,7 @@ public final class RequestLifecycle: @unchecked Sendable {
             durationMilliseconds: seconds * 1000,
             upstreamMilliseconds: exchange.map { $0.upstreamSeconds * 1000 },
             bytes: response.body.count, dropped: record.dropped, errorCode: record.errorCode,
-            fetches: exchange?.fetchCount ?? 0)
+            fetches: exchange?.fetchCount ?? 0, traceID: trace.context.traceID)
         return entry.line(redactor: exchange?.redactor ?? redactor)
     }
 
@@ -257,7 +273,7 @@ public final class RequestLifecycle: @unchecked Sendable {
     func startExchange(_ match: RouteMatch, lead: CacheLead?) -> Action {
         let (exchange, action) = RouteExchange.start(
             request, route: match.route, parameters: match.parameters,
-            rules: rules)
+            rules: rules, trace: (trace.context, settings.tracer))
         if let exchange { state = .exchanging(exchange, lead: lead) }
         return follow(action, of: exchange, routeName: match.route.name, lead: lead)
     }
@@ -270,7 +286,9 @@ public final class RequestLifecycle: @unchecked Sendable {
     ) -> Action {
         switch action {
         case .wait: return .wait
-        case .fetch(let orders): return .fetch(orders)
+        case .fetch(let orders):
+            if trace.recording, let exchange { fetchSpansStarted(orders, of: exchange) }
+            return .fetch(orders)
         case .respond(let rendered, let cancel):
             for element in rendered.dropped { settings.metrics.recordDropped(route: routeName, type: element.type) }
             let response = lead.map { settle(rendered, lead: $0, exchange: exchange) } ?? rendered.response

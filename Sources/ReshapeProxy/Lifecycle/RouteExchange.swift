@@ -72,12 +72,14 @@ final class RouteExchange: @unchecked Sendable {
     private(set) var upstreamSeconds: Double = 0
     /// What the upstreams' `Cache-Control` allows for the answer built from them.
     private(set) var cacheControl = CacheControl()
+    /// The request's trace, and the tracer whose ids each fetch's own span takes.
+    private let trace: (context: TraceContext, tracer: Tracer)?
 
     /// Checks the client's body and builds the route's fetches; a problem instead when the
     /// request cannot go upstream.
     static func start(
         _ request: HTTPRequest, route: Route, parameters: [String: String],
-        rules: ServingRules
+        rules: ServingRules, trace: (context: TraceContext, tracer: Tracer)? = nil
     ) -> (RouteExchange?, Action) {
         let body: (bytes: [UInt8], contentType: String)?
         switch ClientBody.prepare(request, route: route, parameters: parameters) {
@@ -86,7 +88,9 @@ final class RouteExchange: @unchecked Sendable {
         }
         var headers: [NameValue] = []
         var secrets = route.secrets
-        for name in route.forwardHeaders where ForwardedHeaderPolicy.mayForward(name) {
+        // The client's trace headers are never passed on as they are: each fetch sends its own.
+        for name in route.forwardHeaders
+        where ForwardedHeaderPolicy.mayForward(name) && !UpstreamRequestBuilder.isTraceHeader(name) {
             for header in request.headers where RequestFraming.equalsIgnoringCase(header.name, name) {
                 headers.append(header)
                 secrets.append(header.value)
@@ -103,7 +107,7 @@ final class RouteExchange: @unchecked Sendable {
             extras: OutgoingExtras(
                 headers: headers, timeoutMilliseconds: route.timeoutMilliseconds,
                 secrets: secrets),
-            redactor: redactor)
+            redactor: redactor, trace: trace)
         var orders: [FetchOrder] = []
         for (index, fetch) in route.fetches.enumerated() {
             switch exchange.order(
@@ -121,8 +125,9 @@ final class RouteExchange: @unchecked Sendable {
 
     private init(
         route: Route, parameters: [String: String], rules: ServingRules, extras: OutgoingExtras,
-        redactor: Redactor
+        redactor: Redactor, trace: (context: TraceContext, tracer: Tracer)?
     ) {
+        self.trace = trace
         self.route = route
         self.parameters = parameters
         self.rules = rules
@@ -151,11 +156,14 @@ final class RouteExchange: @unchecked Sendable {
     }
 
     /// The upstream a fetch in flight talks to (for its metrics).
-    func upstreamName(of id: Int) -> String? {
+    func upstreamName(of id: Int) -> String? { fetchRule(of: id)?.upstream }
+
+    /// The rule a fetch in flight follows.
+    func fetchRule(of id: Int) -> FetchRule? {
         switch state {
         case .fetchingPrimaries(let fetched):
-            fetched.indices.contains(id) && fetched[id] == nil ? route.fetches[id].upstream : nil
-        case .expanding(let followUps): followUps.inFlight[id] == nil ? nil : followUps.rule.fetch.upstream
+            fetched.indices.contains(id) && fetched[id] == nil ? route.fetches[id] : nil
+        case .expanding(let followUps): followUps.inFlight[id] == nil ? nil : followUps.rule.fetch
         case .finished: nil
         }
     }
@@ -168,6 +176,7 @@ final class RouteExchange: @unchecked Sendable {
             return .failure(Problem(status: 500, code: "internal", title: "Internal error", detail: "unknown upstream"))
         }
         var extras = self.extras
+        if let trace { extras.trace = trace.context.child(using: &trace.tracer.random) }
         if let body {
             extras.body = body.bytes
             extras.headers.append(NameValue(name: "Content-Type", value: body.contentType))

@@ -17,12 +17,14 @@ public struct AccessLogEntry: Sendable {
     public var errorCode: String?
     /// Upstream fetches the request made (its route's fetches and follow-ups).
     public var fetches: Int
+    /// The trace the request belongs to (32 lowercase hex digits), to find its spans by.
+    public var traceID: String?
 
     public init(
         timeMilliseconds: Int, method: String, path: String, route: String?, status: Int, upstreamStatus: Int?,
         durationMilliseconds: Double, upstreamMilliseconds: Double?, bytes: Int, dropped: [DroppedElement],
         errorCode: String?,
-        fetches: Int = 0
+        fetches: Int = 0, traceID: String? = nil
     ) {
         self.timeMilliseconds = timeMilliseconds
         self.method = method
@@ -36,6 +38,7 @@ public struct AccessLogEntry: Sendable {
         self.dropped = dropped
         self.errorCode = errorCode
         self.fetches = fetches
+        self.traceID = traceID
     }
 
     public func line(redactor: Redactor) -> [UInt8] {
@@ -64,6 +67,7 @@ public struct AccessLogEntry: Sendable {
                 })
         }
         if let errorCode { object["error"] = .string(errorCode) }
+        if let traceID { object["trace_id"] = .string(traceID) }
         return JSON.object(object).serialized() + [0x0A]
     }
 

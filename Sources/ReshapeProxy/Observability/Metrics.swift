@@ -36,6 +36,9 @@ public final class Metrics: Sendable {
 
     let state = Locked(State())
 
+    // Tracing: the span exporter's counters, kept apart (`Metrics+Spans.swift`).
+    let spanCounters = Locked(SpanCounters())
+
     public init() {}
 
     public func recordRequest(route: String, status: Int, seconds: Double) {
@@ -188,6 +191,7 @@ public final class Metrics: Sendable {
             out +=
                 "# HELP reshape_cache_entries Answers in the cache.\n# TYPE reshape_cache_entries gauge\nreshape_cache_entries \(cache.entries)\n"
         }
+        out += spanExposition(workers)
         out +=
             "# HELP reshape_rules_info The rule set being served.\n# TYPE reshape_rules_info gauge\nreshape_rules_info{digest=\"\(digest)\"} 1\n"
         out += "# HELP reshape_rule_reloads_total Rule reloads, by result.\n# TYPE reshape_rule_reloads_total counter\n"

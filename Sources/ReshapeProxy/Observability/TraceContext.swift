@@ -71,10 +71,13 @@ public struct TraceContext: Sendable, Equatable {
         text.reserveCapacity(bytes * 2)
         repeat {
             text.removeAll(keepingCapacity: true)
-            for _ in 0..<bytes {
-                let byte = UInt8.random(in: 0...255, using: &random)
-                text.append(digits[Int(byte >> 4)])
-                text.append(digits[Int(byte & 0x0F)])
+            // Eight bytes per draw: ids are made for every request and fetch.
+            var word: UInt64 = 0
+            for index in 0..<bytes {
+                if index % 8 == 0 { word = random.next() }
+                text.append(digits[Int(word >> 4 & 0x0F)])
+                text.append(digits[Int(word & 0x0F)])
+                word >>= 8
             }
         } while text.allSatisfy { $0 == 0x30 }  // all zeros is invalid
         return String(decoding: text, as: UTF8.self)

@@ -14,6 +14,26 @@ public struct UpstreamRequest: Sendable {
     /// The upstream's and the route's secrets and forwarded client credentials: anything
     /// logged about this request is redacted with them.
     public var secrets: [String] = []
+    /// The fetch's own span in the request's trace: its `traceparent` (and `tracestate`) are
+    /// among `headers`. One per fetch, kept by a retry of it.
+    public var trace: TraceContext?
+
+    public init(
+        method: String, url: String, headers: [NameValue], body: [UInt8]?, timeoutMilliseconds: Int,
+        connectTimeoutMilliseconds: Int, maxBodyBytes: Int, upstreamName: String, secrets: [String] = [],
+        trace: TraceContext? = nil
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeoutMilliseconds = timeoutMilliseconds
+        self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
+        self.maxBodyBytes = maxBodyBytes
+        self.upstreamName = upstreamName
+        self.secrets = secrets
+        self.trace = trace
+    }
 }
 
 /// What a route adds to each upstream request beyond its URL: headers and the body.
@@ -23,14 +43,18 @@ public struct OutgoingExtras: Sendable {
     /// Bounds each fetch below the upstream's own timeout (the route's `timeout`).
     public var timeoutMilliseconds: Int?
     public var secrets: [String] = []
+    /// The fetch's trace context, sent as `traceparent` in place of any header of that name.
+    public var trace: TraceContext?
 
     public init(
-        headers: [NameValue] = [], body: [UInt8]? = nil, timeoutMilliseconds: Int? = nil, secrets: [String] = []
+        headers: [NameValue] = [], body: [UInt8]? = nil, timeoutMilliseconds: Int? = nil, secrets: [String] = [],
+        trace: TraceContext? = nil
     ) {
         self.headers = headers
         self.body = body
         self.timeoutMilliseconds = timeoutMilliseconds
         self.secrets = secrets
+        self.trace = trace
     }
 }
 
@@ -87,12 +111,13 @@ public enum UpstreamRequestBuilder {
         if let bound = extras.timeoutMilliseconds { timeout = min(timeout, bound) }
         return UpstreamRequest(
             method: method == "HEAD" ? "GET" : method, url: url,
-            headers: headers(upstream: upstream.headers, route: route, extras: extras.headers),
+            headers: headers(upstream: upstream.headers, route: route, extras: extras.headers, trace: extras.trace),
             body: extras.body,
             timeoutMilliseconds: timeout,
             connectTimeoutMilliseconds: min(upstream.connectTimeoutMilliseconds, timeout),
             maxBodyBytes: upstream.maxBodyBytes, upstreamName: upstream.name,
-            secrets: extras.secrets.isEmpty ? upstream.secrets : upstream.secrets + extras.secrets)
+            secrets: extras.secrets.isEmpty ? upstream.secrets : upstream.secrets + extras.secrets,
+            trace: extras.trace)
     }
 
     private static let acceptJSON = NameValue(name: "Accept", value: "application/json")
@@ -101,7 +126,11 @@ public enum UpstreamRequestBuilder {
     /// route's. A header the route sets or forwards replaces the upstream's of that name, even
     /// when the client did not send it: a route that forwards Authorization never falls back to
     /// the operator's credentials. Built in one array, with no set of names: this runs per fetch.
-    private static func headers(upstream: [NameValue], route: Route, extras: [NameValue]) -> [NameValue] {
+    /// With a trace, its `traceparent` and `tracestate` are the only ones sent: a header of
+    /// either name from the upstream, the route or the client would name another span.
+    private static func headers(
+        upstream: [NameValue], route: Route, extras: [NameValue], trace: TraceContext?
+    ) -> [NameValue] {
         func replaced(_ name: String) -> Bool {
             extras.contains { RequestFraming.equalsIgnoringCase($0.name, name) }
                 || route.forwardHeaders.contains { RequestFraming.equalsIgnoringCase($0, name) }
@@ -114,6 +143,15 @@ public enum UpstreamRequestBuilder {
         if headers.dropFirst().contains(where: { RequestFraming.equalsIgnoringCase($0.name, "accept") }) {
             headers.removeFirst()
         }
+        if let trace {
+            headers.removeAll { isTraceHeader($0.name) }
+            headers.append(NameValue(name: "traceparent", value: trace.traceparent))
+            if let state = trace.traceState { headers.append(NameValue(name: "tracestate", value: state)) }
+        }
         return headers
+    }
+
+    static func isTraceHeader(_ name: String) -> Bool {
+        RequestFraming.equalsIgnoringCase(name, "traceparent") || RequestFraming.equalsIgnoringCase(name, "tracestate")
     }
 }

@@ -114,7 +114,9 @@ final class RequestDriver {
             guard let self else { return }
             self.inFlight[key] = nil
             guard let lifecycle = self.requests[id] else { return }
-            let action = lifecycle.fetchFinished(fetchID, result, seconds: seconds)
+            // `retries`: the upstream client's retries of this fetch, once it reports them.
+            let action = lifecycle.fetchFinished(
+                fetchID, result, seconds: seconds, now: Clock.monotonicSeconds(), retries: 0)
             self.perform(id, action)
         }
         // A transfer that could not start has already reported its failure.

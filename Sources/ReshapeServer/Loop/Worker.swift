@@ -25,6 +25,8 @@ final class Worker: ConnectionOwner {
     /// This loop's connection to the shared cache (`--cache-redis`).
     private(set) var sharedCache: RedisClient?
     let upstream: UpstreamClient?
+    /// Sends this loop's spans, with `--otlp-endpoint`.
+    private var spanExporter: SpanExporter?
     private let listener = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
     let commands = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
@@ -61,6 +63,9 @@ final class Worker: ConnectionOwner {
         }
         uv_loop_init(loop)
         upstream = UpstreamClient(loop: loop, metrics: metrics)
+        lifecycleSettings.tracer = Worker.tracer(
+            loop: loop, upstream: upstream, configuration: shared.configuration, metrics: metrics,
+            exporter: &spanExporter)
         mailbox = LoopMailbox(loop: loop)
         if let address = shared.configuration.redis {
             sharedCache = RedisClient(
@@ -164,8 +169,28 @@ final class Worker: ConnectionOwner {
         background.cancelAll()
         mailbox?.close()
         sharedCache?.close()
+        spanExporter?.close()
         upstream?.close()
         uv_close(reshape_async_handle(commands), nil)
+    }
+
+    /// This loop's tracer: ids from a generator seeded once from the system, and, with an
+    /// OTLP endpoint, an exporter on this loop's own curl multi.
+    private static func tracer(
+        loop: UnsafeMutablePointer<uv_loop_t>, upstream: UpstreamClient?, configuration: ServerConfiguration,
+        metrics: Metrics, exporter: inout SpanExporter?
+    ) -> Tracer {
+        let offset = Double(Clock.unixMilliseconds()) / 1000 - Clock.monotonicSeconds()
+        guard let endpoint = configuration.otlpEndpoint, let upstream else {
+            return Tracer(sampleRatio: configuration.traceSampleRatio, unixOffsetSeconds: offset)
+        }
+        let made = SpanExporter(
+            loop: loop, upstream: upstream, endpoint: endpoint, serviceName: configuration.serviceName,
+            metrics: metrics)
+        exporter = made
+        return Tracer(
+            sampleRatio: configuration.traceSampleRatio, unixOffsetSeconds: offset,
+            export: { [unowned made] span in made.enqueue(span) })
     }
 
     private func assertOnLoopThread() {

@@ -301,6 +301,7 @@ final class RouteExchangeTests: XCTestCase {
             [
                 "Accept: application/json", "authorization: Bearer user-token", "X-Request-Id: r-1",
                 "X-Client: reshape", "Content-Type: application/json",
+                "traceparent: \(try XCTUnwrap(request.trace).traceparent)",
             ])
         XCTAssertTrue(request.secrets.contains("Bearer user-token"))
         let (answer, _) = response(lifecycle.fetchFinished(0, ok(#"{"name":"-Nx1"}"#, status: 201), seconds: 0))
