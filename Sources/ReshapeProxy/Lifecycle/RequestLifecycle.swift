@@ -114,7 +114,7 @@ public final class RequestLifecycle: @unchecked Sendable {
     /// Set only by the events (here and in `RequestLifecycle+Cache.swift`).
     var state = State.routing
     /// The trace the request belongs to (`RequestLifecycle+Tracing.swift`).
-    let trace: RequestTrace
+    private(set) var trace: RequestTrace
     /// Each fetch in flight's client span as it started, while the trace is recorded.
     var fetchSpans: [Int: FetchSpanStart] = [:]
 
@@ -187,6 +187,9 @@ public final class RequestLifecycle: @unchecked Sendable {
         case .respond(let response, let route, let errorCode):
             return respond(response, AnswerRecord(routeName: route, errorCode: errorCode))
         case .admin(let name):
+            // Probes and scrapes are the platform's, not a client's: a span each would drown the
+            // traces that matter.
+            trace.recording = false
             return respond(cachePurge(name) ?? settings.admin(name), AnswerRecord())
         case .route(let route, let parameters):
             if draining { return respond(Problem.shuttingDown.response, AnswerRecord()) }

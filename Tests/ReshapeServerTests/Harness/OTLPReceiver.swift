@@ -18,11 +18,11 @@ final class OTLPReceiver {
         check.executableURL = python
         check.arguments = ["-c", "import opentelemetry.proto, google.protobuf"]
         guard (try? check.run()) != nil else {
-            throw XCTSkip("no \(python.path): run scripts/setup-python-tools.sh")
+            throw HarnessError("no \(python.path): run scripts/setup-python-tools.sh")
         }
         check.waitUntilExit()
         guard check.terminationStatus == 0 else {
-            throw XCTSkip("opentelemetry-proto is not installed: run scripts/setup-python-tools.sh")
+            throw HarnessError("opentelemetry-proto is not installed: run scripts/setup-python-tools.sh")
         }
         return python
     }

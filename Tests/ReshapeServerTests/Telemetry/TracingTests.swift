@@ -44,7 +44,7 @@ final class TracingTests: XCTestCase {
                 arguments: ["--otlp-endpoint", "http://127.0.0.1:\(receiver.port)"],
                 environment: ["OTEL_SERVICE_NAME": "reshape-tests"])
         } catch {
-            // A missing venv is a skip, reported by each test through `requireServers`.
+            // A missing venv fails every test, naming the script that installs it.
             setUpError = error
         }
     }
@@ -112,6 +112,20 @@ final class TracingTests: XCTestCase {
         XCTAssertFalse("\(spans)".contains("secret-in-query"))
         let logged = Self.server.child.stdout.split(separator: "\n").first { $0.contains("/echo/\(tag)") }
         XCTAssertTrue(logged?.contains("\"trace_id\":\"\(traceID)\"") ?? false, "\(logged ?? "no access-log line")")
+    }
+
+    /// Health probes and metric scrapes carry no spans: they would drown the client traces.
+    func testAdminEndpointsAreNotExported() throws {
+        let probeTrace = randomHex(16)
+        let probe = try RawHTTP.get(
+            port: port, "/_reshape/live", headers: ["traceparent: 00-\(probeTrace)-\(randomHex(8))-01"])
+        XCTAssertEqual(probe.status, 200)
+        let traceID = randomHex(16)
+        let tag = tag()
+        _ = try RawHTTP.get(port: port, "/echo/\(tag)", headers: ["traceparent: 00-\(traceID)-\(randomHex(8))-01"])
+        // Spans leave in order: once the later request's are in, the probe's would be too.
+        _ = try Self.receiver.waitForSpans(traceID: traceID, count: 2)
+        XCTAssertTrue(try Self.receiver.lines().filter { $0["traceId"] as? String == probeTrace }.isEmpty)
     }
 
     func testAFailedFetchIsAnErrorSpan() throws {
