@@ -14,6 +14,13 @@ public struct UpstreamRequest: Sendable {
     /// The upstream's and the route's secrets and forwarded client credentials: anything
     /// logged about this request is redacted with them.
     public var secrets: [String] = []
+    /// The upstream's `retry:`, `circuit:` and idle pool, as the rules said when the fetch was built.
+    public var retry = RetryRule.standard
+    public var circuit: CircuitRule?
+    public var idlePool = IdlePoolRule.standard
+    /// Whether sending it again is harmless: GET and HEAD, and PUT and DELETE on a route that
+    /// says `idempotent: true`; never POST or PATCH.
+    public var retryable = false
 }
 
 /// What a route adds to each upstream request beyond its URL: headers and the body.
@@ -85,7 +92,7 @@ public enum UpstreamRequestBuilder {
         if !query.isEmpty { url += "?" + query.joined(separator: "&") }
         var timeout = upstream.timeoutMilliseconds
         if let bound = extras.timeoutMilliseconds { timeout = min(timeout, bound) }
-        return UpstreamRequest(
+        var request = UpstreamRequest(
             method: method == "HEAD" ? "GET" : method, url: url,
             headers: headers(upstream: upstream.headers, route: route, extras: extras.headers),
             body: extras.body,
@@ -93,6 +100,16 @@ public enum UpstreamRequestBuilder {
             connectTimeoutMilliseconds: min(upstream.connectTimeoutMilliseconds, timeout),
             maxBodyBytes: upstream.maxBodyBytes, upstreamName: upstream.name,
             secrets: extras.secrets.isEmpty ? upstream.secrets : upstream.secrets + extras.secrets)
+        request.retry = upstream.retry
+        request.circuit = upstream.circuit
+        request.idlePool = upstream.idlePool
+        request.retryable =
+            switch method {
+            case "GET", "HEAD": true
+            case "PUT", "DELETE": route.idempotent
+            default: false
+            }
+        return request
     }
 
     private static let acceptJSON = NameValue(name: "Accept", value: "application/json")
