@@ -46,34 +46,35 @@ public struct IdleConnections: Sendable {
         countIdle(connection.upstream, -1)
     }
 
-    /// No transfer uses the socket now. Returns the sockets to close because the upstream has
-    /// more idle ones than it keeps (the least recently used first); they are forgotten.
-    public mutating func idle(_ socket: Int32, now: Double) -> [Int32] {
-        guard let connection = connections[socket], connection.idleSince == nil else { return [] }
+    /// No transfer uses the socket now.
+    public mutating func idle(_ socket: Int32, now: Double) {
+        guard let connection = connections[socket], connection.idleSince == nil else { return }
         connections[socket]?.idleSince = now
-        let upstream = connection.upstream
-        countIdle(upstream, 1)
-        let keep = rules[upstream]?.maxIdle ?? IdlePoolRule.standard.maxIdle
-        var closing: [Int32] = []
-        while idleCounts[upstream, default: 0] > keep {
-            let oldest = connections.filter { $0.value.upstream == upstream && $0.value.idleSince != nil }
-                .min { $0.value.idleSince! < $1.value.idleSince! }
-            guard let oldest else { break }
-            forget(oldest.key)
-            closing.append(oldest.key)
-        }
-        return closing
+        countIdle(connection.upstream, 1)
     }
 
-    /// The idle sockets unused for longer than their upstream's `idle-timeout`; they are forgotten.
-    public mutating func expired(now: Double) -> [Int32] {
+    /// The idle sockets to close now, which are forgotten: those unused for longer than their
+    /// upstream's `idle-timeout`, then, per upstream, the least recently used beyond `max-idle`.
+    /// The cap is applied here, on the periodic sweep, rather than the moment a connection goes
+    /// idle: under a burst wider than `max-idle`, connections are idle for a moment between
+    /// requests, and closing them then would open a new connection (a TLS handshake) per request.
+    public mutating func sweep(now: Double) -> [Int32] {
         var closing: [Int32] = []
+        var idleByUpstream: [String: [(socket: Int32, since: Double)]] = [:]
         for (socket, connection) in connections {
             guard let since = connection.idleSince else { continue }
-            let timeout =
-                rules[connection.upstream]?.idleTimeoutMilliseconds
-                ?? IdlePoolRule.standard.idleTimeoutMilliseconds
-            if now - since >= Double(timeout) / 1000 { closing.append(socket) }
+            let rule = rules[connection.upstream] ?? IdlePoolRule.standard
+            if now - since >= Double(rule.idleTimeoutMilliseconds) / 1000 {
+                closing.append(socket)
+            } else {
+                idleByUpstream[connection.upstream, default: []].append((socket, since))
+            }
+        }
+        for (upstream, idle) in idleByUpstream {
+            let keep = rules[upstream]?.maxIdle ?? IdlePoolRule.standard.maxIdle
+            guard idle.count > keep else { continue }
+            let leastRecent = idle.sorted { $0.since < $1.since }.prefix(idle.count - keep)
+            closing += leastRecent.map(\.socket)
         }
         for socket in closing { forget(socket) }
         return closing.sorted()

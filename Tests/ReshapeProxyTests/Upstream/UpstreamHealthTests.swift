@@ -76,19 +76,22 @@ final class UpstreamHealthTests: XCTestCase {
         XCTAssertEqual(health.circuitState("u"), .halfOpen(probeInFlight: false))
     }
 
-    func testTheIdlePoolClosesTheLeastRecentlyUsedBeyondMaxIdleAndThoseIdleTooLong() {
+    func testTheIdlePoolClosesThoseIdleTooLongThenTheLeastRecentlyUsedBeyondMaxIdle() {
         var pool = IdleConnections()
         pool.rule(IdlePoolRule(maxIdle: 2, idleTimeoutMilliseconds: 3000), for: "u")
-        for socket: Int32 in 10...13 { pool.opened(socket, upstream: "u") }
-        XCTAssertEqual(pool.idle(10, now: 1), [])
-        XCTAssertEqual(pool.idle(11, now: 2), [])
-        XCTAssertEqual(pool.idle(12, now: 3), [10])
+        pool.rule(IdlePoolRule(maxIdle: 1, idleTimeoutMilliseconds: 60_000), for: "v")
+        for socket: Int32 in 10...14 { pool.opened(socket, upstream: "u") }
+        pool.opened(20, upstream: "v")
+        for (socket, time) in [(10, 1.0), (11, 2.0), (12, 3.0), (13, 3.5)] { pool.idle(Int32(socket), now: time) }
         pool.inUse(11)
-        XCTAssertEqual(pool.idleCount("u"), 1)
-        XCTAssertEqual(pool.idle(13, now: 4), [])
-        XCTAssertEqual(pool.expired(now: 6.5), [12])
-        XCTAssertEqual(pool.idleCount, 1)
+        pool.idle(20, now: 1)
+        XCTAssertEqual(pool.idleCount("u"), 3)
+        XCTAssertEqual(pool.sweep(now: 3.9), [10], "u keeps its two most recently used; v is within its cap")
+        XCTAssertEqual(pool.sweep(now: 6.2), [12])
+        XCTAssertEqual(pool.idleCount, 2)
         pool.forget(13)
+        pool.forget(20)
         XCTAssertEqual(pool.idleCount, 0)
+        XCTAssertEqual(pool.sweep(now: 100), [])
     }
 }
