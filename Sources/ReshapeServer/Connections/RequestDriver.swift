@@ -23,9 +23,11 @@ final class RequestDriver {
     /// Fetches in flight. One flat table, whose storage outlives the requests, rather than a
     /// table allocated for every request. The lifecycle knows which of its fetches are still
     /// in flight, so stopping a request's fetches needs no second index.
-    private var inFlight: [FetchKey: UpstreamTransfer] = [:]
+    private var inFlight: [FetchKey: UpstreamFetch] = [:]
     /// The route `timeout` of requests that have one, until they are answered.
     private var routeTimers: [Int: RouteTimer] = [:]
+    /// The request whose route timeout is being answered now.
+    private var timingOut: Int?
 
     /// `answered` gets each request's answer after its fetches are stopped.
     init(owner: any ConnectionOwner, answered: @escaping (Int, RequestLifecycle, HTTPResponse) -> Void) {
@@ -67,6 +69,9 @@ final class RequestDriver {
         routeTimers[id] = RouteTimer(loop: owner.loop, milliseconds: milliseconds) { [weak self] in
             guard let self, let lifecycle = self.requests[id] else { return }
             let action = lifecycle.timedOut()
+            // The fetches it cuts off count against their upstreams' circuits, as timeouts.
+            self.timingOut = id
+            defer { self.timingOut = nil }
             self.perform(id, action)
         }
     }
@@ -132,7 +137,7 @@ final class RequestDriver {
         routeTimers.removeValue(forKey: id)?.stop()
         for fetch in fetches {
             if let transfer = inFlight.removeValue(forKey: FetchKey(request: id, fetch: fetch)) {
-                owner.upstream?.cancel(transfer)
+                owner.upstream?.cancel(transfer, timedOut: timingOut == id)
             }
         }
     }

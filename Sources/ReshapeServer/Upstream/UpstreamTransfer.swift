@@ -13,13 +13,16 @@ final class UpstreamTransfer {
     /// The body outgrew `maxBodyBytes` as it arrived (without a Content-Length that said so first).
     private(set) var exceededLimit = false
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-    let started = Clock.now()
     /// Cleared when the transfer is cancelled, so it never runs.
-    var completion: ((UpstreamResult, Double) -> Void)?
+    var completion: ((UpstreamResult, AttemptEnd) -> Void)?
+    /// The upstream whose connections this transfer opens, for the idle pool.
+    private(set) var upstreamName = ""
+    /// Where the connections it opens are watched.
+    private(set) weak var sockets: SocketWatches?
 
     init(
         easy: UnsafeMutableRawPointer, headerList: HeaderList, maxBodyBytes: Int,
-        completion: @escaping (UpstreamResult, Double) -> Void
+        completion: @escaping (UpstreamResult, AttemptEnd) -> Void
     ) {
         self.easy = easy
         self.headerList = headerList
@@ -36,6 +39,8 @@ final class UpstreamTransfer {
     /// retains this transfer for curl.
     func configure(for request: UpstreamRequest, sockets: SocketWatches) {
         let retained = Unmanaged.passRetained(self).toOpaque()
+        upstreamName = request.upstreamName
+        self.sockets = sockets
         reshape_easy_setopt_string(easy, CURLOPT_URL, request.url)
         reshape_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
         reshape_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
@@ -55,9 +60,14 @@ final class UpstreamTransfer {
         reshape_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
         reshape_easy_setopt_pointer(easy, CURLOPT_PRIVATE, retained)
         reshape_easy_setopt_write_function(easy, upstreamWriteCallback)
+        // curl never reuses a connection idle longer than the pool keeps one; the pool's sweep
+        // closes those that nobody asks for.
+        let maxAge = max(1, (request.idlePool.idleTimeoutMilliseconds + 999) / 1000)
+        reshape_easy_setopt_long(easy, CURLOPT_MAXAGE_CONN, maxAge)
         let watches = Unmanaged.passUnretained(sockets).toOpaque()
         reshape_easy_setopt_opensocket_function(easy, upstreamOpenSocketCallback)
-        reshape_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, watches)
+        // The transfer, not the watches: a new connection belongs to this transfer's upstream.
+        reshape_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, retained)
         reshape_easy_setopt_closesocket_function(easy, upstreamCloseSocketCallback)
         reshape_easy_setopt_pointer(easy, CURLOPT_CLOSESOCKETDATA, watches)
         reshape_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, retained)
