@@ -27,6 +27,8 @@ final class SocketWatches {
     /// and those beyond its `max-idle`.
     private let sweepTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     private var sweeping = false
+    /// Set by `close`: curl's cleanup still reports its sockets, but the sweep is gone.
+    private var closed = false
     private static let sweepMilliseconds: UInt64 = 1000
 
     init(loop: UnsafeMutablePointer<uv_loop_t>, metrics: Metrics, ready: @escaping (curl_socket_t, Int32) -> Void) {
@@ -44,6 +46,7 @@ final class SocketWatches {
 
     /// Stops the sweep; call when the client closes.
     func close() {
+        closed = true
         uv_timer_stop(sweepTimer)
         uv_close(reshape_timer_handle(sweepTimer)) { handle in handle?.deallocate() }
     }
@@ -125,7 +128,7 @@ final class SocketWatches {
     /// A connection finished its transfer and waits in curl's cache for the next one.
     private func wentIdle(_ fd: curl_socket_t) {
         idle.idle(fd, now: Clock.monotonicSeconds())
-        if idle.idleCount > 0, !sweeping {
+        if idle.idleCount > 0, !sweeping, !closed {
             sweeping = true
             uv_timer_start(
                 sweepTimer,
