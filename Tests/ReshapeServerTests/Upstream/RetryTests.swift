@@ -131,4 +131,15 @@ final class RetryTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(seen, 24)
         XCTAssertLessThanOrEqual(seen, 25, "at most one more, if curl resent on a reused connection")
     }
+
+    func testAClientLeavingDuringARetryWaitStopsTheRetry() throws {
+        let client = try RawHTTP(port: port)
+        client.send("GET /status-once/503/gone-1?retry-after=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+        try Self.upstream.waitForRequest("/fault/status-once/503/gone-1")
+        Thread.sleep(forTimeInterval: 0.2)
+        client.close()
+        Thread.sleep(forTimeInterval: 1.3)
+        XCTAssertEqual(try Self.upstream.entries("/fault/status-once/503/gone-1").count, 1, "the retry never went")
+        XCTAssertEqual(try RawHTTP.get(port: port, "/status-once/503/gone-2").status, 200, "the worker serves on")
+    }
 }
