@@ -1,7 +1,7 @@
 /// When a failed upstream fetch is tried again (`retry:`), in the rules' own terms; the
 /// decisions themselves are made per fetch by `RetryPolicy` (ReshapeProxy).
 public struct RetryRule: Sendable, Equatable {
-    /// Retries after the first try: `attempts: 2` makes at most three tries.
+    /// Retries after the first try: at most `attempts + 1` tries in all.
     public var attempts: Int
     /// A connection reset or closed before any byte of the answer arrived.
     public var onReset: Bool

@@ -51,6 +51,9 @@ public struct UpstreamHealth: Sendable {
 
     public func circuitState(_ upstream: String) -> CircuitBreaker.State? { circuits[upstream]?.state }
 
+    /// `upstream`'s circuit as the metrics gauge has it; nil when it has none.
+    public func circuitGauge(_ upstream: String) -> Int? { circuits[upstream]?.gaugeValue }
+
     /// The fetch's first try.
     public mutating func begin(_ fetch: inout Fetch, now: Double) -> Step {
         budgets[fetch.upstream, default: RetryBudget()].requested(now: now)

@@ -78,7 +78,7 @@ final class UpstreamClient {
             metrics.circuitRejected(upstream: upstream)
             finish(fetch, .circuitOpen(retryAfterSeconds: seconds))
         }
-        if let state = health.circuitStates[upstream] { metrics.circuitState(upstream: upstream, value: state) }
+        if let state = health.circuitGauge(upstream) { metrics.circuitState(upstream: upstream, value: state) }
     }
 
     private func finish(_ fetch: UpstreamFetch, _ result: UpstreamResult) {
@@ -127,7 +127,7 @@ final class UpstreamClient {
         fetch.retryTimer = nil
         health.cancelled(&fetch.plan, timedOut: timedOut, now: Clock.monotonicSeconds())
         let upstream = fetch.plan.upstream
-        if let state = health.circuitStates[upstream] { metrics.circuitState(upstream: upstream, value: state) }
+        if let state = health.circuitGauge(upstream) { metrics.circuitState(upstream: upstream, value: state) }
         guard let transfer = fetch.transfer, transfers.remove(ObjectIdentifier(transfer)) != nil else { return }
         fetch.transfer = nil
         transfer.completion = nil
