@@ -36,6 +36,8 @@ final class RetryTests: XCTestCase {
             retry: { attempts: 2, on: [reset, connect-failure, 502, 503, 504], budget: 20% }
           plain:
             url: http://127.0.0.1:\(port)
+          nowhere:
+            url: http://127.0.0.1:1
           burst:
             url: http://127.0.0.1:\(port)
             retry: { attempts: 2, on: [reset], budget: 20% }
@@ -52,6 +54,8 @@ final class RetryTests: XCTestCase {
             timeout: 1500ms
             transform: []
           - { name: status-plain, request: "GET /plain-status/{tag}", upstream: plain, path: "/fault/status-once/503/{tag}", transform: [] }
+          - { name: refused, request: "GET /refused", upstream: nowhere, path: "/x.json", transform: [] }
+          - { name: users, request: "GET /users", upstream: demo, path: "/users.json", transform: [] }
           - { name: closes, request: "GET /closes/{n}", upstream: burst, path: "/fault/close/{n}", transform: [] }
         """
     }
@@ -141,5 +145,20 @@ final class RetryTests: XCTestCase {
         Thread.sleep(forTimeInterval: 1.3)
         XCTAssertEqual(try Self.upstream.entries("/fault/status-once/503/gone-1").count, 1, "the retry never went")
         XCTAssertEqual(try RawHTTP.get(port: port, "/status-once/503/gone-2").status, 200, "the worker serves on")
+    }
+
+    func testAResetOnAReusedConnectionIsResentByCurlAndNotCountedAsARetry() throws {
+        XCTAssertEqual(try RawHTTP.get(port: port, "/users").status, 200)  // a connection to reuse
+        let response = try RawHTTP.get(port: port, "/reset/reused-1")
+        XCTAssertEqual(response.status, 200, response.text)
+        XCTAssertEqual(try Self.upstream.entries("/fault/reset-once/reused-1").count, 2)
+        XCTAssertEqual(try retries("demo", "reset"), 0, "curl resent it within one try, on a new connection")
+    }
+
+    func testARefusedConnectionIsTriedOnceMoreByDefault() throws {
+        let response = try RawHTTP.get(port: port, "/refused")
+        XCTAssertEqual(response.status, 502)
+        XCTAssertEqual(response.json["code"] as? String, "upstream-unreachable")
+        XCTAssertEqual(try retries("nowhere", "connect-failure"), 1)
     }
 }
