@@ -74,6 +74,12 @@ public struct Upstream: Sendable {
     public var query: [NameValue]
     /// Values that came from `${VAR}` expansion: they must never be logged or echoed.
     public var secrets: [String]
+    /// When a failed fetch is tried again (`retry:`).
+    public var retry = RetryRule.standard
+    /// When the upstream stops being contacted (`circuit:`); nil: never.
+    public var circuit: CircuitRule?
+    /// The idle kept-alive connections (`max-idle`, `idle-timeout`).
+    public var idlePool = IdlePoolRule.standard
 
     public init(
         name: String, scheme: String, host: String, port: Int?, basePath: String,
@@ -152,6 +158,8 @@ public struct Route: Sendable {
     public var location: SourceLocation
     /// Fixtures that `reshape test` runs offline.
     public var examples: [RouteExample]
+    /// `idempotent: true`: the route's PUT or DELETE may be sent again after a failure, like a GET.
+    public var idempotent = false
 
     public init(
         name: String, method: String, path: PathTemplate, upstream: String,

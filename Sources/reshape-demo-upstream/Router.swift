@@ -4,6 +4,7 @@
 struct Router: Sendable {
     let log: RequestLog
     let pushIds = PushIds()
+    let seenTags = SeenTags()
 
     /// Body of `/fault/invalid-json`: the syntax error is at line 3, column 5 (a `]` where a
     /// member name must be). The same position is sent in the headers below so tests need not
@@ -71,6 +72,23 @@ struct Router: Sendable {
             return .stallMidBody(.json(DemoData.users, pretty: true), sentBytes: min(100, body.count / 2))
         case "close":
             return .closeWithoutAnswer
+        // `/fault/reset-once/TAG`: the first request with TAG has its connection closed without
+        // an answer (a reset, for a retrying client); later ones are answered 200.
+        case "reset-once":
+            guard segments.count > 1 else { return .respond(.firebaseError(400, "Use /fault/reset-once/TAG.")) }
+            if seenTags.firstTime(segments[1]) { return .closeWithoutAnswer }
+            return .respond(.json(.object([("tag", .string(segments[1])), ("attempt", .int(2))])))
+        // `/fault/status-once/NNN/TAG[?retry-after=S]`: status NNN the first time TAG is seen, 200 after.
+        case "status-once":
+            guard segments.count > 2, let status = Int(segments[1]), (400...599).contains(status) else {
+                return .respond(.firebaseError(400, "Use /fault/status-once/NNN/TAG with NNN in 400...599."))
+            }
+            guard seenTags.firstTime(segments[2]) else {
+                return .respond(.json(.object([("tag", .string(segments[2])), ("attempt", .int(2))])))
+            }
+            var response = DemoResponse.firebaseError(status, "Demo fault: status \(status) once.")
+            if let seconds = request.queryValue("retry-after") { response.headers.append(("Retry-After", seconds)) }
+            return .respond(response)
         case "status":
             guard segments.count > 1, let status = Int(segments[1]), (200...599).contains(status),
                 status != 204, status != 304
@@ -79,7 +97,11 @@ struct Router: Sendable {
             }
             var response = DemoResponse.firebaseError(status, "Demo fault: status \(status).")
             // As a rate limiter or an overloaded server says when to come back.
-            if status == 429 || status == 503 { response.headers.append(("Retry-After", "7")) }
+            if let seconds = request.queryValue("retry-after") {
+                response.headers.append(("Retry-After", seconds))
+            } else if status == 429 || status == 503 {
+                response.headers.append(("Retry-After", "7"))
+            }
             return .respond(response)
         case "html":
             let page =
@@ -114,7 +136,7 @@ struct Router: Sendable {
             return .respond(
                 .firebaseError(
                     404,
-                    "Unknown fault. Known: hang, slow?ms=N, reset, stall, close, status/NNN, html, invalid-json, big?bytes=N, gzip."
+                    "Unknown fault. Known: hang, slow?ms=N, reset, stall, close, reset-once/TAG, status/NNN, status-once/NNN/TAG, html, invalid-json, big?bytes=N, gzip."
                 ))
         }
     }
@@ -226,5 +248,15 @@ final class PushIds: @unchecked Sendable {
         }
         let digits = String(number)
         return "-NrW0demo" + String(repeating: "0", count: max(0, 11 - digits.count)) + digits
+    }
+}
+
+/// Tags of `/fault/*-once/` requests already seen, so only a tag's first request fails.
+final class SeenTags: @unchecked Sendable {
+    private let lock = Lock()
+    private var seen: Set<String> = []
+
+    func firstTime(_ tag: String) -> Bool {
+        lock.withLock { seen.insert(tag).inserted }
     }
 }

@@ -59,7 +59,17 @@ public enum ResponseRenderer {
         case .tooLarge: context.problem(502, "upstream-too-large", "Upstream response too large", message)
         case .dns, .connect, .tls: context.problem(502, "upstream-unreachable", "Upstream unreachable", message)
         case .transfer, .other: context.problem(502, "upstream-failed", "Upstream transfer failed", message)
+        case .unavailable: unavailableProblem(message, context: context)
         }
+    }
+
+    /// 503 with `Retry-After`: the seconds until the circuit lets a probe through, so a client
+    /// that waits that long finds out whether the upstream is back.
+    private static func unavailableProblem(_ message: String, context: Context) -> Problem {
+        var problem = context.problem(503, "upstream-unavailable", "Upstream unavailable", message)
+        let seconds = UpstreamResult.circuitRetryAfter(message) ?? 1
+        problem.extraHeaders.append(NameValue(name: "Retry-After", value: String(seconds)))
+        return problem
     }
 
     static func parse(_ body: [UInt8], contentType: String?, context: Context) -> Result<JSONTape, Problem> {

@@ -32,6 +32,21 @@ public final class Metrics: Sendable {
         var connections = 0
         var inFlight = 0
         var upstreamConnectionsOpened = 0
+        var resilience = Resilience()
+    }
+
+    /// Retries and circuits, by upstream.
+    struct Resilience {
+        var retries: [String: Int] = [:]  // upstream|reason
+        var circuitRejections: [String: Int] = [:]  // upstream
+        var circuitStates: [String: Int] = [:]  // upstream: 0 closed, 1 open, 2 half-open
+
+        mutating func merge(_ other: Resilience) {
+            retries.merge(other.retries, uniquingKeysWith: +)
+            circuitRejections.merge(other.circuitRejections, uniquingKeysWith: +)
+            // The worst worker's state: a circuit open on one worker is worth seeing.
+            circuitStates.merge(other.circuitStates, uniquingKeysWith: max)
+        }
     }
 
     let state = Locked(State())
@@ -88,6 +103,52 @@ public final class Metrics: Sendable {
     /// The upstream client opened a new connection (not a reused kept-alive one).
     public func upstreamConnectionOpened() { state.withLock { $0.upstreamConnectionsOpened += 1 } }
 
+    // MARK: - Retries and circuits
+
+    /// A fetch to `upstream` is tried again (`reason`: reset, connect-failure or the status).
+    public func upstreamRetried(upstream: String, reason: String) {
+        state.withLock { $0.resilience.retries["\(upstream)|\(reason)", default: 0] += 1 }
+    }
+
+    /// A fetch failed at once because `upstream`'s circuit is open.
+    public func circuitRejected(upstream: String) {
+        state.withLock { $0.resilience.circuitRejections[upstream, default: 0] += 1 }
+    }
+
+    /// `upstream`'s circuit on this worker is now `value` (0 closed, 1 open, 2 half-open).
+    public func circuitState(upstream: String, value: Int) {
+        state.withLock { $0.resilience.circuitStates[upstream] = value }
+    }
+
+    /// Each upstream's circuit over the workers (0 closed, 1 open, 2 half-open; the highest
+    /// worker's value), for the metrics text and the status page. Upstreams without a circuit,
+    /// or never fetched, are absent.
+    public static func circuitStates(_ workers: [Metrics]) -> [String: Int] {
+        var merged = Resilience()
+        for worker in workers { merged.merge(worker.state.withLock { $0.resilience }) }
+        return merged.circuitStates
+    }
+
+    static func resilienceExposition(_ resilience: Resilience, label: (String) -> String) -> String {
+        var out =
+            "# HELP reshape_upstream_retries_total Upstream fetches tried again, by upstream and reason.\n# TYPE reshape_upstream_retries_total counter\n"
+        for (key, count) in resilience.retries.sorted(by: { $0.key < $1.key }) {
+            let parts = key.split(separator: "|", maxSplits: 1).map(String.init)
+            out += "reshape_upstream_retries_total{upstream=\"\(label(parts[0]))\",reason=\"\(parts[1])\"} \(count)\n"
+        }
+        out +=
+            "# HELP reshape_upstream_circuit_state Circuit per upstream: 0 closed, 1 open, 2 half-open (highest over workers).\n# TYPE reshape_upstream_circuit_state gauge\n"
+        for (upstream, value) in resilience.circuitStates.sorted(by: { $0.key < $1.key }) {
+            out += "reshape_upstream_circuit_state{upstream=\"\(label(upstream))\"} \(value)\n"
+        }
+        out +=
+            "# HELP reshape_upstream_circuit_rejections_total Fetches failed at once because the upstream's circuit was open.\n# TYPE reshape_upstream_circuit_rejections_total counter\n"
+        for (upstream, count) in resilience.circuitRejections.sorted(by: { $0.key < $1.key }) {
+            out += "reshape_upstream_circuit_rejections_total{upstream=\"\(label(upstream))\"} \(count)\n"
+        }
+        return out
+    }
+
     /// Prometheus text exposition (format 0.0.4) of several workers' metrics together.
     public static func exposition(
         _ workers: [Metrics], digest: String, reloads: Int, reloadFailures: Int,
@@ -104,6 +165,7 @@ public final class Metrics: Sendable {
             merged.connections += snapshot.connections
             merged.inFlight += snapshot.inFlight
             merged.upstreamConnectionsOpened += snapshot.upstreamConnectionsOpened
+            merged.resilience.merge(snapshot.resilience)
             for (key, histogram) in snapshot.latency { merged.latency[key, default: Histogram()].merge(histogram) }
             for (key, histogram) in snapshot.upstreamLatency {
                 merged.upstreamLatency[key, default: Histogram()].merge(histogram)
@@ -148,6 +210,7 @@ public final class Metrics: Sendable {
             out +=
                 "reshape_upstream_fetches_total{route=\"\(label(parts[0]))\",upstream=\"\(label(parts[1]))\"} \(count)\n"
         }
+        out += resilienceExposition(merged.resilience, label: label)
         out +=
             "# HELP reshape_dropped_elements_total Elements dropped by validation, by route and type.\n# TYPE reshape_dropped_elements_total counter\n"
         for (key, count) in merged.dropped.sorted(by: { $0.key < $1.key }) {

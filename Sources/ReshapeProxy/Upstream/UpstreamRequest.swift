@@ -14,9 +14,26 @@ public struct UpstreamRequest: Sendable {
     /// The upstream's and the route's secrets and forwarded client credentials: anything
     /// logged about this request is redacted with them.
     public var secrets: [String] = []
-    /// The fetch's own span in the request's trace: its `traceparent` (and `tracestate`) are
-    /// among `headers`. One per fetch, kept by a retry of it.
+    /// The fetch's own span in the request's trace, sent as `traceHeaders`. One per fetch, kept
+    /// by a retry of it.
     public var trace: TraceContext?
+
+    /// `traceparent` (and `tracestate`) for `trace`, kept apart from `headers`: they differ on
+    /// every fetch, and the rest of an upstream's header list is shared between fetches.
+    public var traceHeaders: [NameValue] {
+        guard let trace else { return [] }
+        var headers = [NameValue(name: "traceparent", value: trace.traceparent)]
+        if let state = trace.traceState { headers.append(NameValue(name: "tracestate", value: state)) }
+        return headers
+    }
+
+    /// The upstream's `retry:`, `circuit:` and idle pool, as the rules said when the fetch was built.
+    public var retry = RetryRule.standard
+    public var circuit: CircuitRule?
+    public var idlePool = IdlePoolRule.standard
+    /// Whether sending it again is harmless: GET and HEAD, and PUT and DELETE on a route that
+    /// says `idempotent: true`; never POST or PATCH.
+    public var retryable = false
 
     public init(
         method: String, url: String, headers: [NameValue], body: [UInt8]?, timeoutMilliseconds: Int,
@@ -109,7 +126,7 @@ public enum UpstreamRequestBuilder {
         if !query.isEmpty { url += "?" + query.joined(separator: "&") }
         var timeout = upstream.timeoutMilliseconds
         if let bound = extras.timeoutMilliseconds { timeout = min(timeout, bound) }
-        return UpstreamRequest(
+        var request = UpstreamRequest(
             method: method == "HEAD" ? "GET" : method, url: url,
             headers: headers(upstream: upstream.headers, route: route, extras: extras.headers, trace: extras.trace),
             body: extras.body,
@@ -118,6 +135,16 @@ public enum UpstreamRequestBuilder {
             maxBodyBytes: upstream.maxBodyBytes, upstreamName: upstream.name,
             secrets: extras.secrets.isEmpty ? upstream.secrets : upstream.secrets + extras.secrets,
             trace: extras.trace)
+        request.retry = upstream.retry
+        request.circuit = upstream.circuit
+        request.idlePool = upstream.idlePool
+        request.retryable =
+            switch method {
+            case "GET", "HEAD": true
+            case "PUT", "DELETE": route.idempotent
+            default: false
+            }
+        return request
     }
 
     private static let acceptJSON = NameValue(name: "Accept", value: "application/json")
@@ -143,11 +170,9 @@ public enum UpstreamRequestBuilder {
         if headers.dropFirst().contains(where: { RequestFraming.equalsIgnoringCase($0.name, "accept") }) {
             headers.removeFirst()
         }
-        if let trace {
-            headers.removeAll { isTraceHeader($0.name) }
-            headers.append(NameValue(name: "traceparent", value: trace.traceparent))
-            if let state = trace.traceState { headers.append(NameValue(name: "tracestate", value: state)) }
-        }
+        // The fetch's own trace headers go apart (`UpstreamRequest.traceHeaders`); any other
+        // would be a second one.
+        if trace != nil { headers.removeAll { isTraceHeader($0.name) } }
         return headers
     }
 

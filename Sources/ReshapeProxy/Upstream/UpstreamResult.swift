@@ -34,4 +34,21 @@ public enum UpstreamFailure: String, Sendable, CaseIterable {
     case tooLarge = "too-large"
     case transfer
     case other
+    /// Not contacted: its circuit is open after repeated failures (see `circuitOpen`).
+    case unavailable
+}
+
+extension UpstreamResult {
+    private static let circuitOpenPrefix = "the upstream's circuit is open after repeated failures; next try in "
+
+    /// A fetch refused because the upstream's circuit is open; the next probe is `retryAfterSeconds` away.
+    public static func circuitOpen(retryAfterSeconds: Int) -> UpstreamResult {
+        .failure(.unavailable, message: circuitOpenPrefix + "\(retryAfterSeconds) s")
+    }
+
+    /// The seconds a `circuitOpen` message names, for the answer's `Retry-After`.
+    static func circuitRetryAfter(_ message: String) -> Int? {
+        guard message.hasPrefix(circuitOpenPrefix) else { return nil }
+        return Int(message.dropFirst(circuitOpenPrefix.count).prefix { $0.isNumber })
+    }
 }

@@ -18,7 +18,7 @@ struct RouteScope {
 extension RuleSetBuilder {
     static let routeKeys: Set<String> = [
         "name", "request", "upstream", "path", "fetch", "forward-query", "forward-headers", "headers", "body",
-        "transform", "timeout", "expose-upstream-errors", "cache", "examples",
+        "transform", "timeout", "expose-upstream-errors", "cache", "examples", "idempotent",
     ]
     static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     static let bodyMethods: Set<String> = ["POST", "PUT", "PATCH"]
@@ -79,6 +79,8 @@ extension RuleSetBuilder {
             }
         }
 
+        let idempotent = compileIdempotent(object["idempotent"], method: method, scope)
+
         var pipeline = Pipeline(steps: [])
         var stages: [ExpandStage] = []
         if let transform = object["transform"] {
@@ -95,11 +97,29 @@ extension RuleSetBuilder {
             object["examples"], shape: shape, document: document, pointer: entry.pointer + "/examples")
 
         guard problems.count == before, let name, let requestTemplate, let fetches, let examples else { return nil }
-        return Route(
+        var route = Route(
             name: name, method: method, path: requestTemplate, fetches: fetches, forwardQuery: forwardQuery,
             forwardHeaders: forwardHeaders, headers: headers, body: body, pipeline: pipeline, stages: stages,
             timeoutMilliseconds: timeout, exposeUpstreamErrors: exposeUpstreamErrors, cache: cache,
             secrets: secrets.filter { !$0.isEmpty }, location: entry.location, examples: examples)
+        route.idempotent = idempotent
+        return route
+    }
+
+    /// `idempotent: true` lets a PUT or DELETE be retried; a GET is idempotent anyway, and a POST
+    /// or PATCH never is, so saying it there is a mistake.
+    private mutating func compileIdempotent(_ value: JSON?, method: String, _ scope: RouteScope) -> Bool {
+        guard let value else { return false }
+        let pointer = scope.pointer + "/idempotent"
+        guard case .bool(let flag) = value else {
+            report(scope.document, pointer, "`idempotent` must be true or false")
+            return false
+        }
+        if flag, method == "POST" || method == "PATCH" {
+            report(scope.document, pointer, "`idempotent` is for PUT and DELETE routes; a \(method) is never retried")
+            return false
+        }
+        return flag
     }
 
     /// A member that must be there and be a non-empty string.

@@ -14,7 +14,8 @@ extension RuleSetBuilder {
             return nil
         }
         var ok = reportUnknownKeys(
-            in: object, allowed: Self.upstreamKeys, what: "upstream key", document, entry.pointer)
+            in: object, allowed: Self.upstreamKeys.union(Self.resilienceKeys), what: "upstream key", document,
+            entry.pointer)
         var secrets: [String] = []
         func expanded(_ value: JSON?, at pointer: String, what: String) -> String? {
             guard let value else { return nil }
@@ -109,11 +110,16 @@ extension RuleSetBuilder {
         }
         let headers = pairs("headers")
         let query = pairs("query")
-        guard ok, let url else { return nil }
-        return Upstream(
+        let resilience = compileResilience(object, document, entry.pointer)
+        guard ok, let url, let resilience else { return nil }
+        var upstream = Upstream(
             name: entry.name, scheme: url.scheme, host: url.host, port: url.port, basePath: url.basePath,
             timeoutMilliseconds: timeout, connectTimeoutMilliseconds: connectTimeout, maxBodyBytes: maxBody,
             headers: headers, query: query, secrets: secrets.filter { !$0.isEmpty })
+        upstream.retry = resilience.retry
+        upstream.circuit = resilience.circuit
+        upstream.idlePool = resilience.idlePool
+        return upstream
     }
 }
 

@@ -23,9 +23,11 @@ final class RequestDriver {
     /// Fetches in flight. One flat table, whose storage outlives the requests, rather than a
     /// table allocated for every request. The lifecycle knows which of its fetches are still
     /// in flight, so stopping a request's fetches needs no second index.
-    private var inFlight: [FetchKey: UpstreamTransfer] = [:]
+    private var inFlight: [FetchKey: UpstreamFetch] = [:]
     /// The route `timeout` of requests that have one, until they are answered.
     private var routeTimers: [Int: RouteTimer] = [:]
+    /// The request whose route timeout is being answered now.
+    private var timingOut: Int?
 
     /// `answered` gets each request's answer after its fetches are stopped.
     init(owner: any ConnectionOwner, answered: @escaping (Int, RequestLifecycle, HTTPResponse) -> Void) {
@@ -67,6 +69,9 @@ final class RequestDriver {
         routeTimers[id] = RouteTimer(loop: owner.loop, milliseconds: milliseconds) { [weak self] in
             guard let self, let lifecycle = self.requests[id] else { return }
             let action = lifecycle.timedOut()
+            // The fetches it cuts off count against their upstreams' circuits, as timeouts.
+            self.timingOut = id
+            defer { self.timingOut = nil }
             self.perform(id, action)
         }
     }
@@ -112,11 +117,11 @@ final class RequestDriver {
         let key = FetchKey(request: id, fetch: fetchID)
         let transfer = owner.upstream?.start(order.request) { [weak self] result, seconds in
             guard let self else { return }
-            self.inFlight[key] = nil
+            // How many times the upstream client retried it, for its span.
+            let retries = self.inFlight.removeValue(forKey: key)?.plan.retries ?? 0
             guard let lifecycle = self.requests[id] else { return }
-            // `retries`: the upstream client's retries of this fetch, once it reports them.
             let action = lifecycle.fetchFinished(
-                fetchID, result, seconds: seconds, now: Clock.monotonicSeconds(), retries: 0)
+                fetchID, result, seconds: seconds, now: Clock.monotonicSeconds(), retries: retries)
             self.perform(id, action)
         }
         // A transfer that could not start has already reported its failure.
@@ -134,7 +139,7 @@ final class RequestDriver {
         routeTimers.removeValue(forKey: id)?.stop()
         for fetch in fetches {
             if let transfer = inFlight.removeValue(forKey: FetchKey(request: id, fetch: fetch)) {
-                owner.upstream?.cancel(transfer)
+                owner.upstream?.cancel(transfer, timedOut: timingOut == id)
             }
         }
     }

@@ -23,7 +23,7 @@ final class SpanExporter {
     private let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     private var queue: [Span] = []
     /// The export in flight and how many spans it carries.
-    private var exporting: (transfer: UpstreamTransfer?, count: Int)?
+    private var exporting: (transfer: UpstreamFetch?, count: Int)?
     private var closed = false
 
     init(

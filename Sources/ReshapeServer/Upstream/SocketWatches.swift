@@ -2,6 +2,7 @@ import CCurl
 import CLibUV
 import Glibc
 import ReshapeProxy
+import ReshapeRules
 
 /// The upstream sockets curl asks the loop to watch, one uv_poll handle each (multi-uv.c's
 /// `handle_socket`); readiness goes back to curl through `ready`.
@@ -20,11 +21,34 @@ final class SocketWatches {
     private var watches: [curl_socket_t: SocketWatch] = [:]
     /// Sockets curl opened through `opening` and has not closed yet.
     private var connectionSockets: Set<curl_socket_t> = []
+    /// Which connections are idle, and which of them to close.
+    private var idle = IdleConnections()
+    /// Runs while any connection is idle, closing those idle past their upstream's `idle-timeout`
+    /// and those beyond its `max-idle`.
+    private let sweepTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
+    private var sweeping = false
+    /// Set by `close`: curl's cleanup still reports its sockets, but the sweep is gone.
+    private var closed = false
+    private static let sweepMilliseconds: UInt64 = 1000
 
     init(loop: UnsafeMutablePointer<uv_loop_t>, metrics: Metrics, ready: @escaping (curl_socket_t, Int32) -> Void) {
         self.loop = loop
         self.metrics = metrics
         self.ready = ready
+        uv_timer_init(loop, sweepTimer)
+        sweepTimer.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    /// The idle pool of `upstream`, as the request about to start says.
+    func idlePool(_ upstream: String, rule: IdlePoolRule) {
+        idle.rule(rule, for: upstream)
+    }
+
+    /// Stops the sweep; call when the client closes.
+    func close() {
+        closed = true
+        uv_timer_stop(sweepTimer)
+        uv_close(reshape_timer_handle(sweepTimer)) { handle in handle?.deallocate() }
     }
 
     /// curl's socket callback: what it wants to know about `fd` (`CURL_POLL_*`).
@@ -37,8 +61,10 @@ final class SocketWatches {
             guard watch.isConnection else { return closeWatch(fd) }
             watch.wanted = false
             if watch.polled & Int32(UV_WRITABLE.rawValue) != 0 { stopPolling(watch) }
+            wentIdle(fd)
             return
         }
+        idle.inUse(fd)
         let watch: SocketWatch
         if let existing = watches[fd] {
             watch = existing
@@ -86,20 +112,54 @@ final class SocketWatches {
         watch.polled = 0
     }
 
-    /// curl opens a connection socket (CURLOPT_OPENSOCKETFUNCTION).
-    func opening(family: Int32, type: Int32, protocol: Int32) -> curl_socket_t {
+    /// curl opens a connection socket (CURLOPT_OPENSOCKETFUNCTION) for a transfer to `upstream`.
+    func opening(family: Int32, type: Int32, protocol: Int32, upstream: String) -> curl_socket_t {
         let fd = socket(family, type, `protocol`)
         if fd >= 0 {
             connectionSockets.insert(fd)
+            idle.opened(fd, upstream: upstream)
             metrics.upstreamConnectionOpened()
         }
         return fd
+    }
+
+    // MARK: - The idle pool
+
+    /// A connection finished its transfer and waits in curl's cache for the next one.
+    private func wentIdle(_ fd: curl_socket_t) {
+        idle.idle(fd, now: Clock.monotonicSeconds())
+        if idle.idleCount > 0, !sweeping, !closed {
+            sweeping = true
+            uv_timer_start(
+                sweepTimer,
+                { timer in
+                    guard let timer, let data = timer.pointee.data else { return }
+                    Unmanaged<SocketWatches>.fromOpaque(data).takeUnretainedValue().sweep()
+                }, Self.sweepMilliseconds, Self.sweepMilliseconds)
+        }
+    }
+
+    private func sweep() {
+        for socket in idle.sweep(now: Clock.monotonicSeconds()) { retire(socket) }
+        if idle.idleCount == 0 {
+            uv_timer_stop(sweepTimer)
+            sweeping = false
+        }
+    }
+
+    /// Ends an idle connection's TCP connection. The descriptor stays curl's: curl finds the
+    /// connection dead when it next looks at its cache (before reusing it, or when pruning) and
+    /// closes it through `closing`. Closing the descriptor here instead would let curl close
+    /// whatever socket gets the same number next.
+    private func retire(_ fd: curl_socket_t) {
+        shutdown(fd, Int32(SHUT_RDWR))
     }
 
     /// curl is closing a socket: its poll handle goes first, so a new socket that gets the
     /// same descriptor starts clean.
     func closing(_ fd: curl_socket_t) {
         connectionSockets.remove(fd)
+        idle.forget(fd)
         closeWatch(fd)
         Glibc.close(fd)
     }

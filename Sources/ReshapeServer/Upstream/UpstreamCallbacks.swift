@@ -3,7 +3,7 @@ import Glibc
 
 // curl's C callbacks, each handing over to the Swift object its data pointer names: the
 // `SocketWatches` for sockets, the `UpstreamClient` for its timer, the `UpstreamTransfer` for
-// the body it receives.
+// the body it receives and the connections it opens.
 
 let upstreamSocketCallback:
     @convention(c) (
@@ -21,10 +21,13 @@ let upstreamOpenSocketCallback:
         UnsafeMutableRawPointer?, curlsocktype,
         UnsafeMutablePointer<curl_sockaddr>?
     ) -> curl_socket_t = {
-        sockets, _, address in
-        guard let sockets, let address else { return CURL_SOCKET_BAD }
-        return Unmanaged<SocketWatches>.fromOpaque(sockets).takeUnretainedValue()
-            .opening(family: address.pointee.family, type: address.pointee.socktype, protocol: address.pointee.protocol)
+        transfer, _, address in
+        guard let transfer, let address else { return CURL_SOCKET_BAD }
+        let owner = Unmanaged<UpstreamTransfer>.fromOpaque(transfer).takeUnretainedValue()
+        guard let sockets = owner.sockets else { return CURL_SOCKET_BAD }
+        return sockets.opening(
+            family: address.pointee.family, type: address.pointee.socktype, protocol: address.pointee.protocol,
+            upstream: owner.upstreamName)
     }
 
 let upstreamCloseSocketCallback: @convention(c) (UnsafeMutableRawPointer?, curl_socket_t) -> Int32 = { sockets, fd in

@@ -21,9 +21,13 @@ final class UpstreamClient {
     /// The curl header lists kept for header sets that recur.
     private var headerLists = HeaderListCache<HeaderList>()
     private var sockets: SocketWatches!
+    /// Every upstream's circuit and retry budget on this worker.
+    private var health = UpstreamHealth()
+    private let metrics: Metrics
 
     init(loop: UnsafeMutablePointer<uv_loop_t>, metrics: Metrics) {
         self.loop = loop
+        self.metrics = metrics
         multi = curl_multi_init()
         sockets = SocketWatches(loop: loop, metrics: metrics) { [unowned self] fd, flags in
             self.socketAction(fd, flags)
@@ -39,22 +43,68 @@ final class UpstreamClient {
         reshape_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
     }
 
-    /// Starts a fetch; `completion` runs on this loop unless the transfer is cancelled first.
+    /// Starts a fetch; `completion` runs on this loop unless the fetch is cancelled first. A
+    /// fetch that cannot start (its upstream's circuit is open, or no transfer could be made)
+    /// completes before this returns, and nil is returned.
     func start(
         _ request: UpstreamRequest,
         completion: @escaping (UpstreamResult, Double) -> Void
-    ) -> UpstreamTransfer? {
+    ) -> UpstreamFetch? {
+        let now = Clock.monotonicSeconds()
+        let fetch = UpstreamFetch(
+            request: request, plan: UpstreamHealth.Fetch(request, now: now), completion: completion)
+        sockets.idlePool(request.upstreamName, rule: request.idlePool)
+        let action = health.begin(&fetch.plan, now: now)
+        perform(action, for: fetch)
+        return fetch.completion == nil ? nil : fetch
+    }
+
+    /// Carries out what `UpstreamHealth` decided for a fetch.
+    private func perform(_ action: UpstreamHealth.Action, for fetch: UpstreamFetch) {
+        let upstream = fetch.plan.upstream
+        switch action {
+        case .attempt(let timeout):
+            startTransfer(fetch.attemptRequest(timeoutMilliseconds: timeout), for: fetch)
+        case .retryLater(let reason, let delay):
+            metrics.upstreamRetried(upstream: upstream, reason: reason.label)
+            fetch.retryTimer = RouteTimer(loop: loop, milliseconds: delay) { [unowned self] in
+                fetch.retryTimer = nil
+                let action = self.health.retryDue(&fetch.plan, now: Clock.monotonicSeconds())
+                self.perform(action, for: fetch)
+            }
+        case .finish:
+            finish(fetch, fetch.lastResult ?? .failure(.other, message: "the fetch ended without a result"))
+        case .reject(let seconds):
+            metrics.circuitRejected(upstream: upstream)
+            finish(fetch, .circuitOpen(retryAfterSeconds: seconds))
+        }
+        if let state = health.circuitGauge(upstream) { metrics.circuitState(upstream: upstream, value: state) }
+    }
+
+    private func finish(_ fetch: UpstreamFetch, _ result: UpstreamResult) {
+        let completion = fetch.completion
+        fetch.completion = nil
+        completion?(result, Clock.seconds(since: fetch.started))
+    }
+
+    private func startTransfer(_ request: UpstreamRequest, for fetch: UpstreamFetch) {
         guard let easy = idleHandles.popLast() ?? curl_easy_init() else {
-            completion(.failure(.other, message: "cannot create a transfer"), 0)
-            return nil
+            fetch.lastResult = .failure(.other, message: "cannot create a transfer")
+            health.cancelled(&fetch.plan, timedOut: false, now: Clock.monotonicSeconds())
+            return finish(fetch, fetch.lastResult!)
         }
         let transfer = UpstreamTransfer(
-            easy: easy, headerList: headerList(for: request),
-            maxBodyBytes: request.maxBodyBytes, completion: completion)
+            easy: easy, headerList: headerList(for: request), maxBodyBytes: request.maxBodyBytes
+        ) { [unowned self] result, end in
+            fetch.transfer = nil
+            fetch.lastResult = result
+            let action = self.health.attemptEnded(&fetch.plan, end, now: Clock.monotonicSeconds())
+            self.perform(action, for: fetch)
+        }
         transfer.configure(for: request, sockets: sockets)
+        fetch.transfer = transfer
         transfers.insert(ObjectIdentifier(transfer))
         curl_multi_add_handle(multi, easy)
-        return transfer
     }
 
     /// The curl list for a request's headers: a kept one when `headerLists` has it, else one
@@ -68,15 +118,25 @@ final class UpstreamClient {
         return list
     }
 
-    /// Removes a transfer at once (its client went away); its completion never runs.
-    func cancel(_ transfer: UpstreamTransfer) {
-        guard transfers.remove(ObjectIdentifier(transfer)) != nil else { return }
+    /// Stops a fetch at once (its client went away, or the route's timeout passed: `timedOut`,
+    /// which its upstream's circuit counts as a failure); its completion never runs.
+    func cancel(_ fetch: UpstreamFetch, timedOut: Bool = false) {
+        guard fetch.completion != nil else { return }
+        fetch.completion = nil
+        fetch.retryTimer?.stop()
+        fetch.retryTimer = nil
+        health.cancelled(&fetch.plan, timedOut: timedOut, now: Clock.monotonicSeconds())
+        let upstream = fetch.plan.upstream
+        if let state = health.circuitGauge(upstream) { metrics.circuitState(upstream: upstream, value: state) }
+        guard let transfer = fetch.transfer, transfers.remove(ObjectIdentifier(transfer)) != nil else { return }
+        fetch.transfer = nil
         transfer.completion = nil
         release(transfer)
     }
 
     /// Stops the timer and frees the multi handle; call when no transfer is left.
     func close() {
+        sockets.close()
         for easy in idleHandles { curl_easy_cleanup(easy) }
         idleHandles.removeAll()
         headerLists.removeAll()
@@ -133,11 +193,11 @@ final class UpstreamClient {
             guard let privatePointer else { continue }
             let transfer = Unmanaged<UpstreamTransfer>.fromOpaque(privatePointer).takeUnretainedValue()
             let result = UpstreamResult(transfer, code: code)
-            let seconds = Clock.seconds(since: transfer.started)
+            let end = result.attemptEnd(transfer, code: code)
             let completion = transfer.completion
             transfers.remove(ObjectIdentifier(transfer))
             release(transfer)
-            completion?(result, seconds)
+            completion?(result, end)
         }
     }
 }

@@ -37,6 +37,31 @@ extension UpstreamResult {
         }
     }
 
+    /// What the attempt meant for retries and the circuit. A reset is a receive or send error, or
+    /// an empty reply, before any byte of the answer: the upstream cannot have answered, and
+    /// may not have seen the request. curl has already retried once, on a new connection, a
+    /// request whose kept-alive connection turned out closed; what arrives here is what that
+    /// did not cure, so a reset is never counted twice.
+    func attemptEnd(_ transfer: UpstreamTransfer, code: CURLcode) -> AttemptEnd {
+        switch self {
+        case .response(let response): return .answered(status: response.status, retryAfter: response.retryAfter)
+        case .failure(let failure, _):
+            switch code {
+            case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING:
+                var headerBytes = 0
+                reshape_easy_getinfo_long(transfer.easy, CURLINFO_HEADER_SIZE, &headerBytes)
+                return headerBytes == 0 && transfer.body.isEmpty ? .reset : .transportFailure
+            default: break
+            }
+            switch failure {
+            case .connect: return .connectFailure
+            case .timeout: return .timeout
+            case .dns, .tls, .transfer: return .transportFailure
+            case .tooLarge, .other, .unavailable: return .otherFailure
+            }
+        }
+    }
+
     /// The upstream's `Retry-After` (the last one, if it sent several), read from the headers
     /// curl keeps for the finished transfer.
     private static func retryAfter(of easy: UnsafeMutableRawPointer) -> String? {

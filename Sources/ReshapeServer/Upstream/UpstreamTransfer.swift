@@ -1,5 +1,7 @@
 import CCurl
+import Glibc
 import ReshapeProxy
+import ReshapeRules
 
 /// One fetch in flight: a curl easy handle set up for its request, the header list it sends
 /// and the body it receives. Retained by the multi handle (via CURLOPT_PRIVATE) until it
@@ -8,18 +10,24 @@ final class UpstreamTransfer {
     let easy: UnsafeMutableRawPointer
     /// Held for as long as curl may read it.
     let headerList: HeaderList
+    /// This fetch's own header lines (its trace headers), in nodes linked in front of the
+    /// shared `headerList`: curl reads one list, and the shared part is built once, not per fetch.
+    private var ownLines: (first: UnsafeMutablePointer<curl_slist>, count: Int)?
     private(set) var body: [UInt8] = []
     let maxBodyBytes: Int
     /// The body outgrew `maxBodyBytes` as it arrived (without a Content-Length that said so first).
     private(set) var exceededLimit = false
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-    let started = Clock.now()
     /// Cleared when the transfer is cancelled, so it never runs.
-    var completion: ((UpstreamResult, Double) -> Void)?
+    var completion: ((UpstreamResult, AttemptEnd) -> Void)?
+    /// The upstream whose connections this transfer opens, for the idle pool.
+    private(set) var upstreamName = ""
+    /// Where the connections it opens are watched.
+    private(set) weak var sockets: SocketWatches?
 
     init(
         easy: UnsafeMutableRawPointer, headerList: HeaderList, maxBodyBytes: Int,
-        completion: @escaping (UpstreamResult, Double) -> Void
+        completion: @escaping (UpstreamResult, AttemptEnd) -> Void
     ) {
         self.easy = easy
         self.headerList = headerList
@@ -30,12 +38,41 @@ final class UpstreamTransfer {
 
     deinit {
         errorBuffer.deallocate()
+        freeOwnLines()
+    }
+
+    /// The list curl sends: `lines` in nodes of this transfer's own, then the shared list.
+    private func linkOwnLines(_ lines: [NameValue]) -> UnsafeMutablePointer<curl_slist>? {
+        freeOwnLines()
+        var head = headerList.list
+        for line in lines.reversed() {
+            let node = UnsafeMutablePointer<curl_slist>.allocate(capacity: 1)
+            node.initialize(to: curl_slist(data: strdup(HeaderList.line(for: line)), next: head))
+            head = node
+        }
+        if let head, !lines.isEmpty { ownLines = (head, lines.count) }
+        return head
+    }
+
+    /// Frees only the nodes `linkOwnLines` made; the shared list is its `HeaderList`'s.
+    private func freeOwnLines() {
+        guard let (first, count) = ownLines else { return }
+        var node: UnsafeMutablePointer<curl_slist>? = first
+        for _ in 0..<count {
+            guard let current = node else { break }
+            node = current.pointee.next
+            free(current.pointee.data)
+            current.deallocate()
+        }
+        ownLines = nil
     }
 
     /// Sets the easy handle up for `request`, the handle's sockets watched by `sockets`, and
     /// retains this transfer for curl.
     func configure(for request: UpstreamRequest, sockets: SocketWatches) {
         let retained = Unmanaged.passRetained(self).toOpaque()
+        upstreamName = request.upstreamName
+        self.sockets = sockets
         reshape_easy_setopt_string(easy, CURLOPT_URL, request.url)
         reshape_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
         reshape_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
@@ -55,19 +92,28 @@ final class UpstreamTransfer {
         reshape_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
         reshape_easy_setopt_pointer(easy, CURLOPT_PRIVATE, retained)
         reshape_easy_setopt_write_function(easy, upstreamWriteCallback)
+        // curl never reuses a connection idle longer than the pool keeps one; the pool's sweep
+        // closes those that nobody asks for.
+        let maxAge = max(1, (request.idlePool.idleTimeoutMilliseconds + 999) / 1000)
+        reshape_easy_setopt_long(easy, CURLOPT_MAXAGE_CONN, maxAge)
         let watches = Unmanaged.passUnretained(sockets).toOpaque()
         reshape_easy_setopt_opensocket_function(easy, upstreamOpenSocketCallback)
-        reshape_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, watches)
+        // The transfer, not the watches: a new connection belongs to this transfer's upstream.
+        reshape_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, retained)
         reshape_easy_setopt_closesocket_function(easy, upstreamCloseSocketCallback)
         reshape_easy_setopt_pointer(easy, CURLOPT_CLOSESOCKETDATA, watches)
         reshape_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, retained)
         if request.method != "GET" { reshape_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method) }
+        // curl sends a request again, on a new connection, when a reused one turns out closed
+        // before any answer byte; for a fetch that must not be sent twice (a POST) that could be a
+        // second write upstream. A connection of its own leaves curl nothing to resend.
+        if !request.retryable { reshape_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1) }
         if let body = request.body {
             setBody(body)
         } else if request.method == "POST" || request.method == "PUT" || request.method == "PATCH" {
             setBody([])  // `Content-Length: 0`: some servers refuse a write without a length (411)
         }
-        reshape_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList.list)
+        reshape_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, linkOwnLines(request.traceHeaders))
     }
 
     /// Sends `body` with its length. curl copies it (and frees the copy when the handle is

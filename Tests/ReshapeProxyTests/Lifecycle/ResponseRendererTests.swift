@@ -116,12 +116,19 @@ final class ResponseRendererTests: XCTestCase {
             (.connect, 502, "upstream-unreachable"),
             (.tls, 502, "upstream-unreachable"), (.tooLarge, 502, "upstream-too-large"),
             (.transfer, 502, "upstream-failed"),
-            (.other, 502, "upstream-failed"),
+            (.other, 502, "upstream-failed"), (.unavailable, 503, "upstream-unavailable"),
         ]
         XCTAssertEqual(expected.count, UpstreamFailure.allCases.count, "every failure kind has a mapping test")
         for (kind, status, code) in expected {
             _ = assertProblem(render(.failure(kind, message: "curl said so")), status: status, code: code)
         }
+    }
+
+    func testAnOpenCircuitIsA503WithTheSecondsUntilTheProbe() {
+        let rendered = render(.circuitOpen(retryAfterSeconds: 7))
+        XCTAssertEqual(rendered.response.status, 503)
+        XCTAssertEqual(rendered.errorCode, "upstream-unavailable")
+        XCTAssertTrue(rendered.response.headers.contains(NameValue(name: "Retry-After", value: "7")))
     }
 
     func testSecretsAreRedactedFromProblemDetails() {

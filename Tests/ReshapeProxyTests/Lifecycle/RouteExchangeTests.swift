@@ -295,7 +295,7 @@ final class RouteExchangeTests: XCTestCase {
         let request = try XCTUnwrap(orders(step).first?.request)
         XCTAssertEqual(request.method, "POST")
         XCTAssertEqual(request.body.map { String(decoding: $0, as: UTF8.self) }, #"{"name":"Ada","age":36}"#)
-        let sent = request.headers.map { "\($0.name): \($0.value)" }
+        let sent = (request.headers + request.traceHeaders).map { "\($0.name): \($0.value)" }
         XCTAssertEqual(
             sent,
             [

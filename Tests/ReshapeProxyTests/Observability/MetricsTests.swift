@@ -50,4 +50,28 @@ final class MetricsTests: XCTestCase {
         let text = Metrics.exposition([metrics], digest: "d", reloads: 0, reloadFailures: 0)
         XCTAssertTrue(text.contains("type=\"Say \\\"hi\\\"\\\\\\n\"} 1"), text)
     }
+
+    func testRetriesAndCircuitsAreExposedAndTheWorstCircuitStateWins() {
+        let first = Metrics()
+        let second = Metrics()
+        first.upstreamRetried(upstream: "firebase", reason: "reset")
+        second.upstreamRetried(upstream: "firebase", reason: "reset")
+        second.upstreamRetried(upstream: "firebase", reason: "503")
+        first.circuitRejected(upstream: "firebase")
+        first.circuitState(upstream: "firebase", value: 0)
+        second.circuitState(upstream: "firebase", value: 1)
+        let got = lines(Metrics.exposition([first, second], digest: "d", reloads: 0, reloadFailures: 0))
+        for expected in [
+            "# TYPE reshape_upstream_retries_total counter",
+            "reshape_upstream_retries_total{upstream=\"firebase\",reason=\"reset\"} 2",
+            "reshape_upstream_retries_total{upstream=\"firebase\",reason=\"503\"} 1",
+            "# TYPE reshape_upstream_circuit_state gauge",
+            "reshape_upstream_circuit_state{upstream=\"firebase\"} 1",
+            "# TYPE reshape_upstream_circuit_rejections_total counter",
+            "reshape_upstream_circuit_rejections_total{upstream=\"firebase\"} 1",
+        ] {
+            XCTAssertTrue(got.contains(expected), "missing: \(expected)")
+        }
+        XCTAssertEqual(Metrics.circuitStates([first, second]), ["firebase": 1])
+    }
 }

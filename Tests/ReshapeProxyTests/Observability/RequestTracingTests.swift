@@ -118,13 +118,16 @@ final class RequestTracingTests: XCTestCase {
         let (lifecycle, action) = RequestLifecycle.begin(
             request(incoming), rules: rules, draining: false, settings: settings(tracer), now: 5)
         let order = try onlyOrder(action)
-        let traceparents = order.request.headers.filter { $0.name.lowercased() == "traceparent" }
+        // What the transfer sends: the shared headers, then the fetch's own trace headers.
+        let sent = order.request.headers + order.request.traceHeaders
+        let traceparents = sent.filter { $0.name.lowercased() == "traceparent" }
         XCTAssertEqual(traceparents.count, 1, "the upstream's own traceparent is replaced")
         let fetchTrace = try XCTUnwrap(order.request.trace)
         XCTAssertEqual(traceparents.first?.value, "00-\(clientTrace)-\(fetchTrace.spanID)-01")
         XCTAssertNotEqual(fetchTrace.spanID, clientSpan)
         XCTAssertNotEqual(fetchTrace.spanID, lifecycle.trace.context.spanID)
-        XCTAssertEqual(order.request.headers.first { $0.name == "tracestate" }?.value, "congo=t61rcWkgMzE")
+        XCTAssertEqual(sent.first { $0.name == "tracestate" }?.value, "congo=t61rcWkgMzE")
+        XCTAssertFalse(order.request.headers.contains { UpstreamRequestBuilder.isTraceHeader($0.name) })
     }
 
     func testABuilderWithoutATraceSendsNoTraceHeaders() throws {
@@ -213,7 +216,7 @@ final class RequestTracingTests: XCTestCase {
             request([NameValue(name: "traceparent", value: "00-\(clientTrace)-\(clientSpan)-00")]), rules: rules,
             draining: false, settings: settings(tracer), now: 0)
         let order = try onlyOrder(action)
-        XCTAssertTrue(order.request.headers.contains { $0.name == "traceparent" && $0.value.hasSuffix("-00") })
+        XCTAssertTrue(order.request.traceHeaders.contains { $0.name == "traceparent" && $0.value.hasSuffix("-00") })
         let next = lifecycle.fetchFinished(
             order.id, .response(UpstreamResponse(status: 200, contentType: "application/json", body: Array("{}".utf8))),
             seconds: 0.1)

@@ -14,6 +14,7 @@ final class TracingTests: XCTestCase {
         """
         upstreams:
           demo: { url: "http://127.0.0.1:\(upstreamPort)" }
+          retrying: { url: "http://127.0.0.1:\(upstreamPort)", retry: { attempts: 1, on: [503] } }
         routes:
           - name: user
             request: GET /users/{id}
@@ -26,6 +27,11 @@ final class TracingTests: XCTestCase {
             transform: []
             path: "/echo/{tag}"
             forward-headers: [traceparent, tracestate, X-Request-Id]
+          - name: retried
+            request: GET /retried/{tag}
+            upstream: retrying
+            transform: []
+            path: "/fault/status-once/503/{tag}"
           - name: failing
             request: GET /failing/{tag}
             upstream: demo
@@ -126,6 +132,18 @@ final class TracingTests: XCTestCase {
         // Spans leave in order: once the later request's are in, the probe's would be too.
         _ = try Self.receiver.waitForSpans(traceID: traceID, count: 2)
         XCTAssertTrue(try Self.receiver.lines().filter { $0["traceId"] as? String == probeTrace }.isEmpty)
+    }
+
+    /// A fetch the upstream client retried once (a 503, then an answer) says so on its span.
+    func testARetriedFetchCountsItsRetries() throws {
+        let traceID = randomHex(16)
+        let response = try RawHTTP.get(
+            port: port, "/retried/\(tag())", headers: ["traceparent: 00-\(traceID)-\(randomHex(8))-01"])
+        XCTAssertEqual(response.status, 200, response.text)
+        let spans = try Self.receiver.waitForSpans(traceID: traceID, count: 2)
+        let client = try XCTUnwrap(spans.first { $0["kind"] as? Int == 3 }, "\(spans)")
+        let attributes = try XCTUnwrap(client["attributes"] as? [String: Any])
+        XCTAssertEqual(attributes["reshape.retry_count"] as? Int, 1, "\(client)")
     }
 
     func testAFailedFetchIsAnErrorSpan() throws {
