@@ -25,6 +25,8 @@ public final class Server {
     private let interrupt = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
     private let workerExited = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
     private let drainDeadline = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
+    /// Samples the workers' metrics for the status page's window.
+    private let statusSampler = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     private let exitedCount = AtomicCounter()
     private var rulesWatcher: RulesWatcher?
     private var draining = false
@@ -110,6 +112,7 @@ public final class Server {
             watcher.start()
             rulesWatcher = watcher
         }
+        startStatusSampler()
         Log.event(
             "listening",
             [
@@ -151,6 +154,21 @@ public final class Server {
         Log.event("rules loaded with warnings", ["warnings": .array(ruleSet.warnings.map { .string($0.description) })])
     }
 
+    /// Every few seconds, a sample of the workers' metrics: the status page's rates and
+    /// latencies are over the last minute of them.
+    private func startStatusSampler() {
+        uv_timer_init(loop, statusSampler)
+        statusSampler.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        shared.sampleMetrics(now: Clock.monotonicSeconds())
+        uv_timer_start(
+            statusSampler,
+            { timer in
+                guard let timer, let data = timer.pointee.data else { return }
+                Unmanaged<Server>.fromOpaque(data).takeUnretainedValue().shared.sampleMetrics(
+                    now: Clock.monotonicSeconds())
+            }, 5000, 5000)
+    }
+
     /// What asked for a reload: SIGHUP, or a change the rules watch saw.
     private enum ReloadTrigger: String {
         case signal = "SIGHUP"
@@ -165,6 +183,9 @@ public final class Server {
         case .success(let ruleSet):
             if trigger == .watch, ruleSet.digest == shared.rules.ruleSet.digest { return }
             shared.replaceRules(ServingRules(ruleSet))
+            shared.lastReload.withLock {
+                $0 = "ok (\(trigger.rawValue)) at \(HTTPDate.imfFixdate(unixSeconds: Clock.unixMilliseconds() / 1000))"
+            }
             Log.event(
                 "rules reloaded",
                 [
@@ -174,6 +195,12 @@ public final class Server {
             logWarnings(ruleSet)
         case .failure(let diagnostics):
             shared.reloadRefused()
+            shared.lastReload.withLock {
+                let count = diagnostics.diagnostics.count
+                $0 =
+                    "refused (\(trigger.rawValue)) at \(HTTPDate.imfFixdate(unixSeconds: Clock.unixMilliseconds() / 1000))"
+                    + ": \(count) problem\(count == 1 ? "" : "s"), the rules before it still serve"
+            }
             Log.event(
                 "rules reload refused; keeping the rules in service",
                 [
@@ -226,6 +253,7 @@ public final class Server {
         }
         uv_close(reshape_async_handle(workerExited), nil)
         rulesWatcher?.close()
+        uv_close(reshape_timer_handle(statusSampler), nil)
         if draining { uv_close(reshape_timer_handle(drainDeadline), nil) }
         adminListener?.close()
     }

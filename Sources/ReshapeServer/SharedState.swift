@@ -14,6 +14,10 @@ final class SharedState: Sendable {
     let draining = Atomic<Bool>(false)
     /// Normalized answers of routes with `cache:`, shared by every worker; nil with `--cache-bytes 0`.
     let cache: ResponseCache?
+    /// The status page's last minute of metrics, sampled by the main loop (`sampleMetrics`).
+    let window = Locked(MetricsWindow(seconds: 60))
+    /// The last reload's outcome in words, for the status page; nil: none since start.
+    let lastReload = Locked<String?>(nil)
 
     init(configuration: ServerConfiguration, rules: ServingRules) {
         self.configuration = configuration
@@ -36,8 +40,46 @@ final class SharedState: Sendable {
 
     func reloadRefused() { counters.withLock { $0.refused += 1 } }
 
+    /// Takes a sample of the workers' metrics for the status page's window (`now`: monotonic).
+    func sampleMetrics(now: Double) {
+        let snapshot = MetricsSnapshot.of(metrics)
+        window.withLock { $0.record(snapshot, at: now) }
+    }
+
+    /// `/_reshape/`: the status page, from the window, the routes and the upstreams' circuits.
+    func statusPage(now: Double, unixSeconds: Int) -> HTTPResponse {
+        let rules = self.rules
+        let figures = window.withLock { $0.figures(MetricsSnapshot.of(metrics), at: now) }
+        let hitRatios = Metrics.cacheHitRatios(metrics)
+        let drops = Metrics.recentDrops(metrics)
+        let routes = rules.ruleSet.routes.map { route in
+            StatusReport.RouteRow(
+                name: route.name, request: route.method + " " + route.path.description, figures: figures[route.name],
+                cacheHitRatio: route.cache == nil ? nil : hitRatios[route.name] ?? 0,
+                recentDrops: drops[route.name] ?? [])
+        }
+        let circuits = Metrics.circuitStates(metrics)
+        let retries = Metrics.retries(metrics)
+        let upstreams = rules.ruleSet.upstreams.keys.sorted().map { name in
+            let state = circuits[name].map { ["closed", "open", "half-open"][min(max($0, 0), 2)] }
+            let circuit = rules.ruleSet.upstreams[name]?.circuit == nil ? "off" : state ?? "closed"
+            return StatusReport.UpstreamRow(name: name, circuit: circuit, retries: retries[name] ?? 0)
+        }
+        let report = StatusReport(
+            generatedAt: HTTPDate.imfFixdate(unixSeconds: unixSeconds),
+            windowSeconds: Int(window.withLock { $0.seconds }),
+            rulesDigest: rules.ruleSet.digest, lastReload: lastReload.withLock { $0 }, routes: routes,
+            upstreams: upstreams)
+        return HTTPResponse(
+            status: 200, headers: [NameValue(name: "Content-Type", value: "text/html; charset=utf-8")],
+            body: StatusPage.render(report))
+    }
+
     /// `/_reshape/<name>`, answered by whichever loop serves the admin endpoints.
     func adminResponse(_ name: String) -> HTTPResponse {
+        if name.isEmpty {
+            return statusPage(now: Clock.monotonicSeconds(), unixSeconds: Clock.unixMilliseconds() / 1000)
+        }
         let rules = self.rules
         return AdminEndpoints.response(
             name, draining: draining.load(ordering: .relaxed), rulesDigest: rules.ruleSet.digest,

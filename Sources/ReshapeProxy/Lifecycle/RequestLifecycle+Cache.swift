@@ -134,12 +134,18 @@ extension RequestLifecycle {
         for waiter in cache.abandon(lead.key) { waiter(.retry) }
     }
 
+    /// Whether this client may use an operator's endpoint (the cache purge, the status page): on
+    /// the admin listener, or, without one, from a loopback address. Everyone else is told there
+    /// is no such path.
+    var operatorMayAsk: Bool {
+        settings.endpoints == .admin || (settings.endpoints == .all && request.fromLoopback)
+    }
+
     /// `POST /_reshape/cache/purge?route=NAME`: only on the admin listener, or, without one,
     /// only to a client on a loopback address; everyone else is told there is no such path.
     func cachePurge(_ name: String) -> HTTPResponse? {
         guard name == "cache/purge" else { return nil }
-        let allowed = settings.endpoints == .admin || (settings.endpoints == .all && request.fromLoopback)
-        guard allowed else { return Problem.notFound(path: String(request.path)).response }
+        guard operatorMayAsk else { return Problem.notFound(path: String(request.path)).response }
         guard request.method == "POST" else {
             return Problem.methodNotAllowed(request.method, allowed: ["POST"]).response
         }

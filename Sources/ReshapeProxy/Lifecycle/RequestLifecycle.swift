@@ -190,6 +190,10 @@ public final class RequestLifecycle: @unchecked Sendable {
             // Probes and scrapes are the platform's, not a client's: a span each would drown the
             // traces that matter.
             trace.recording = false
+            // The status page says which routes exist and what was dropped: operators only.
+            if name.isEmpty, !operatorMayAsk {
+                return respond(Problem.notFound(path: String(request.path)).response, AnswerRecord())
+            }
             return respond(cachePurge(name) ?? settings.admin(name), AnswerRecord())
         case .route(let route, let parameters):
             if draining { return respond(Problem.shuttingDown.response, AnswerRecord()) }
@@ -237,6 +241,11 @@ public final class RequestLifecycle: @unchecked Sendable {
         let seconds = now - started
         settings.metrics.requestFinished()
         settings.metrics.recordRequest(route: record.routeName ?? "-", status: response.status, seconds: seconds)
+        if let route = record.routeName,
+            let cache = response.headers.first(where: { $0.name == CacheStatus.headerName })
+        {
+            settings.metrics.recordCacheStatus(route: route, status: cache.value)
+        }
         if trace.recording { serverSpanEnded(response, record, now: now) }
         guard settings.accessLog else { return nil }
         let path = String(request.path)
@@ -293,7 +302,7 @@ public final class RequestLifecycle: @unchecked Sendable {
             if trace.recording, let exchange { fetchSpansStarted(orders, of: exchange) }
             return .fetch(orders)
         case .respond(let rendered, let cancel):
-            for element in rendered.dropped { settings.metrics.recordDropped(route: routeName, type: element.type) }
+            settings.metrics.recordDropped(route: routeName, elements: rendered.dropped)
             let response = lead.map { settle(rendered, lead: $0, exchange: exchange) } ?? rendered.response
             state = .responding(
                 AnswerRecord(

@@ -33,6 +33,8 @@ public final class Metrics: Sendable {
         var inFlight = 0
         var upstreamConnectionsOpened = 0
         var resilience = Resilience()
+        /// What only the status page shows (`Metrics+Status.swift`).
+        var status = StatusFigures()
     }
 
     /// Retries and circuits, by upstream.
