@@ -43,6 +43,10 @@ final class ArchitectureDiagramTests: XCTestCase {
         XCTAssertEqual(try diagramStates("HTTPConnectionStateMachine"), Set(HTTPConnectionStateMachine.stateNames))
     }
 
+    func testTheCircuitBreakerDiagramDrawsEveryStateAndNoOther() throws {
+        XCTAssertEqual(try diagramStates("CircuitBreaker"), Set(CircuitBreaker.stateNames))
+    }
+
     func testTheRequestLifecycleDiagramDrawsEveryStateAndNoOther() throws {
         XCTAssertEqual(try diagramStates("RequestLifecycle"), Set(RequestLifecycle.stateNames))
     }

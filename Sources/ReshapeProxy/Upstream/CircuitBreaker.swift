@@ -32,6 +32,18 @@ public struct CircuitBreaker: Sendable, Equatable {
 
     public private(set) var state: State = .closed(failures: 0)
 
+    /// The names of `State`'s cases, as docs/architecture.md draws them.
+    static let stateNames = ["closed", "open", "halfOpen"]
+
+    /// The state's name, one of `stateNames`.
+    var stateName: String {
+        switch state {
+        case .closed: "closed"
+        case .open: "open"
+        case .halfOpen: "halfOpen"
+        }
+    }
+
     public init() {}
 
     /// 0 closed, 1 open, 2 half-open: the value of `reshape_upstream_circuit_state`.
@@ -96,7 +108,7 @@ public struct CircuitBreaker: Sendable, Equatable {
 
     /// The probe was cancelled (its client went away) before it said anything: the next fetch probes.
     public mutating func probeCancelled() {
-        guard case .halfOpen(probeInFlight: true) = state else { impossible("probeCancelled", in: "\(state)") }
+        guard case .halfOpen(probeInFlight: true) = state else { impossible("probeCancelled", in: stateName) }
         state = .halfOpen(probeInFlight: false)
     }
 
