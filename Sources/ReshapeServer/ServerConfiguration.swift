@@ -22,6 +22,9 @@ public struct ServerConfiguration: Sendable {
     public var watchRules = true
     /// How long the rules must be quiet after a change before they are reloaded.
     public var watchDebounceMilliseconds = 1000
+    /// JSON answers from this many bytes are compressed for clients that accept it
+    /// (`--compress-min-bytes`); 0 compresses every one.
+    public var compressMinBytes = AnswerCompression.defaultMinimumBytes
 
     public init(
         rulesPath: String, listenHost: String = "127.0.0.1", listenPort: Int = 8080,
