@@ -34,8 +34,10 @@ public enum ContentNegotiation {
         return isJSON(type)
     }
 
-    /// `application/json` or `application/problem+json`, parameters aside.
+    /// `application/json` or `application/problem+json`, parameters aside. The two this server
+    /// writes are compared first, as they are: this runs for every answer.
     static func isJSON(_ contentType: String) -> Bool {
+        if contentType == "application/json" || contentType == "application/problem+json" { return true }
         let mediaType = contentType.split(separator: ";", maxSplits: 1).first ?? ""
         let trimmed = mediaType.filter { $0 != " " && $0 != "\t" }.lowercased()
         return trimmed == "application/json" || trimmed == "application/problem+json"
