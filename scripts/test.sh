@@ -45,6 +45,7 @@ scripts/demo.sh --smoke
 
 step "OpenAPI export: openapi-spec-validator, schemathesis against the live demo"
 scripts/check-openapi.sh .build/debug
+scripts/check-http.sh .build/debug
 
 step "shipping"
 scripts/check-dockerfile.sh

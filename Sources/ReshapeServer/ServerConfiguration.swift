@@ -28,6 +28,9 @@ public struct ServerConfiguration: Sendable {
     public var serviceName = "reshape"
     /// The share of traces started here that are sampled (`--trace-sample-ratio`).
     public var traceSampleRatio = 1.0
+    /// JSON answers from this many bytes are compressed for clients that accept it
+    /// (`--compress-min-bytes`); 0 compresses every one.
+    public var compressMinBytes = AnswerCompression.defaultMinimumBytes
 
     public init(
         rulesPath: String, listenHost: String = "127.0.0.1", listenPort: Int = 8080,

@@ -116,6 +116,13 @@ struct ServeCommand: ParsableCommand {
             valueName: "ms"))
     var cacheRedisTimeout: Int?
 
+    @Option(
+        name: .customLong("compress-min-bytes"),
+        help: ArgumentHelp(
+            "JSON answers of at least this many bytes are compressed (gzip, br, zstd) for clients that accept it; 0 compresses every one (default 1024) [RESHAPE_COMPRESS_MIN_BYTES].",
+            valueName: "bytes"))
+    var compressMinBytes: Int?
+
     @Flag(name: .customLong("no-access-log"), help: "Do not write access-log lines [RESHAPE_ACCESS_LOG=off].")
     var noAccessLog = false
 
@@ -238,6 +245,15 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode(2)
         }
         configuration.traceSampleRatio = ratio
+        let compressText = compressMinBytes.map(String.init) ?? environment["RESHAPE_COMPRESS_MIN_BYTES"]
+        if let compressText {
+            guard let bytes = Int(compressText), bytes >= 0 else {
+                Terminal.error(
+                    "reshape: --compress-min-bytes takes a whole number of bytes, 0 or more (got '\(compressText)')")
+                throw ExitCode(2)
+            }
+            configuration.compressMinBytes = bytes
+        }
         let status = Server(configuration: configuration, environment: environment).run()
         if status != 0 { throw ExitCode(status) }
     }

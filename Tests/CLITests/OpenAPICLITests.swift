@@ -17,7 +17,8 @@ final class OpenAPICLITests: XCTestCase {
         XCTAssertEqual((document["servers"] as? [[String: Any]])?.first?["url"] as? String, "https://api.example.com")
         let paths = try XCTUnwrap(document["paths"] as? [String: [String: Any]])
         XCTAssertEqual(
-            Set(paths.keys), ["/users", "/users/{id}", "/devices", "/scores", "/widgets", "/profile/{id}", "/posts"])
+            Set(paths.keys),
+            ["/users", "/users/{id}", "/my/users", "/devices", "/scores", "/widgets", "/profile/{id}", "/posts"])
         XCTAssertEqual(Set(paths["/users"]!.keys), ["get", "post"])
         let post = try XCTUnwrap(paths["/users"]!["post"] as? [String: Any])
         let body = try XCTUnwrap(

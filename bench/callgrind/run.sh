@@ -4,6 +4,7 @@
 #
 #   bench/callgrind/run.sh [RESHAPE_BIN]       (default .build/release/reshape)
 #   FEW=200 MANY=2200 SIZE=3kb ROUTE=users bench/callgrind/run.sh
+#   ACCEPT_ENCODING=gzip SIZE=150kb bench/callgrind/run.sh     (or br, zstd; default identity)
 #
 # The server runs under callgrind with one worker, in front of a keep-alive origin on loopback
 # (bench/callgrind/origin.py serving bench/peers/gen.py's documents); one client sends FEW,
@@ -18,6 +19,7 @@ FEW=${FEW:-200}
 MANY=${MANY:-2200}
 SIZE=${SIZE:-3kb}
 ROUTE=${ROUTE:-users}
+ACCEPT_ENCODING=${ACCEPT_ENCODING:-}
 [ -x "$BIN" ] || { echo "callgrind: $BIN is missing (swift build -c release --product reshape)" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "callgrind: valgrind is missing (apt-get install valgrind)" >&2; exit 1; }
 
@@ -54,7 +56,7 @@ instructions() {  # N: total instructions of one server run that answered N requ
     >/dev/null 2>"$work/valgrind.$1.log" &
   server_pid=$!
   wait_port "$port"
-  python3 bench/callgrind/client.py "$port" "/$ROUTE/$SIZE" "$1"
+  python3 bench/callgrind/client.py "$port" "/$ROUTE/$SIZE" "$1" "$ACCEPT_ENCODING" >"$work/client.$1"
   kill -TERM "$server_pid"
   wait "$server_pid" || true
   server_pid=""
@@ -66,4 +68,5 @@ few=$(instructions "$FEW")
 many=$(instructions "$MANY")
 per=$(( (many - few) / (MANY - FEW) ))
 echo "callgrind: $FEW requests: $few instructions; $MANY requests: $many"
-echo "callgrind: $per instructions per request ($SIZE, route $ROUTE, $(basename "$BIN"))"
+echo "callgrind: $per instructions per request ($SIZE, route $ROUTE, ${ACCEPT_ENCODING:-identity}," \
+  "$(sed -n 's/^bytes: //p' "$work/client.$MANY") bytes per answer, $(basename "$BIN"))"

@@ -1,3 +1,4 @@
+import ReshapeCompression
 import ReshapeRules
 
 /// Normalized answers kept for reuse, shared by every worker of the process, bounded in bytes
@@ -17,16 +18,35 @@ public final class ResponseCache: Sendable {
         public let staleIfErrorUntil: Double
         let route: String
         let fingerprint: String
+        /// The route's forwarded headers: its answers are per requester (`CachingHeaders`).
+        let forwarded: [String]
+        /// The body in each content coding asked for so far, made once and kept with the entry
+        /// (nil: that coding did not make it smaller). A class shared by every copy of this
+        /// `Stored`, so what one worker compresses serves the others.
+        let encodings = Locked<[ContentCoding: [UInt8]?]>([:])
 
+        /// What the entry weighs in the byte bound before any encoding is added.
         var cost: Int {
             body.count + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
                 + ResponseCache.entryOverhead
         }
     }
 
+    /// A stored answer and the key it is kept under: what a compressed body is charged to.
+    public struct Entry: Sendable {
+        public let key: CacheKey
+        public let stored: Stored
+
+        public init(key: CacheKey, stored: Stored) {
+            self.key = key
+            self.stored = stored
+        }
+    }
+
     /// What a waiting request gets when the fetch it waited for ends.
     public enum Delivery: Sendable {
-        case answer(HTTPResponse)
+        /// The answer, and the entry it was stored as (nil when it was not kept).
+        case answer(HTTPResponse, Entry?)
         /// The fetching request went away before its answer: look up again (one waiter leads).
         case retry
     }
@@ -61,6 +81,8 @@ public final class ResponseCache: Sendable {
 
     private struct Slot {
         var stored: Stored
+        /// `stored.cost` plus the encodings added since.
+        var cost: Int
         var newer: CacheKey?
         var older: CacheKey?
     }
@@ -120,14 +142,36 @@ public final class ResponseCache: Sendable {
         state.withLock { state in
             if let answer, answer.cost <= capacityBytes / 4 {
                 Self.remove(key, &state)
-                Self.insert(key, answer, &state)
-                while state.counters.bytes > capacityBytes, let oldest = state.oldest, oldest != key {
-                    Self.remove(oldest, &state)
-                    state.counters.evictions += 1
-                }
+                Self.insert(key, answer, cost: answer.cost, &state)
+                Self.evict(sparing: key, &state, capacity: capacityBytes)
             }
             return state.waiting.removeValue(forKey: key) ?? []
         }
+    }
+
+    /// The entry's body in `coding`, compressed by `compress` only the first time it is asked
+    /// for and kept with the entry from then on (counted in the byte bound while the entry is
+    /// in the cache). nil when `coding` does not make the body smaller. Compressing holds the
+    /// entry's own lock, not the cache's: another worker asking for the same coding of the same
+    /// entry meanwhile waits for these bytes rather than making them again.
+    public func body(
+        of entry: Entry, as coding: ContentCoding, compress: ([UInt8]) -> [UInt8]?
+    ) -> [UInt8]? {
+        let (body, added) = entry.stored.encodings.withLock { encodings -> ([UInt8]?, Int) in
+            if let known = encodings[coding] { return (known, 0) }
+            let made = compress(entry.stored.body)
+            encodings[coding] = .some(made)
+            return (made, made?.count ?? 0)
+        }
+        guard added > 0 else { return body }
+        state.withLock { state in
+            // Charged only while this very entry is kept; a replaced or evicted one is gone.
+            guard let slot = state.slots[entry.key], slot.stored.encodings === entry.stored.encodings else { return }
+            state.slots[entry.key]?.cost += added
+            state.counters.bytes += added
+            Self.evict(sparing: entry.key, &state, capacity: capacityBytes)
+        }
+        return body
     }
 
     /// A stale copy answered instead of an upstream failure (`stale-if-error`).
@@ -160,27 +204,35 @@ public final class ResponseCache: Sendable {
 
     // MARK: - The recency list
 
-    private static func insert(_ key: CacheKey, _ stored: Stored, _ state: inout State) {
-        state.slots[key] = Slot(stored: stored, newer: nil, older: state.newest)
+    private static func insert(_ key: CacheKey, _ stored: Stored, cost: Int, _ state: inout State) {
+        state.slots[key] = Slot(stored: stored, cost: cost, newer: nil, older: state.newest)
         if let newest = state.newest { state.slots[newest]?.newer = key }
         state.newest = key
         if state.oldest == nil { state.oldest = key }
-        state.counters.bytes += stored.cost
+        state.counters.bytes += cost
         state.counters.entries += 1
+    }
+
+    /// Least recently used out until the bound holds again, never `key` (the one just added to).
+    private static func evict(sparing key: CacheKey, _ state: inout State, capacity: Int) {
+        while state.counters.bytes > capacity, let oldest = state.oldest, oldest != key {
+            remove(oldest, &state)
+            state.counters.evictions += 1
+        }
     }
 
     private static func remove(_ key: CacheKey, _ state: inout State) {
         guard let slot = state.slots.removeValue(forKey: key) else { return }
         if let newer = slot.newer { state.slots[newer]?.older = slot.older } else { state.newest = slot.older }
         if let older = slot.older { state.slots[older]?.newer = slot.newer } else { state.oldest = slot.newer }
-        state.counters.bytes -= slot.stored.cost
+        state.counters.bytes -= slot.cost
         state.counters.entries -= 1
     }
 
     private static func touch(_ key: CacheKey, _ state: inout State) {
-        guard state.newest != key, let stored = state.slots[key]?.stored else { return }
+        guard state.newest != key, let slot = state.slots[key] else { return }
         remove(key, &state)
-        insert(key, stored, &state)
+        insert(key, slot.stored, cost: slot.cost, &state)
     }
 }
 
@@ -201,6 +253,7 @@ extension ResponseCache.Stored {
         staleIfErrorUntil = freshUntil + Double(policy.staleIfErrorMilliseconds) / 1000
         self.route = route.name
         fingerprint = route.fingerprint
+        forwarded = route.forwardHeaders
     }
 
     /// The stored answer as sent at `now`, with its age, remaining freshness and how it was found.
@@ -209,10 +262,8 @@ extension ResponseCache.Stored {
         let remaining = max(0, Int(freshUntil - now))
         return HTTPResponse(
             status: 200,
-            headers: headers + [
-                NameValue(name: "Cache-Control", value: "max-age=\(remaining)"),
-                NameValue(name: "Age", value: String(age)),
-                cacheStatus.header,
+            headers: headers + CachingHeaders.route(forwarded: forwarded, maxAge: remaining) + [
+                NameValue(name: "Age", value: String(age)), cacheStatus.header,
             ], body: body)
     }
 }

@@ -1,6 +1,25 @@
-/// The machine's vocabulary: what the driver reports (`Event`) and what it is told to do
-/// (`Action`). The states and transitions are in HTTPConnectionStateMachine.swift.
+/// The machine's vocabulary: what the driver reports (`Event`), what it is told to do
+/// (`Action`), and the states' names. The states and transitions are in
+/// HTTPConnectionStateMachine.swift.
 extension HTTPConnectionStateMachine {
+    /// The current state's case name, one of `stateNames` (docs/architecture.md draws them).
+    public var stateName: String {
+        switch state {
+        case .awaitingFirstRequest: "awaitingFirstRequest"
+        case .idle: "idle"
+        case .readingHead: "readingHead"
+        case .readingBody: "readingBody"
+        case .readingDone: "readingDone"
+        case .closed: "closed"
+        }
+    }
+
+    /// Every case name of `State`, in declaration order.
+    public static let stateNames = [
+        "awaitingFirstRequest", "idle", "readingHead", "readingBody", "readingDone",
+        "closed",
+    ]
+
     public enum Event: Sendable {
         /// The parser saw the first byte of a request.
         case messageBegan

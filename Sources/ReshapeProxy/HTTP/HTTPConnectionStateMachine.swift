@@ -73,6 +73,9 @@ public struct HTTPConnectionStateMachine: Sendable {
     /// The server is shutting down. Beside `state`: it can come in any state, and from then on
     /// no answer keeps the connection alive and it closes as soon as it is idle.
     private var draining = false
+    /// The `Date` every answer written from now on carries. The machine has no clock: the
+    /// driver keeps this current (formatting it at most once a second); empty sends none.
+    public var date = ""
 
     public init(limits: ServerLimits) {
         self.limits = limits
@@ -87,24 +90,6 @@ public struct HTTPConnectionStateMachine: Sendable {
         case .readingDone, .closed: false
         }
     }
-
-    /// The current state's case name, one of `stateNames` (docs/architecture.md draws them).
-    public var stateName: String {
-        switch state {
-        case .awaitingFirstRequest: "awaitingFirstRequest"
-        case .idle: "idle"
-        case .readingHead: "readingHead"
-        case .readingBody: "readingBody"
-        case .readingDone: "readingDone"
-        case .closed: "closed"
-        }
-    }
-
-    /// Every case name of `State`, in declaration order.
-    public static let stateNames = [
-        "awaitingFirstRequest", "idle", "readingHead", "readingBody", "readingDone",
-        "closed",
-    ]
 
     /// Actions for a freshly accepted connection: the header timer runs from the start.
     public mutating func opened() -> [Action] {
@@ -374,7 +359,7 @@ public struct HTTPConnectionStateMachine: Sendable {
             let keepAlive = first.keepAlive && !draining
             actions.append(
                 .write(
-                    head: response.head(bodyBytes: response.body.count, keepAlive: keepAlive),
+                    head: response.head(bodyBytes: response.body.count, keepAlive: keepAlive, date: date),
                     body: first.headOnly ? [] : response.body))
             if !keepAlive {
                 state = .closed

@@ -65,6 +65,12 @@ public struct HTTPRequest: Sendable {
     public func header(_ name: String) -> String? {
         headers.first { RequestFraming.equalsIgnoringCase($0.name, name) }?.value
     }
+
+    /// Every line of a header a client may repeat, joined by ", " (RFC 9110 §5.3); nil when absent.
+    public func joinedHeader(_ name: String) -> String? {
+        let values = headers.filter { RequestFraming.equalsIgnoringCase($0.name, name) }.map(\.value)
+        return values.isEmpty ? nil : values.joined(separator: ", ")
+    }
 }
 
 /// A response ready to be written.
@@ -79,6 +85,11 @@ public struct HTTPResponse: Sendable {
         self.body = body
     }
 
+    /// The value of the header named exactly `name` (the names this server writes).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name == name }?.value
+    }
+
     /// JSON body with the given content type.
     public static func json(
         _ status: Int, _ body: [UInt8], contentType: String = "application/json",
@@ -89,24 +100,30 @@ public struct HTTPResponse: Sendable {
     }
 
     /// The bytes on the wire. HEAD responses carry the GET's Content-Length and no body.
-    public func serialized(headOnly: Bool, keepAlive: Bool) -> [UInt8] {
-        var bytes = head(bodyBytes: body.count, keepAlive: keepAlive)
+    public func serialized(headOnly: Bool, keepAlive: Bool, date: String = "") -> [UInt8] {
+        var bytes = head(bodyBytes: body.count, keepAlive: keepAlive, date: date)
         if !headOnly { bytes += body }
         return bytes
     }
 
     /// The status line and headers, with `Content-Length: bodyBytes`, up to the blank line.
     /// A 304 carries none (it has no content, and its length would be the 200's), nor a 204
-    /// (RFC 9110 §8.6).
-    public func head(bodyBytes: Int, keepAlive: Bool) -> [UInt8] {
+    /// (RFC 9110 §8.6). `date` is the `Date` value (IMF-fixdate), which the server supplies
+    /// because only it has a clock; empty sends none.
+    public func head(bodyBytes: Int, keepAlive: Bool, date: String = "") -> [UInt8] {
         // Built as bytes into one allocation: this runs once per response on the loop thread.
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(128 + headers.count * 48)
+        bytes.reserveCapacity(160 + headers.count * 48)
         bytes += "HTTP/1.1 ".utf8
         bytes += String(status).utf8
         bytes += " ".utf8
         bytes += HTTPResponse.reason(status).utf8
         bytes += "\r\n".utf8
+        if !date.isEmpty {
+            bytes += "Date: ".utf8
+            bytes += date.utf8
+            bytes += "\r\n".utf8
+        }
         for header in headers {
             bytes += header.name.utf8
             bytes += ": ".utf8

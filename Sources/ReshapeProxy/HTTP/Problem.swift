@@ -30,8 +30,12 @@ public struct Problem: Sendable, Error {
         return .object(object)
     }
 
+    /// The answer: `no-store`, since an error describes this attempt, not a representation any
+    /// cache should keep or reuse (an upstream fault may be gone on the next try).
     public var response: HTTPResponse {
-        var headers: [NameValue] = [NameValue(name: "Content-Type", value: "application/problem+json")]
+        var headers: [NameValue] = [
+            NameValue(name: "Content-Type", value: "application/problem+json"), CachingHeaders.noStore,
+        ]
         headers += extraHeaders
         return HTTPResponse(status: status, headers: headers, body: body.serialized())
     }
@@ -88,8 +92,7 @@ extension Problem {
 }
 
 extension Problem {
-    /// The whole 503 `overloaded` answer, serialized once: the server writes it to a connection
-    /// past its cap and closes, without creating any per-connection state.
-    public static let overloadedResponseBytes: [UInt8] =
-        Problem.overloaded.response.serialized(headOnly: false, keepAlive: false)
+    /// The 503 `overloaded` answer, rendered once: the server writes it (with its `Date`) to a
+    /// connection past its cap and closes, without creating any per-connection state.
+    public static let overloadedResponse = Problem.overloaded.response
 }

@@ -24,13 +24,14 @@ extension RequestLifecycle {
         else { return nil }
         switch cache.lookup(key, now: now, waiter: waiter) {
         case .fresh(let stored):
-            let response = stored.response(now: now, cacheStatus: .hit)
-            return respond(notModified(response) ?? response, AnswerRecord(routeName: route.name))
+            let entry = ResponseCache.Entry(key: key, stored: stored)
+            return respond(
+                stored.response(now: now, cacheStatus: .hit), AnswerRecord(routeName: route.name), entry: entry)
         case .stale(let stored, let refresh):
-            var response = stored.response(now: now, cacheStatus: .stale)
-            response = notModified(response) ?? response
-            let action = respond(response, AnswerRecord(routeName: route.name))
-            guard refresh else { return action }
+            let entry = ResponseCache.Entry(key: key, stored: stored)
+            let action = respond(
+                stored.response(now: now, cacheStatus: .stale), AnswerRecord(routeName: route.name), entry: entry)
+            guard refresh, case .respond(let response, _) = action else { return action }
             let lead = CacheLead(key: key, policy: policy, staleIfError: stored)
             return .respondAndRefresh(response, refresh: backgroundRefresh(match, lead: lead, now: now))
         case .lead(let staleIfError):
@@ -77,10 +78,11 @@ extension RequestLifecycle {
                 unixMilliseconds: unixMilliseconds),
             now < stored.freshUntil
         {
-            var shared = stored.response(now: now, cacheStatus: .coalesced)
-            for waiter in cache.finish(lead.key, storing: stored) { waiter(.answer(shared)) }
-            shared = stored.response(now: now, cacheStatus: .hit)
-            return respond(notModified(shared) ?? shared, AnswerRecord(routeName: match.route.name))
+            let entry = ResponseCache.Entry(key: lead.key, stored: stored)
+            let shared = stored.response(now: now, cacheStatus: .coalesced)
+            for waiter in cache.finish(lead.key, storing: stored) { waiter(.answer(shared, entry)) }
+            return respond(
+                stored.response(now: now, cacheStatus: .hit), AnswerRecord(routeName: match.route.name), entry: entry)
         }
         return startExchange(match, lead: lead)
     }
@@ -89,19 +91,23 @@ extension RequestLifecycle {
     public func cacheDelivered(_ delivery: ResponseCache.Delivery, now: Double) -> Action {
         guard case .waitingForLeader(let match, let waiter) = state else { impossible("cacheDelivered", in: stateName) }
         switch delivery {
-        case .answer(let response):
-            return respond(notModified(response) ?? response, AnswerRecord(routeName: match.route.name))
+        case .answer(let response, let entry):
+            return respond(response, AnswerRecord(routeName: match.route.name), entry: entry)
         case .retry:
             return lookUpCache(match, now: now, waiter: { waiter }) ?? startExchange(match, lead: nil)
         }
     }
 
     /// As the leader: stores a good answer, answers the waiters, and serves the last good copy
-    /// instead of an upstream failure within `stale-if-error`. Returns what this request answers.
-    func settle(_ rendered: ResponseRenderer.Rendered, lead: CacheLead, exchange: RouteExchange?) -> HTTPResponse {
-        guard let cache = settings.cache else { return rendered.response }
+    /// instead of an upstream failure within `stale-if-error`. Returns what this request
+    /// answers, and the cache entry it is when it is one.
+    func settle(
+        _ rendered: ResponseRenderer.Rendered, lead: CacheLead, exchange: RouteExchange?
+    ) -> (HTTPResponse, ResponseCache.Entry?) {
+        guard let cache = settings.cache else { return (rendered.response, nil) }
         var answer = rendered.response
         var stored: ResponseCache.Stored?
+        var entry: ResponseCache.Entry?
         // The waiters get what this request fetched as `coalesced`; a stale copy or an error as it is.
         var fetched = false
         if answer.status == 200, rendered.errorCode == nil, let exchange, exchange.cacheControl.mayStore {
@@ -110,11 +116,13 @@ extension RequestLifecycle {
                 policy: lead.policy, now: started,
                 upstreamMaxAge: exchange.cacheControl.maxAge)
             stored = kept
+            entry = ResponseCache.Entry(key: lead.key, stored: kept)
             answer = kept.response(now: started, cacheStatus: .miss)
             fetched = true
             settings.sharedStore?(SharedCacheEntry.key(lead.key), kept)
         } else if answer.status >= 500, let stale = lead.staleIfError, started < stale.staleIfErrorUntil {
             answer = stale.response(now: started, cacheStatus: .stale)
+            entry = ResponseCache.Entry(key: lead.key, stored: stale)
             cache.recordStaleIfError()
         } else if answer.status == 200 {
             answer.headers.append(CacheStatus.miss.header)
@@ -124,8 +132,8 @@ extension RequestLifecycle {
         if fetched, let index = shared.headers.firstIndex(where: { $0.name == CacheStatus.headerName }) {
             shared.headers[index] = CacheStatus.coalesced.header
         }
-        for waiter in cache.finish(lead.key, storing: stored) { waiter(.answer(shared)) }
-        return answer
+        for waiter in cache.finish(lead.key, storing: stored) { waiter(.answer(shared, entry)) }
+        return (answer, entry)
     }
 
     /// A leader that goes away without an answer hands the fetch to one of its waiters.

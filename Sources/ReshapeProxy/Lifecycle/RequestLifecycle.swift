@@ -17,10 +17,13 @@ public struct LifecycleSettings: Sendable {
     public var admin: @Sendable (String) -> HTTPResponse
     /// The loop's trace ids, sampling and span export.
     public var tracer: Tracer
+    /// This listener's loop's compressor and threshold; nil: every answer is sent as rendered.
+    public var compression: AnswerCompression?
 
     public init(
         endpoints: Endpoints, canFetch: Bool, accessLog: Bool, metrics: Metrics, cache: ResponseCache? = nil,
-        tracer: Tracer = Tracer(), admin: @escaping @Sendable (String) -> HTTPResponse
+        tracer: Tracer = Tracer(), compression: AnswerCompression? = nil,
+        admin: @escaping @Sendable (String) -> HTTPResponse
     ) {
         self.tracer = tracer
         self.endpoints = endpoints
@@ -28,6 +31,7 @@ public struct LifecycleSettings: Sendable {
         self.accessLog = accessLog
         self.metrics = metrics
         self.cache = cache
+        self.compression = compression
         self.admin = admin
     }
 }
@@ -103,7 +107,9 @@ public final class RequestLifecycle: @unchecked Sendable {
 
     let request: HTTPRequest
     /// The client's `If-None-Match`, when it sent one.
-    private let ifNoneMatch: String?
+    let ifNoneMatch: String?
+    /// The client's `Accept-Encoding` lines, joined; nil when it sent none.
+    let acceptEncoding: String?
     let started: Double
     let settings: LifecycleSettings
     let rules: ServingRules
@@ -124,6 +130,7 @@ public final class RequestLifecycle: @unchecked Sendable {
     ) {
         self.request = request
         ifNoneMatch = request.header("If-None-Match")
+        acceptEncoding = request.joinedHeader("Accept-Encoding")
         started = now
         self.settings = settings
         self.rules = rules
@@ -194,7 +201,7 @@ public final class RequestLifecycle: @unchecked Sendable {
             if name.isEmpty, !operatorMayAsk {
                 return respond(Problem.notFound(path: String(request.path)).response, AnswerRecord())
             }
-            return respond(cachePurge(name) ?? settings.admin(name), AnswerRecord())
+            return respond(Self.noStore(cachePurge(name) ?? settings.admin(name)), AnswerRecord())
         case .route(let route, let parameters):
             if draining { return respond(Problem.shuttingDown.response, AnswerRecord()) }
             // A listener that serves no routes is never handed one; if it were, no route here.
@@ -222,14 +229,14 @@ public final class RequestLifecycle: @unchecked Sendable {
         }
         if trace.recording { fetchSpanEnded(id, result, seconds: seconds, now: now, retries: retries) }
         let action = exchange.fetchFinished(id, result, seconds: seconds)
-        return follow(action, of: exchange, routeName: exchange.route.name, lead: lead)
+        return follow(action, of: exchange, route: exchange.route, lead: lead)
     }
 
     /// The route's `timeout` passed: a 504, and every fetch in flight is to be cancelled. The
     /// server arms the timer with the first fetches and stops it with the answer.
     public func timedOut() -> Action {
         guard case .exchanging(let exchange, let lead) = state else { impossible("timedOut", in: stateName) }
-        return follow(exchange.timedOut(), of: exchange, routeName: exchange.route.name, lead: lead)
+        return follow(exchange.timedOut(), of: exchange, route: exchange.route, lead: lead)
     }
 
     /// Records the answer; returns the access-log line when access logging is on.
@@ -287,43 +294,38 @@ public final class RequestLifecycle: @unchecked Sendable {
             request, route: match.route, parameters: match.parameters,
             rules: rules, trace: (trace.context, settings.tracer))
         if let exchange { state = .exchanging(exchange, lead: lead) }
-        return follow(action, of: exchange, routeName: match.route.name, lead: lead)
+        return follow(action, of: exchange, route: match.route, lead: lead)
     }
 
-    /// The exchange's next step as this request's: its answer settles the cache key this
-    /// request leads, counts its drops, and is what the request answers.
+    /// The exchange's next step as this request's: its answer gets the route's caching
+    /// headers, settles the cache key this request leads, counts its drops, and is what the
+    /// request answers.
     private func follow(
-        _ action: RouteExchange.Action, of exchange: RouteExchange?, routeName: String,
-        lead: CacheLead?
+        _ action: RouteExchange.Action, of exchange: RouteExchange?, route: Route, lead: CacheLead?
     ) -> Action {
         switch action {
         case .wait: return .wait
         case .fetch(let orders):
             if trace.recording, let exchange { fetchSpansStarted(orders, of: exchange) }
             return .fetch(orders)
-        case .respond(let rendered, let cancel):
-            settings.metrics.recordDropped(route: routeName, elements: rendered.dropped)
-            let response = lead.map { settle(rendered, lead: $0, exchange: exchange) } ?? rendered.response
+        case .respond(var rendered, let cancel):
+            settings.metrics.recordDropped(route: route.name, elements: rendered.dropped)
+            if rendered.errorCode == nil, (200..<300).contains(rendered.response.status) {
+                rendered.response.headers += CachingHeaders.route(forwarded: route.forwardHeaders, maxAge: nil)
+            }
+            let (response, entry) =
+                lead.map { settle(rendered, lead: $0, exchange: exchange) } ?? (rendered.response, nil)
             state = .responding(
                 AnswerRecord(
-                    routeName: routeName, exchange: exchange, dropped: rendered.dropped,
+                    routeName: route.name, exchange: exchange, dropped: rendered.dropped,
                     errorCode: rendered.errorCode))
-            return .respond(notModified(response) ?? response, cancel: cancel)
+            return .respond(deliver(response, entry: entry), cancel: cancel)
         }
     }
 
-    /// Answers `response`, with nothing in flight.
-    func respond(_ response: HTTPResponse, _ record: AnswerRecord) -> Action {
+    /// Answers `response` (`entry`: the cache entry it came from), with nothing in flight.
+    func respond(_ response: HTTPResponse, _ record: AnswerRecord, entry: ResponseCache.Entry? = nil) -> Action {
         state = .responding(record)
-        return .respond(response, cancel: [])
-    }
-
-    /// `304 Not Modified`, with the tag and no content, when the client already has this answer.
-    func notModified(_ response: HTTPResponse) -> HTTPResponse? {
-        guard response.status == 200, let ifNoneMatch,
-            let tag = response.headers.first(where: { $0.name == "ETag" })?.value,
-            EntityTag.ifNoneMatch(ifNoneMatch, matches: tag)
-        else { return nil }
-        return HTTPResponse(status: 304, headers: response.headers.filter { $0.name != "Content-Type" }, body: [])
+        return .respond(deliver(response, entry: entry), cancel: [])
     }
 }

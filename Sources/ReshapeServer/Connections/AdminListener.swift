@@ -10,6 +10,7 @@ final class AdminListener: ConnectionOwner {
     let loop: UnsafeMutablePointer<uv_loop_t>
     let shared: SharedState
     let metrics: Metrics
+    let answerDate = AnswerDate()
     let lifecycleSettings: LifecycleSettings
     let upstream: UpstreamClient? = nil
     private let listener = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
@@ -22,7 +23,9 @@ final class AdminListener: ConnectionOwner {
         metrics = shared.metrics[shared.configuration.workers]
         lifecycleSettings = LifecycleSettings(
             endpoints: .admin, canFetch: false, accessLog: shared.configuration.accessLog,
-            metrics: metrics, cache: shared.cache, admin: { [unowned shared] in shared.adminResponse($0) })
+            metrics: metrics, cache: shared.cache,
+            compression: AnswerCompression(minimumBytes: shared.configuration.compressMinBytes),
+            admin: { [unowned shared] in shared.adminResponse($0) })
         uv_tcp_init(loop, listener)
         uv_tcp_open(listener, fd)
         listener.pointee.data = Unmanaged.passUnretained(self).toOpaque()

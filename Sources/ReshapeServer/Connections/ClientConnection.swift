@@ -10,6 +10,8 @@ protocol ConnectionOwner: AnyObject {
     var loop: UnsafeMutablePointer<uv_loop_t> { get }
     var shared: SharedState { get }
     var metrics: Metrics { get }
+    /// The `Date` of the answers written on this loop.
+    var answerDate: AnswerDate { get }
     /// What the requests of the connections accepted here share (endpoints, metrics, logging).
     var lifecycleSettings: LifecycleSettings { get }
     /// Fetches for rule routes; nil where none are served.
@@ -103,7 +105,9 @@ final class ClientConnection {
 
     /// Answers 503 and closes: the worker is at its connection limit.
     func refuseOverloaded() {
-        write(Problem.overloadedResponseBytes, [])
+        write(
+            Problem.overloadedResponse.serialized(headOnly: false, keepAlive: false, date: owner.answerDate.current()),
+            [])
         requestClose()
     }
 
@@ -119,6 +123,7 @@ final class ClientConnection {
             return
         }
         processing = true
+        state.date = owner.answerDate.current()
         for action in state.handle(event) { execute(action) }
         while !pendingEvents.isEmpty {
             let next = pendingEvents.removeFirst()

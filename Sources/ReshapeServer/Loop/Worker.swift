@@ -21,6 +21,7 @@ final class Worker: ConnectionOwner {
     let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
     let shared: SharedState
     let metrics: Metrics
+    let answerDate = AnswerDate()
     var lifecycleSettings: LifecycleSettings
     /// This loop's connection to the shared cache (`--cache-redis`).
     private(set) var sharedCache: RedisClient?
@@ -51,7 +52,10 @@ final class Worker: ConnectionOwner {
         lifecycleSettings = LifecycleSettings(
             endpoints: shared.configuration.adminListen == nil ? .all : .routes, canFetch: true,
             accessLog: shared.configuration.accessLog, metrics: metrics,
-            cache: shared.cache, admin: { [unowned shared] in shared.adminResponse($0) })
+            cache: shared.cache,
+            // The loop's own compressor: it keeps state between answers and is not thread-safe.
+            compression: AnswerCompression(minimumBytes: shared.configuration.compressMinBytes),
+            admin: { [unowned shared] in shared.adminResponse($0) })
         let redis = LoopBound<RedisClient>(nil)
         if shared.configuration.redis != nil {
             // Called by this loop's own leaders, on this loop's thread, as they store an answer.

@@ -69,7 +69,7 @@ final class ResponseCacheTests: XCTestCase {
             else { return XCTFail() }
         }
         for waiter in cache.finish(key("a"), storing: stored("[]", now: 0)) {
-            waiter(.answer(HTTPResponse(status: 200)))
+            waiter(.answer(HTTPResponse(status: 200), nil))
         }
         XCTAssertEqual(delivered.value, 199)
         XCTAssertEqual(cache.counters.misses, 1)

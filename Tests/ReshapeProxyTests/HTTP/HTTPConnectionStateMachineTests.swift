@@ -291,8 +291,10 @@ final class HTTPConnectionStateMachineTests: XCTestCase {
     }
 
     func testTheOverloadAnswerIsACompleteClosing503() {
-        let text = Problem.overloadedResponseBytes.text
-        XCTAssertTrue(text.hasPrefix("HTTP/1.1 503 Service Unavailable\r\n"))
+        let date = "Wed, 25 Nov 2026 19:00:00 GMT"
+        let text = Problem.overloadedResponse.serialized(headOnly: false, keepAlive: false, date: date).text
+        XCTAssertTrue(text.hasPrefix("HTTP/1.1 503 Service Unavailable\r\nDate: \(date)\r\n"))
+        XCTAssertTrue(text.contains("Cache-Control: no-store\r\n"))
         XCTAssertTrue(text.contains("Connection: close\r\n"))
         XCTAssertTrue(text.contains("\"code\":\"overloaded\""))
     }

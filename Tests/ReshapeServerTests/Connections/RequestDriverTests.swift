@@ -29,6 +29,7 @@ final class RequestDriverTests: XCTestCase {
         }
 
         var metrics: Metrics { shared.metrics[0] }
+        let answerDate = AnswerDate()
         var mailbox: LoopMailbox? { nil }
         var sharedCache: RedisClient? { nil }
         func fillReadBuffer(_ buffer: UnsafeMutablePointer<uv_buf_t>?) {}
