@@ -11,7 +11,7 @@ FROM swift:6.3-bookworm AS build
 # security fix lands, so a pin would break the build exactly when an update matters.
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libuv1-dev libcurl4-openssl-dev libhttp-parser-dev libpcre2-dev libyaml-dev libssl-dev libhiredis-dev libdeflate-dev libbrotli-dev libzstd-dev pkg-config \
+    && apt-get install -y --no-install-recommends libuv1-dev libcurl4-openssl-dev libhttp-parser-dev libpcre2-dev libyaml-dev libssl-dev libhiredis-dev libisal-dev libbrotli-dev libzstd-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Resolve dependencies in their own layer so editing sources does not refetch them.
@@ -29,7 +29,7 @@ FROM debian:bookworm-slim AS runtime
 # Unpinned for the same reason as above (security updates).
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libuv1 libcurl4 libhttp-parser2.9 libpcre2-8-0 libyaml-0-2 libssl3 libhiredis0.14 libdeflate0 libbrotli1 libzstd1 libstdc++6 ca-certificates \
+    && apt-get install -y --no-install-recommends libuv1 libcurl4 libhttp-parser2.9 libpcre2-8-0 libyaml-0-2 libssl3 libhiredis0.14 libisal2 libbrotli1 libzstd1 libstdc++6 ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 reshape \
     && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin reshape

@@ -30,7 +30,7 @@ let package = Package(
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
-        .systemLibrary(name: "CCompression", providers: [.apt(["libdeflate-dev", "libbrotli-dev", "libzstd-dev"])]),
+        .systemLibrary(name: "CCompression", providers: [.apt(["libisal-dev", "libbrotli-dev", "libzstd-dev"])]),
 
         .target(name: "ReshapeJSON"),
         .target(name: "ReshapeRegex", dependencies: ["CPCRE2"]),

@@ -2,7 +2,7 @@
 # Installs the Debian packages Reshape builds and runs against, if any are missing.
 # Safe to run repeatedly; needs root or sudo only when something is missing.
 set -euo pipefail
-packages=(libuv1-dev libcurl4-openssl-dev libhttp-parser-dev libpcre2-dev libyaml-dev libssl-dev libhiredis-dev libdeflate-dev libbrotli-dev libzstd-dev redis-server pkg-config curl brotli zstd chromium)
+packages=(libuv1-dev libcurl4-openssl-dev libhttp-parser-dev libpcre2-dev libyaml-dev libssl-dev libhiredis-dev libisal-dev libbrotli-dev libzstd-dev redis-server pkg-config curl brotli zstd chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
