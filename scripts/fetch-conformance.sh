@@ -22,8 +22,11 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 echo "fetch-conformance: jsonschema==$version source distribution from PyPI" >&2
+# pip checks the archive against the pinned hash as soon as it has it, before it prepares the
+# distribution's metadata (which runs its build backend); the check below repeats it.
+echo "jsonschema==$version --hash=sha256:$sha256" >"$work/requirements.txt"
 "$tools/bin/pip" download --quiet --disable-pip-version-check --no-deps --no-binary :all: \
-  -d "$work" "jsonschema==$version"
+  --require-hashes -r "$work/requirements.txt" -d "$work"
 archive="$work/jsonschema-$version.tar.gz"
 [ -f "$archive" ] || { echo "fetch-conformance: pip did not leave $archive" >&2; exit 1; }
 actual=$(sha256sum "$archive" | cut -d' ' -f1)

@@ -3,6 +3,10 @@
 /// not revalidate), and `s-maxage` or else `max-age` bounds how long it stays fresh.
 public struct CacheControl: Sendable, Equatable {
     public var mayStore = true
+    /// An upstream said `no-store`: no cache may keep what is built from its answer.
+    public var noStore = false
+    /// An upstream said `private`: only the requester's own cache may keep it.
+    public var isPrivate = false
     /// Seconds; nil when no fetch said.
     public var maxAge: Int?
 
@@ -21,7 +25,13 @@ public struct CacheControl: Sendable, Equatable {
             let name = String(parts.first ?? "").filter { $0 != " " && $0 != "\t" }.lowercased()
             let value = parts.count > 1 ? String(parts[1]).filter { $0 != " " && $0 != "\t" && $0 != "\"" } : ""
             switch name {
-            case "no-store", "private", "no-cache": mayStore = false
+            case "no-store":
+                mayStore = false
+                noStore = true
+            case "private":
+                mayStore = false
+                isPrivate = true
+            case "no-cache": mayStore = false
             case "max-age": maxAge = Int(value).map { max(0, $0) } ?? 0
             case "s-maxage": sharedMaxAge = Int(value).map { max(0, $0) } ?? 0
             default: continue
@@ -33,6 +43,9 @@ public struct CacheControl: Sendable, Equatable {
     /// An answer built from several fetches is as cacheable as the least cacheable of them.
     public func combined(with other: CacheControl) -> CacheControl {
         let ages = [maxAge, other.maxAge].compactMap { $0 }
-        return CacheControl(mayStore: mayStore && other.mayStore, maxAge: ages.min())
+        var combined = CacheControl(mayStore: mayStore && other.mayStore, maxAge: ages.min())
+        combined.noStore = noStore || other.noStore
+        combined.isPrivate = isPrivate || other.isPrivate
+        return combined
     }
 }

@@ -52,7 +52,9 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
             add(name)
             add(value)
         }
-        for name in route.forwardHeaders where ForwardedHeaderPolicy.mayForward(name) {
+        // Trace headers are never forwarded as sent (each fetch sends its own), so they select nothing.
+        for name in route.forwardHeaders
+        where ForwardedHeaderPolicy.mayForward(name) && !UpstreamRequestBuilder.isTraceHeader(name) {
             add("h")
             add(name.lowercased())
             for header in request.headers where RequestFraming.equalsIgnoringCase(header.name, name) {

@@ -13,21 +13,26 @@ public enum CachingHeaders {
     /// reuse. A route that forwards request headers answers each requester on their own
     /// (`Authorization`, say): `private` keeps shared caches from serving it to anyone else,
     /// and `Vary` names the headers the answer depends on.
-    public static func route(forwarded: [String], maxAge: Int?) -> [NameValue] {
-        let freshness = maxAge.map { "max-age=\($0)" } ?? "no-cache"
-        guard let vary = vary(forwarded: forwarded) else {
-            return [NameValue(name: "Cache-Control", value: freshness)]
-        }
-        return [
-            NameValue(name: "Cache-Control", value: "private, " + freshness), NameValue(name: "Vary", value: vary),
-        ]
+    /// What the upstreams said is passed on where it is stricter: `no-store` from any of them
+    /// makes the answer `no-store`, and `private` makes it `private`.
+    public static func route(forwarded: [String], maxAge: Int?, upstream: CacheControl = CacheControl()) -> [NameValue]
+    {
+        let freshness = upstream.noStore ? "no-store" : maxAge.map { "max-age=\($0)" } ?? "no-cache"
+        let vary = vary(forwarded: forwarded)
+        let cacheControl = vary != nil || upstream.isPrivate ? "private, " + freshness : freshness
+        var headers = [NameValue(name: "Cache-Control", value: cacheControl)]
+        if let vary { headers.append(NameValue(name: "Vary", value: vary)) }
+        return headers
     }
 
     /// The `Vary` value for a route's forwarded headers: only those really forwarded (the
     /// policy refuses hop-by-hop ones even when listed); nil when none is.
     static func vary(forwarded: [String]) -> String? {
         guard !forwarded.isEmpty else { return nil }
-        let names = forwarded.filter { ForwardedHeaderPolicy.mayForward($0) }
+        // A listed trace header is never forwarded as the client sent it (each fetch sends its own).
+        let names = forwarded.filter {
+            ForwardedHeaderPolicy.mayForward($0) && !UpstreamRequestBuilder.isTraceHeader($0)
+        }
         return names.isEmpty ? nil : names.joined(separator: ", ")
     }
 

@@ -9,6 +9,9 @@ public final class ResponseCache: Sendable {
     /// One stored answer (always a 200) and its windows.
     public struct Stored: Sendable {
         public let body: [UInt8]
+        /// The only headers an entry keeps (`Stored.init`), and the only ones one read back from
+        /// the shared cache may carry.
+        public static let keptHeaderNames: Set<String> = ["Content-Type", "ETag", "Reshape-Dropped"]
         /// Content-Type, ETag and Reshape-Dropped, as first answered.
         public let headers: [NameValue]
         public let dropped: Int
@@ -245,7 +248,7 @@ extension ResponseCache.Stored {
         var ttl = Double(policy.ttlMilliseconds) / 1000
         if let upstreamMaxAge { ttl = min(ttl, Double(upstreamMaxAge)) }
         body = response.body
-        headers = response.headers.filter { ["Content-Type", "ETag", "Reshape-Dropped"].contains($0.name) }
+        headers = response.headers.filter { Self.keptHeaderNames.contains($0.name) }
         self.dropped = dropped
         storedAt = now
         freshUntil = now + ttl

@@ -58,8 +58,12 @@ public enum SharedCacheEntry {
         let elapsed = unixMilliseconds - stored
         var headers: [NameValue] = []
         for pair in pairs {
+            // Only what `encode` writes, with values that are one visible-ASCII header line: an entry
+            // read from Redis is untrusted, and a `Content-Length`, `Set-Cookie` or a line break
+            // from it would go out in the answer's head.
             guard case .array(let parts) = pair, parts.count == 2, case .string(let name) = parts[0],
-                case .string(let value) = parts[1]
+                case .string(let value) = parts[1], ResponseCache.Stored.keptHeaderNames.contains(name),
+                value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F })
             else {
                 return nil
             }

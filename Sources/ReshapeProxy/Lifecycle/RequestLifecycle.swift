@@ -309,9 +309,19 @@ public final class RequestLifecycle: @unchecked Sendable {
             if trace.recording, let exchange { fetchSpansStarted(orders, of: exchange) }
             return .fetch(orders)
         case .respond(var rendered, let cancel):
-            settings.metrics.recordDropped(route: route.name, elements: rendered.dropped)
+            if !rendered.dropped.isEmpty {
+                // The status page shows them as the access log does: with the route's secrets out.
+                let redactor = exchange?.redactor ?? self.redactor
+                settings.metrics.recordDropped(
+                    route: route.name,
+                    elements: rendered.dropped.map {
+                        DroppedElement(
+                            pointer: redactor.redact($0.pointer), type: $0.type, reason: redactor.redact($0.reason))
+                    })
+            }
             if rendered.errorCode == nil, (200..<300).contains(rendered.response.status) {
-                rendered.response.headers += CachingHeaders.route(forwarded: route.forwardHeaders, maxAge: nil)
+                rendered.response.headers += CachingHeaders.route(
+                    forwarded: route.forwardHeaders, maxAge: nil, upstream: exchange?.cacheControl ?? CacheControl())
             }
             let (response, entry) =
                 lead.map { settle(rendered, lead: $0, exchange: exchange) } ?? (rendered.response, nil)

@@ -141,8 +141,14 @@ public struct Redactor: Sendable {
     private let secrets: [String]
 
     public init(secrets: [String]) {
-        // Longest first, so a secret that contains another is removed whole.
-        self.secrets = secrets.filter { !$0.isEmpty }.sorted { $0.count > $1.count }
+        // A secret also travels percent-encoded (an upstream `query:` value in a URL): both
+        // forms are searched for. Longest first, so a secret that contains another is removed whole.
+        var forms: Set<String> = []
+        for secret in secrets where !secret.isEmpty {
+            forms.insert(secret)
+            forms.insert(PercentEncoding.encode(secret))
+        }
+        self.secrets = forms.sorted { $0.count > $1.count || ($0.count == $1.count && $0 < $1) }
     }
 
     public func redact(_ text: String) -> String {

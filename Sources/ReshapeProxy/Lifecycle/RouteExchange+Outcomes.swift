@@ -52,6 +52,8 @@ extension RouteExchange {
             502, "fetch-failed", title, "\(what): \(cause.detail)",
             [.init(key: "reason", value: .string(cause.code))])
         failed.extra += cause.extra.filter { !["route", "upstream", "fetch"].contains($0.key) }
+        // When to come back (an open circuit's, an upstream's 429) still holds for the whole answer.
+        failed.extraHeaders += cause.extraHeaders.filter { $0.name == "Retry-After" }
         return failed
     }
 

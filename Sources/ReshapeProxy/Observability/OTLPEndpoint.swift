@@ -27,12 +27,14 @@ public enum OTLPEndpoint {
         public var description: String { "the OTLP endpoint must be an http:// or https:// URL (got '\(url)')" }
     }
 
-    /// The URL as logs show it: user and password, if any, left out.
+    /// The URL as logs show it: user and password, if any, left out, and the query and fragment
+    /// too (a collector's API key often rides there).
     public static func displayed(_ url: String) -> String {
-        guard let rest = afterScheme(url) else { return url }
+        let bare = String(url.prefix { $0 != "?" && $0 != "#" })
+        guard let rest = afterScheme(bare) else { return bare }
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
-        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return url }
-        return String(url.prefix(url.count - rest.count)) + String(rest[rest.index(after: at)...])
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return bare }
+        return String(bare.prefix(bare.count - rest.count)) + String(rest[rest.index(after: at)...])
     }
 
     private static func afterScheme(_ url: String) -> Substring? {

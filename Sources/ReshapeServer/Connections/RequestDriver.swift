@@ -137,9 +137,14 @@ final class RequestDriver {
     /// its route timer, in this loop turn.
     private func stopFetches(of id: Int, _ fetches: [Int]) {
         routeTimers.removeValue(forKey: id)?.stop()
+        // A route timeout counts against each upstream's circuit once, however many of the
+        // request's fetches it cut off: one slow request (an `expand` of many follow-ups) must
+        // not open a circuit that every other request would then be refused by.
+        var counted: Set<String> = []
         for fetch in fetches {
             if let transfer = inFlight.removeValue(forKey: FetchKey(request: id, fetch: fetch)) {
-                owner.upstream?.cancel(transfer, timedOut: timingOut == id)
+                let countsAsTimeout = timingOut == id && counted.insert(transfer.plan.upstream).inserted
+                owner.upstream?.cancel(transfer, timedOut: countsAsTimeout)
             }
         }
     }

@@ -61,10 +61,14 @@ final class SpanExporter {
         let count = min(queue.count, Self.batchSize)
         let body = OTLPJSON.exportRequest(serviceName: serviceName, spans: Array(queue.prefix(count)))
         queue.removeFirst(count)
-        let request = UpstreamRequest(
+        var request = UpstreamRequest(
             method: "POST", url: endpoint, headers: [NameValue(name: "Content-Type", value: "application/json")],
             body: body, timeoutMilliseconds: 10_000, connectTimeoutMilliseconds: 2_000, maxBodyBytes: 1 << 20,
             upstreamName: "(otlp)")
+        // A batch sent twice (curl's resend on a closed kept-alive connection) is harmless, so it
+        // may reuse connections like a read; it is not retried beyond that.
+        request.retryable = true
+        request.retry = RetryRule(attempts: 0, onReset: false, onConnectFailure: false, statuses: [], budgetPercent: 0)
         exporting = (nil, count)
         let transfer = upstream.start(request) { [weak self] result, _ in self?.finished(result, count: count) }
         // A transfer that could not start has reported already.

@@ -34,6 +34,10 @@ final class StatusPageTests: XCTestCase {
         XCTAssertFalse(html.contains("http://") || html.contains("https://"), "no external assets")
     }
 
+    func testALessThanSignWithACombiningMarkIsStillEscaped() {
+        XCTAssertEqual(StatusPage.escape("<\u{301}b>"), "&lt;\u{301}b&gt;")
+    }
+
     func testFixedDecimals() {
         XCTAssertEqual(StatusPage.fixed(0.005, digits: 2), "0.01")
         XCTAssertEqual(StatusPage.fixed(12.0, digits: 1), "12.0")

@@ -77,6 +77,13 @@ final class SharedCacheEntryTests: XCTestCase {
         malformed.append(changed(#""e":60000"#, #""e":70002"#))
         malformed.append(changed(#""t":1000"#, #""t":9000000000000000000"#))
         malformed.append(changed(#""t":1000"#, #""t":70000"#))
+        // Headers `encode` never writes, or values that are not one visible-ASCII line: they
+        // would go out in the answer's head (a second Content-Length, a cookie, an injected line).
+        let headers = #"[["Content-Type","application/json"]]"#
+        malformed.append(changed(headers, #"[["Content-Type","application/json"],["Content-Length","0"]]"#))
+        malformed.append(changed(headers, #"[["Set-Cookie","a=b"]]"#))
+        malformed.append(changed(headers, #"[["ETag","\"x\"\r\nSet-Cookie: a=b"]]"#))
+        malformed.append(changed(headers, #"[["Content-Type","application/json\u0000"]]"#))
         for text in malformed { XCTAssertNil(decode(text), text) }
     }
 

@@ -109,6 +109,18 @@ final class CacheLifecycleTests: XCTestCase {
         guard case .fetch = begin(cache, route(), now: 1).1 else { return XCTFail("a private answer is not cached") }
     }
 
+    /// What the upstream forbade is passed on: downstream caches must not keep what Reshape may not.
+    func testTheUpstreamsNoStoreAndPrivateReachTheClient() {
+        let cache = ResponseCache(capacityBytes: 1 << 20)
+        let (first, _) = begin(cache, route(), now: 0)
+        XCTAssertEqual(
+            header(first.fetchFinished(0, ok("[]", cacheControl: "no-store"), seconds: 0), "Cache-Control"), "no-store")
+        let (second, _) = begin(cache, route(), now: 1)
+        XCTAssertEqual(
+            header(second.fetchFinished(0, ok("[]", cacheControl: "private, max-age=60"), seconds: 0), "Cache-Control"),
+            "private, no-cache")
+    }
+
     func testStaleAnswersAreServedAtOnceWithOneRefreshAndOnErrors() {
         let cache = ResponseCache(capacityBytes: 1 << 20)
         let (first, _) = begin(cache, route(), now: 0)

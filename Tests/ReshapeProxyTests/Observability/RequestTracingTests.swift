@@ -250,6 +250,11 @@ final class RequestTracingTests: XCTestCase {
             "https://api/x?key=[REDACTED]")
         XCTAssertEqual(
             FetchSpanStart.shownURL("https://api/x", forwardedQuery: ["q"], redactor: redactor), "https://api/x")
+        // A base64 key goes into the URL percent-encoded: that form is a secret too.
+        XCTAssertEqual(
+            FetchSpanStart.shownURL(
+                "https://api/x?api_key=ab%2Bc%2Fd%3D%3D", forwardedQuery: [], redactor: Redactor(secrets: ["ab+c/d=="])),
+            "https://api/x?api_key=[REDACTED]")
     }
 
     // MARK: - Configuration and counters
@@ -276,6 +281,7 @@ final class RequestTracingTests: XCTestCase {
         }
         XCTAssertEqual(OTLPEndpoint.displayed("https://user:pw@c:4318/v1/traces"), "https://c:4318/v1/traces")
         XCTAssertEqual(OTLPEndpoint.displayed("http://c/a@b"), "http://c/a@b")
+        XCTAssertEqual(OTLPEndpoint.displayed("https://c/v1/traces?api_key=k3y#x"), "https://c/v1/traces")
     }
 
     func testSpanCountersAreExposed() {
