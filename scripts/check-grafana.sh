@@ -22,19 +22,10 @@ tools=.build-tools/venv
 py="$tools/bin/python"
 
 work=$(mktemp -d)
-upstream_pid="" reshape_pid=""
-stop() {
-  for pid in $reshape_pid $upstream_pid; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in $reshape_pid $upstream_pid; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap stop EXIT
+. scripts/lib/demo-servers.sh
+trap 'stop_demo_servers; rm -rf "$work"' EXIT
 
-"$bin/reshape-demo-upstream" --listen 127.0.0.1:0 >"$work/upstream.out" 2>&1 &
-upstream_pid=$!
-for _ in $(seq 100); do grep -q '^listening on ' "$work/upstream.out" && break; sleep 0.1; done
-upstream_port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$work/upstream.out")
-[ -n "$upstream_port" ] || { echo "check-grafana: the demo upstream did not start" >&2; exit 1; }
+start_demo_upstream "$bin" "$work"
 
 mkdir "$work/rules"
 cp examples/rules/*.yaml "$work/rules/"
@@ -45,17 +36,7 @@ routes:
   - { name: grafana-down, request: GET /grafana-check/down, upstream: closed, path: /x.json, transform: [] }
   - { name: grafana-cached, request: GET /grafana-check/cached, upstream: demo, path: /users.json, cache: { ttl: 60s }, transform: [] }
 YAML
-DEMO_UPSTREAM_URL="http://127.0.0.1:$upstream_port" \
-  "$bin/reshape" serve --rules "$work/rules" --listen 127.0.0.1:0 --workers 1 >"$work/reshape.log" 2>&1 &
-reshape_pid=$!
-address=""
-for _ in $(seq 150); do
-  address=$(sed -n 's/.*"message":"listening".*"address":"\([^"]*\)".*/\1/p; s/.*"address":"\([^"]*\)".*"message":"listening".*/\1/p' "$work/reshape.log" | head -1)
-  [ -n "$address" ] && break
-  kill -0 "$reshape_pid" 2>/dev/null || { echo "check-grafana: reshape serve exited: $(cat "$work/reshape.log")" >&2; exit 1; }
-  sleep 0.1
-done
-[ -n "$address" ] || { echo "check-grafana: reshape serve did not listen" >&2; exit 1; }
+start_reshape "$bin" "$work" --rules "$work/rules" --workers 1
 for path in /users /users /grafana-check/cached /grafana-check/cached /grafana-check/down /no-such-route; do
   curl -s -o /dev/null "http://$address$path" || true
 done

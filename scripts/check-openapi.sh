@@ -31,13 +31,8 @@ fi
 py="$tools/bin/python"
 
 work=$(mktemp -d)
-upstream_pid="" reshape_pid=""
-stop() {
-  for pid in $reshape_pid $upstream_pid; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in $reshape_pid $upstream_pid; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap stop EXIT
+. scripts/lib/demo-servers.sh
+trap 'stop_demo_servers; rm -rf "$work"' EXIT
 
 echo "check-openapi: the document"
 "$bin/reshape" openapi --rules examples/rules >"$work/openapi.json"
@@ -68,36 +63,8 @@ for rules in examples/rules bench/peers/rules; do
 done
 
 echo "check-openapi: starting the demo upstream and reshape serve"
-"$bin/reshape-demo-upstream" --listen 127.0.0.1:0 >"$work/upstream.out" 2>&1 &
-upstream_pid=$!
-for _ in $(seq 100); do grep -q '^listening on ' "$work/upstream.out" && break; sleep 0.1; done
-upstream_port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$work/upstream.out")
-[ -n "$upstream_port" ] || { echo "check-openapi: the demo upstream did not start: $(cat "$work/upstream.out")" >&2; exit 1; }
-
-DEMO_UPSTREAM_URL="http://127.0.0.1:$upstream_port" \
-  "$bin/reshape" serve --rules examples/rules --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 >"$work/reshape.log" 2>&1 &
-reshape_pid=$!
-address="" admin=""
-for _ in $(seq 150); do
-  kill -0 "$reshape_pid" 2>/dev/null || { echo "check-openapi: reshape serve exited:" >&2; cat "$work/reshape.log" >&2; exit 1; }
-  read -r address admin < <("$py" - "$work/reshape.log" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    try:
-        event = json.loads(line)
-    except ValueError:
-        continue
-    if event.get("message") == "listening":
-        print(event["address"], event["admin_address"])
-        break
-else:
-    print("", "")
-PY
-) || true
-  [ -n "$address" ] && [ "$(curl -s -o /dev/null -w '%{http_code}' "http://$admin/_reshape/ready" || true)" = 200 ] && break
-  sleep 0.2
-done
-[ -n "$address" ] || { echo "check-openapi: reshape serve did not become ready:" >&2; cat "$work/reshape.log" >&2; exit 1; }
+start_demo_upstream "$bin" "$work"
+start_reshape "$bin" "$work" --rules examples/rules --admin-listen 127.0.0.1:0
 
 curl -sf "http://$admin/_reshape/openapi.json" >"$work/served.json"
 "$py" - "$work/openapi.json" "$work/served.json" <<'PY'
