@@ -3,7 +3,7 @@
 # deploy/docker-compose.yml) against a live server. Builds nothing: it takes the debug binaries
 # (or the directory given), then
 #   1. starts the demo upstream and `reshape serve` with routes that succeed, drop elements,
-#      cache, and fail upstream, and sends each a few requests;
+#      cache, and fail upstream (retried, until its circuit opens), and sends each a few requests;
 #   2. every metric a dashboard query names must be in the live /_reshape/metrics exposition,
 #      and every label it groups or filters by must be on that metric's samples;
 #   3. the provisioned datasource uid is the one the panels name, the provider's path is where
@@ -31,13 +31,19 @@ mkdir "$work/rules"
 cp examples/rules/*.yaml "$work/rules/"
 cat >"$work/rules/zz-grafana-check.yaml" <<'YAML'
 upstreams:
-  closed: { url: "http://127.0.0.1:9", connect-timeout: 1s }
+  closed:
+    url: "http://127.0.0.1:9"
+    connect-timeout: 1s
+    retry: { attempts: 2, on: [connect-failure], budget: 100% }
+    circuit: { failures: 2, open-for: 60s }
 routes:
   - { name: grafana-down, request: GET /grafana-check/down, upstream: closed, path: /x.json, transform: [] }
   - { name: grafana-cached, request: GET /grafana-check/cached, upstream: demo, path: /users.json, cache: { ttl: 60s }, transform: [] }
 YAML
 start_reshape "$bin" "$work" --rules "$work/rules" --workers 1
-for path in /users /users /grafana-check/cached /grafana-check/cached /grafana-check/down /no-such-route; do
+# /grafana-check/down three times: retried, then the circuit opens and rejects the third.
+for path in /users /users /grafana-check/cached /grafana-check/cached /grafana-check/down /grafana-check/down \
+  /grafana-check/down /no-such-route; do
   curl -s -o /dev/null "http://$address$path" || true
 done
 curl -sf "http://$address/_reshape/metrics" >"$work/metrics.txt"
@@ -95,6 +101,9 @@ scrape = yaml.safe_load(open("deploy/prometheus/prometheus.yml"))["scrape_config
 admin_port = compose["reshape"]["environment"]["RESHAPE_ADMIN_LISTEN"].rsplit(":", 1)[1]
 if scrape["metrics_path"] != "/_reshape/metrics" or scrape["static_configs"][0]["targets"] != [f"reshape:{admin_port}"]:
     problems.append(f"prometheus does not scrape reshape:{admin_port}/_reshape/metrics")
+for name in ("reshape_upstream_retries_total", "reshape_upstream_circuit_rejections_total", "reshape_upstream_circuit_state"):
+    if not labels.get(name):
+        problems.append(f"{name} has no sample: the failing upstream was neither retried nor cut off")
 for problem in problems:
     print("FAIL", problem)
 print(f"check-grafana: {len(dashboard['panels'])} panels, {len(queried)} metrics queried, all in the live exposition"
