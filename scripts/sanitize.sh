@@ -42,7 +42,9 @@ fi
 grep -E "^Build complete" "$scratch/build.log" || true
 swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --disable-swift-testing "$@" \
   >"$scratch/test.log" 2>&1 || status=$?
-grep -E "^(Test Suite 'All tests'|	 Executed [0-9]+ tests)|error: " "$scratch/test.log" | tail -5 || true
+grep -E "^(Test Suite 'All tests'|	 Executed [0-9]+ tests)" "$scratch/test.log" | tail -3 || true
+# Which tests failed and why, where CI shows only this script's output.
+grep -E "error: |^Test Case .* failed \(" "$scratch/test.log" | head -40 >&2 || true
 
 reports=$(find "$logs" -type f | sort)
 if [ -n "$reports" ]; then

@@ -22,8 +22,9 @@ final class UpstreamTransfer {
     var completion: ((UpstreamResult, AttemptEnd) -> Void)?
     /// The upstream whose connections this transfer opens, for the idle pool.
     private(set) var upstreamName = ""
-    /// Where the connections it opens are watched.
-    private(set) weak var sockets: SocketWatches?
+    /// Where the connections it opens are watched. Strong: a weak reference's side table is
+    /// held by pointer bits LeakSanitizer cannot follow, and nothing here refers back.
+    private(set) var sockets: SocketWatches?
 
     init(
         easy: UnsafeMutableRawPointer, headerList: HeaderList, maxBodyBytes: Int,
