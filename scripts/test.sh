@@ -4,9 +4,11 @@
 #      and the pinned JSON-Schema-Test-Suite (scripts/fetch-conformance.sh)
 #   2. swift format lint --strict over Sources and Tests, then a debug build of everything, tests included
 #   3. the example rules' own examples, the demo upstream, the quick start end to end, the
-#      OpenAPI document (validator, and schemathesis against the live demo; scripts/check-openapi.sh)
-#   4. shipping: hadolint, Kubernetes manifests, the Grafana dashboard against live metrics, runtime libraries of the release binary, and the
-#      runtime stage itself run for real (a debootstrap root, the binaries inside it)
+#      OpenAPI document (validator, generated client, schemathesis against the live demo;
+#      scripts/check-openapi.sh), and REDbot on live answers (scripts/check-http.sh)
+#   4. shipping: hadolint, Kubernetes manifests, the Grafana dashboard against live metrics,
+#      runtime libraries of the release binary, and the runtime stage itself run for real (a
+#      debootstrap root, the binaries inside it)
 #   5. hardening (docs/hardening.md): every fuzz target for a short bound, the test suite
 #      under AddressSanitizer, the server tests under ThreadSanitizer; each in its own
 #      scratch path (.build-fuzz, .build-asan, .build-tsan)
@@ -43,7 +45,7 @@ step "demo upstream and quick start"
 scripts/check-demo-upstream.sh .build/debug/reshape-demo-upstream
 scripts/demo.sh --smoke
 
-step "OpenAPI export: openapi-spec-validator, schemathesis against the live demo"
+step "OpenAPI export and HTTP semantics: spec validator, client, schemathesis, REDbot"
 scripts/check-openapi.sh .build/debug
 scripts/check-http.sh .build/debug
 
