@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "ReshapeJSON", targets: ["ReshapeJSON"]),
         .library(name: "ReshapeSchema", targets: ["ReshapeSchema"]),
         .library(name: "ReshapeRules", targets: ["ReshapeRules"]),
+        .library(name: "ReshapeLive", targets: ["ReshapeLive"]),
         .library(name: "ReshapeProxy", targets: ["ReshapeProxy"]),
         .library(name: "ReshapeServer", targets: ["ReshapeServer"]),
     ],
@@ -39,6 +40,7 @@ let package = Package(
         .target(name: "ReshapeRules", dependencies: ["ReshapeJSON", "ReshapeSchema", "ReshapeYAML"]),
         .target(name: "ReshapeDigest", dependencies: ["CCrypto"]),
         .target(name: "ReshapeCompression", dependencies: ["CCompression"]),
+        .target(name: "ReshapeLive", dependencies: ["ReshapeJSON"]),
         // The OpenAPI 3.1 document of a rule set, response schemas derived from the transforms.
         .target(name: "ReshapeOpenAPI", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
         .target(name: "ReshapeProxy", dependencies: ["ReshapeRules", "ReshapeJSON", "ReshapeDigest", "ReshapeOpenAPI", "ReshapeCompression"]),
@@ -57,6 +59,7 @@ let package = Package(
 
         .testTarget(name: "ReshapeJSONTests", dependencies: ["ReshapeJSON"]),
         .testTarget(name: "ReshapeCompressionTests", dependencies: ["ReshapeCompression"]),
+        .testTarget(name: "ReshapeLiveTests", dependencies: ["ReshapeLive", "ReshapeJSON"]),
         .testTarget(name: "ReshapeSchemaTests", dependencies: ["ReshapeSchema", "ReshapeJSON", "ReshapeRegex"]),
         .testTarget(name: "ReshapeRulesTests", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
         .testTarget(name: "ReshapeContractTests", dependencies: ["ReshapeContract", "ReshapeRules", "ReshapeJSON"]),
