@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Checks Reshape's answers with someone else's reading of HTTP: REDbot (redbot.org), the HTTP
 # linter, run against the live demo. Builds nothing: it takes the debug binaries (or the
-# directory given), starts the demo upstream and `reshape serve --rules examples/rules` on free
-# loopback ports, and runs `redbot -o har` on
-#   /users        a route without `cache:`  (no-cache, revalidated by its ETag)
-#   /my/users     a route with `cache:` that forwards Authorization (private, max-age, Vary)
-#   /users/-Nx0   a problem answer          (404, no-store)
+# directory given), starts the demo upstream and `reshape serve` with examples/rules and two
+# routes of its own on free loopback ports, and runs `redbot -o har` on
+#   /users               a route without `cache:`  (no-cache, revalidated by its ETag)
+#   /shared/users        a route with `cache:`     (max-age, storable by shared caches)
+#   /my/users            a route with `cache:` that forwards Authorization (private, max-age, Vary)
+#   /keyed/users         a route without `cache:` that forwards X-Api-Key (private, no-cache, Vary)
+#   /users/-Nx0          a problem answer          (404, no-store)
 # Every note is printed; any note at level warn or bad fails the check. The server runs with
 # --compress-min-bytes 256 so that these small example answers are compressed too, and
 # REDbot's content-negotiation checks (gzip, Vary, per-coding ETag) have something to judge.
@@ -32,10 +34,17 @@ trap 'stop_demo_servers; rm -rf "$work"' EXIT
 
 echo "check-http: starting the demo upstream and reshape serve"
 start_demo_upstream "$bin" "$work"
-start_reshape "$bin" "$work" --rules examples/rules --compress-min-bytes 256
+mkdir "$work/rules"
+cp examples/rules/*.yaml "$work/rules/"
+cat >"$work/rules/zz-http-check.yaml" <<'YAML'
+routes:
+  - { name: http-shared, request: GET /shared/users, upstream: demo, path: /users.json, cache: { ttl: 60s }, transform: [] }
+  - { name: http-keyed, request: GET /keyed/users, upstream: demo, path: /users.json, forward-headers: [X-Api-Key], transform: [] }
+YAML
+start_reshape "$bin" "$work" --rules "$work/rules" --compress-min-bytes 256
 
 failed=0
-for path in /users /my/users /users/-Nx0; do
+for path in /users /shared/users /my/users /keyed/users /users/-Nx0; do
   echo "check-http: redbot http://$address$path"
   "$tools/bin/redbot" -o har "http://$address$path" >"$work/har.json"
   "$py" - "$work/har.json" <<'PY' || failed=1
