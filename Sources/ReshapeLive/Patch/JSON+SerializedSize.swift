@@ -20,18 +20,19 @@ extension JSON {
         case .number(let number): size += number.text.utf8.count
         case .string(let string): size += JSON.quotedSize(string)
         case .array(let elements):
-            // Brackets and commas.
-            size += 2 + max(0, elements.count - 1)
+            // `[`, then after each element `,` or `]`.
+            size += elements.isEmpty ? 2 : 1
             for element in elements {
                 guard size <= limit else { return }
+                size += 1
                 element.addSerializedSize(to: &size, limit: limit)
             }
         case .object(let object):
-            // Braces, commas and colons.
-            size += 2 + max(0, object.count - 1) + object.count
+            // `{`, then in each member `:`, and after it `,` or `}`.
+            size += object.isEmpty ? 2 : 1
             for member in object.members {
                 guard size <= limit else { return }
-                size += JSON.quotedSize(member.key)
+                size += 2 + JSON.quotedSize(member.key)
                 member.value.addSerializedSize(to: &size, limit: limit)
             }
         }
