@@ -3,33 +3,221 @@ import ReshapeJSON
 /// The value at a streamed Firebase location, kept up to date by its events, as Firebase itself
 /// keeps it: a `null` deletes, and an object left with no members is deleted too (Firebase
 /// stores no empty objects), up to the root, which becomes `null`.
+///
+/// Firebase has no arrays, only keys, but a GET returns a location whose keys are 0, 1, … as an
+/// array, so the document can hold arrays, and they are kept as arrays as long as they can be:
+/// - a token that is an index of the array ("0", "7"; no sign, no leading zero) sets or deletes
+///   that element in place, and the index one past the end appends;
+/// - a deleted element becomes `null` (a GET shows a missing key so), trailing `null`s are
+///   dropped, and an array left with no elements is deleted like an empty object;
+/// - any other token that sets a value turns the array into the object Firebase holds, keyed
+///   "0", "1", … (its `null`s left out), and then sets the member; deleting such a token changes
+///   nothing, since no such key exists.
+/// A scalar (or nothing) on the way to a value being set is replaced by an object, as Firebase
+/// replaces it; deleting below a scalar changes nothing.
 public struct FirebaseDocument: Sendable {
     /// The current value: what a plain GET of the location would return now.
     public private(set) var value: JSON
 
+    /// Starts from `value` (usually a GET of the location), in the form Firebase stores it:
+    /// `null` members and empty objects removed.
     public init(_ value: JSON = .null) {
-        self.value = value
+        self.value = Self.stored(value) ?? .null
     }
 
     /// What an applied event changed, so that a caller can redo only that part of its work.
     public enum Change: Sendable, Equatable {
-        /// Nothing changed (the event set what was there already, or was not a change).
+        /// Nothing changed: the event set exactly what was there (same spelling: member order,
+        /// number text and string bytes), deleted what was not there, or was not a change.
         case none
         /// Only these members of the root object changed (added, replaced or removed), in the
-        /// order they were first touched.
+        /// order they were first touched, each once. For an array root, its index tokens.
         case rootMembers([String])
-        /// The root itself was replaced (a put at "/", or the root's kind changed).
+        /// The root itself was replaced (a put at "/" that changed it, or the root's kind
+        /// changed: null, scalar, array or object).
         case whole
     }
 
     /// Why an event cannot be applied.
     public enum Failure: Error, Equatable, Sendable {
-        /// A path goes through an array index that is not there, or through a scalar.
+        /// The event would nest the document deeper than `maxDepth` levels, so that it could not
+        /// be read back by Reshape's JSON parser; the document is left unchanged.
         case pathNotApplicable(path: [String])
     }
 
+    /// The deepest nesting a document may reach: what `JSON.parse` accepts by default. (Firebase
+    /// itself allows 32 levels.)
+    public static let maxDepth = JSONParseOptions().maxDepth
+
     /// Applies a `put` or `patch`; other events change nothing (`.none`).
     public mutating func apply(_ event: FirebaseEvent) throws(Failure) -> Change {
-        fatalError("FirebaseDocument.apply: not built yet")
+        switch event {
+        case .put(let path, let data):
+            let new = Self.stored(data)
+            guard path.count + (new.map(Self.depth) ?? 0) <= Self.maxDepth else {
+                throw .pathNotApplicable(path: path)
+            }
+            if path.isEmpty {
+                let root = new ?? .null
+                if Self.same(value, root) { return .none }
+                value = root
+                return .whole
+            }
+            return change(at: path, creating: new != nil) { node, _ in Self.replace(&node, with: new) }
+        case .patch(let path, let children):
+            let stored = children.members.map { (key: $0.key, value: Self.stored($0.value)) }
+            let deepest = stored.lazy.compactMap { $0.value.map(Self.depth) }.max() ?? 0
+            guard path.count + 1 + deepest <= Self.maxDepth else { throw .pathNotApplicable(path: path) }
+            let creating = stored.contains { $0.value != nil }
+            return change(at: path, creating: creating) { node, touch in
+                var changed = false
+                for child in stored {
+                    let childChanged = Self.modify(&node, at: [child.key][...], creating: child.value != nil) {
+                        Self.replace(&$0, with: child.value)
+                    }
+                    if childChanged, path.isEmpty { touch(child.key) }
+                    changed = changed || childChanged
+                }
+                return changed
+            }
+        case .keepAlive, .cancel, .authRevoked:
+            return .none
+        }
+    }
+
+    /// Runs `body` on the value at `path` (see `modify`) and says what that changed. `body` may
+    /// name the root members it touched when `path` is empty; otherwise the first token is.
+    private mutating func change(
+        at path: [String], creating: Bool, _ body: (inout JSON?, (String) -> Void) -> Bool
+    ) -> Change {
+        let kindBefore = Kind(value)
+        var root: JSON? = value
+        if case .null = value { root = nil }
+        value = .null  // so that `root` is the only reference and changes in place
+        var touched: [String] = []
+        var seen: Set<[UInt8]> = []
+        let touch = { (name: String) in
+            if seen.insert(Array(name.utf8)).inserted { touched.append(name) }
+        }
+        let changed = Self.modify(&root, at: path[...], creating: creating) { body(&$0, touch) }
+        value = root ?? .null
+        guard changed else { return .none }
+        if Kind(value) != kindBefore { return .whole }
+        if let first = path.first { return .rootMembers([first]) }
+        return touched.isEmpty ? .none : .rootMembers(touched)
+    }
+
+    /// Sets `node` to `new` (nil deletes); true when that changed it.
+    private static func replace(_ node: inout JSON?, with new: JSON?) -> Bool {
+        switch (node, new) {
+        case (nil, nil): return false
+        case (let old?, let new?) where same(old, new): return false
+        default:
+            node = new
+            return true
+        }
+    }
+
+    /// Walks `path` down from `node` and runs `body` on what is there (nil: nothing), then, on the
+    /// way back, removes what was left empty. When `creating`, missing or scalar values on the way
+    /// become objects and arrays may turn into objects (see the type's comment); otherwise the
+    /// walk stops where the path ends, changing nothing. True when anything changed.
+    static func modify(
+        _ node: inout JSON?, at path: ArraySlice<String>, creating: Bool, _ body: (inout JSON?) -> Bool
+    ) -> Bool {
+        guard let token = path.first else { return body(&node) }
+        let rest = path.dropFirst()
+        // Taking each container out of its parent leaves it one reference, so it changes in place:
+        // an event costs the path's length, not the document's size.
+        if var object = takeObject(&node) {
+            let index = object.index(forKey: token)
+            guard index != nil || creating else {
+                node = .object(object)
+                return false
+            }
+            var child = index.map { object.members[$0].value }
+            if let index { object.members[index].value = .null }
+            let changed = modify(&child, at: rest, creating: creating, body)
+            switch (index, child) {
+            case (let index?, let child?): object.members[index].value = child
+            case (let index?, nil): object.members.remove(at: index)
+            case (nil, let child?): object.members.append(JSONMember(key: token, value: child))
+            case (nil, nil): break
+            }
+            node = object.isEmpty ? nil : .object(object)
+            return changed
+        }
+        if var elements = takeArray(&node) {
+            guard let index = arrayIndex(token, count: elements.count) else {
+                guard creating else {
+                    node = .array(elements)
+                    return false
+                }
+                node = .object(objectKeyed(elements))
+                _ = modify(&node, at: path, creating: true, body)
+                return true
+            }
+            var child: JSON? = index < elements.count ? elements[index] : nil
+            if case .null? = child { child = nil }
+            guard child != nil || creating else {
+                node = .array(elements)
+                return false
+            }
+            if index < elements.count { elements[index] = .null }
+            let changed = modify(&child, at: rest, creating: creating, body)
+            if index < elements.count {
+                elements[index] = child ?? .null
+            } else if let child {
+                elements.append(child)
+            }
+            while case .null? = elements.last { elements.removeLast() }
+            node = elements.isEmpty ? nil : .array(elements)
+            return changed
+        }
+        guard creating else { return false }
+        node = .object(JSONObject())
+        _ = modify(&node, at: path, creating: true, body)
+        return true
+    }
+
+    /// The object `node` holds, moved out (leaving nil), or nil when it holds none. Done in a
+    /// function of its own so that no copy outlives the move: a `switch` over `node` keeps one
+    /// until its end, and every change to the object would then copy it whole.
+    private static func takeObject(_ node: inout JSON?) -> JSONObject? {
+        guard case .object(let object)? = node else { return nil }
+        node = nil
+        return object
+    }
+
+    /// The array `node` holds, moved out (leaving nil), or nil when it holds none.
+    private static func takeArray(_ node: inout JSON?) -> [JSON]? {
+        guard case .array(let elements)? = node else { return nil }
+        node = nil
+        return elements
+    }
+
+    /// The index `token` names in an array of `count` elements (`count` itself appends), or nil
+    /// when it is not a canonical decimal index in `0...count`.
+    static func arrayIndex(_ token: String, count: Int) -> Int? {
+        let digits = token.utf8
+        guard let first = digits.first, first != UInt8(ascii: "0") || digits.count == 1 else { return nil }
+        var index = 0
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
+            index = index * 10 + Int(digit - UInt8(ascii: "0"))
+            if index > count { return nil }
+        }
+        return index
+    }
+
+    /// The object Firebase holds for an array: keys "0", "1", …, `null` elements left out.
+    static func objectKeyed(_ elements: [JSON]) -> JSONObject {
+        var object = JSONObject()
+        object.members.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            if case .null = element { continue }
+            object.members.append(JSONMember(key: String(index), value: element))
+        }
+        return object
     }
 }
