@@ -1,18 +1,5 @@
 import ReshapeJSON
 
-/// A small, fast, seeded generator, so that a failing random case can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Normalized answers as a live route serves them, `{"objects": [record, ...]}`, and the changes
 /// a stream brings to them. Numbers are integers, `N.0` or decimals with no trailing zero, which
 /// Python's `json` prints back as they are spelled, so the cross-check can compare bytes.
