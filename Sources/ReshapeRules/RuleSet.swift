@@ -160,6 +160,8 @@ public struct Route: Sendable {
     public var examples: [RouteExample]
     /// `idempotent: true`: the route's PUT or DELETE may be sent again after a failure, like a GET.
     public var idempotent = false
+    /// `live:` on a GET route: it also answers `Accept: text/event-stream`; nil: not live.
+    public var live: LivePolicy?
 
     public init(
         name: String, method: String, path: PathTemplate, upstream: String,

@@ -18,7 +18,7 @@ struct RouteScope {
 extension RuleSetBuilder {
     static let routeKeys: Set<String> = [
         "name", "request", "upstream", "path", "fetch", "forward-query", "forward-headers", "headers", "body",
-        "transform", "timeout", "expose-upstream-errors", "cache", "examples", "idempotent",
+        "transform", "timeout", "expose-upstream-errors", "cache", "examples", "idempotent", "live",
     ]
     static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     static let bodyMethods: Set<String> = ["POST", "PUT", "PATCH"]
@@ -90,6 +90,8 @@ extension RuleSetBuilder {
                 document, entry.pointer,
                 "\(label) has no `transform` (use `transform: []` to pass JSON through unchanged)")
         }
+        let live = compileLive(
+            object["live"], method: method, hasFetchList: object["fetch"] != nil, hasStages: !stages.isEmpty, scope)
         let shape = ExampleShape(
             fetches: fetches, body: body, hasBodyKey: object["body"] != nil, hasStages: !stages.isEmpty,
             transformCompiled: object["transform"] != nil)
@@ -103,6 +105,7 @@ extension RuleSetBuilder {
             timeoutMilliseconds: timeout, exposeUpstreamErrors: exposeUpstreamErrors, cache: cache,
             secrets: secrets.filter { !$0.isEmpty }, location: entry.location, examples: examples)
         route.idempotent = idempotent
+        route.live = live
         return route
     }
 

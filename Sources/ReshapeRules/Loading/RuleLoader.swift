@@ -234,6 +234,11 @@ struct RuleSetBuilder {
         problems.append(RuleDiagnostic(location: document.location(of: pointer), message: message))
     }
 
+    /// A problem with a member as a whole, reported where its key is written.
+    mutating func reportAtKey(_ document: SourceDocument, _ pointer: String, _ message: String) {
+        problems.append(RuleDiagnostic(location: document.keyLocation(of: pointer), message: message))
+    }
+
     mutating func warn(_ document: SourceDocument, _ pointer: String, _ message: String) {
         warnings.append(RuleDiagnostic(location: document.location(of: pointer), message: message))
     }

@@ -14,6 +14,16 @@ struct SourceDocument {
         self.positions = positions
     }
 
+    /// The location of the key of the member at `pointer` (where `live:` is written, not where
+    /// its value starts), or `location(of:)` when the member has no key of its own.
+    func keyLocation(of pointer: String) -> SourceLocation {
+        positions[SourceDocument.keyMark + pointer] ?? location(of: pointer)
+    }
+
+    /// Prefixes a member's pointer to file its key's position beside the values' positions; no
+    /// JSON Pointer starts with it, so the two never collide.
+    private static let keyMark = "key:"
+
     /// The location of the value at `pointer`, or of its nearest located ancestor.
     func location(of pointer: String) -> SourceLocation {
         var pointer = pointer
@@ -108,6 +118,7 @@ struct SourceDocument {
                             positions: &positions, problems: &problems)))
                 // Point a member's diagnostics at its key when the value has no better place.
                 if positions[child] == nil { positions[child] = location(key, file: file) }
+                positions[keyMark + child] = location(key, file: file)
             }
             return .object(object)
         }
