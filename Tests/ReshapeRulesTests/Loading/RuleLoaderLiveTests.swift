@@ -16,7 +16,11 @@ final class RuleLoaderLiveTests: XCTestCase {
                       - keyed-to-array: { key: objectId, order: key }
                       - wrap: objects
                 """
-        let route = try XCTUnwrap(loaded([("r.yaml", text)])?.routes.first)
+        let ruleSet = try XCTUnwrap(loaded([("r.yaml", text)]))
+        let route = try XCTUnwrap(ruleSet.routes.first)
+        XCTAssertEqual(
+            ruleSet.warnings.map(\.description).filter { $0.contains("does not stream them") }.count, 1,
+            "serve's missing stream is said where the route is written")
         XCTAssertEqual(
             route.live, LivePolicy(keepAliveMilliseconds: 15_000, maxSubscribers: 10_000, bufferBytes: 1 << 20))
     }
