@@ -65,17 +65,36 @@ public struct FirebaseDocument: Sendable {
             }
             return change(at: path, creating: new != nil) { node, _ in Self.replace(&node, with: new) }
         case .patch(let path, let children):
-            let stored = children.members.map { (key: $0.key, value: Self.stored($0.value)) }
-            let deepest = stored.lazy.compactMap { $0.value.map(Self.depth) }.max() ?? 0
-            guard path.count + 1 + deepest <= Self.maxDepth else { throw .pathNotApplicable(path: path) }
+            // A key is a path below `path` ("-Nx1/name"): a multi-location update (REST PATCH
+            // with slashes in its keys, the SDKs' update()) arrives as one patch so.
+            let stored = children.members.map {
+                (tokens: FirebaseEvent.pathTokens($0.key), value: Self.stored($0.value))
+            }
+            for child in stored
+            where path.count + child.tokens.count + (child.value.map(Self.depth) ?? 0) > Self.maxDepth {
+                throw .pathNotApplicable(path: path + child.tokens)
+            }
             let creating = stored.contains { $0.value != nil }
             return change(at: path, creating: creating) { node, touch in
                 var changed = false
-                for child in stored {
-                    let childChanged = Self.modify(&node, at: [child.key][...], creating: child.value != nil) {
+                var rest = stored[...]
+                // A large patch of direct children (a whole collection at once) is merged in one
+                // pass over the object, not found by a scan per child.
+                let direct = stored.filter { $0.tokens.count == 1 }
+                if direct.count > Self.mergeThreshold,
+                    let merged = Self.mergeChildren(
+                        &node, direct.map { (name: $0.tokens[0], value: $0.value) }
+                    ) { if path.isEmpty { touch($0) } }
+                {
+                    changed = merged
+                    rest = stored.filter { $0.tokens.count > 1 }[...]
+                }
+                for child in rest {
+                    guard let first = child.tokens.first else { continue }
+                    let childChanged = Self.modify(&node, at: child.tokens[...], creating: child.value != nil) {
                         Self.replace(&$0, with: child.value)
                     }
-                    if childChanged, path.isEmpty { touch(child.key) }
+                    if childChanged, path.isEmpty { touch(first) }
                     changed = changed || childChanged
                 }
                 return changed
@@ -194,6 +213,55 @@ public struct FirebaseDocument: Sendable {
         guard case .array(let elements)? = node else { return nil }
         node = nil
         return elements
+    }
+
+    /// Above this many direct children, a patch is merged in one pass (`mergeChildren`).
+    static let mergeThreshold = 8
+
+    /// Sets (or, for nil, deletes) the named members of the object `node` holds in one pass over
+    /// it: replaced members keep their place, new ones are appended in the patch's order.
+    /// Returns whether anything changed, or nil, leaving `node` alone, when `node` is not an
+    /// object or nothing (an array or a scalar takes the per-child path, which converts it).
+    static func mergeChildren(
+        _ node: inout JSON?, _ children: [(name: String, value: JSON?)], touch: (String) -> Void
+    ) -> Bool? {
+        var object: JSONObject
+        if let taken = takeObject(&node) {
+            object = taken
+        } else if node == nil {
+            object = JSONObject()
+        } else {
+            return nil
+        }
+        var pending: [[UInt8]: Int] = [:]
+        pending.reserveCapacity(children.count)
+        // With a name twice, the last one wins, as it would applied in order.
+        for (i, child) in children.enumerated() { pending[Array(child.name.utf8)] = i }
+        var changed = false
+        var members: [JSONMember] = []
+        members.reserveCapacity(object.count + children.count)
+        for member in object.members {
+            guard let i = pending.removeValue(forKey: Array(member.key.utf8)) else {
+                members.append(member)
+                continue
+            }
+            if let new = children[i].value, same(member.value, new) {
+                members.append(member)
+                continue
+            }
+            if let new = children[i].value { members.append(JSONMember(key: member.key, value: new)) }
+            changed = true
+            touch(member.key)
+        }
+        for (i, child) in children.enumerated() {
+            guard pending[Array(child.name.utf8)] == i, let new = child.value else { continue }
+            members.append(JSONMember(key: child.name, value: new))
+            changed = true
+            touch(child.name)
+        }
+        object.members = members
+        node = object.isEmpty ? nil : .object(object)
+        return changed
     }
 
     /// The index `token` names in an array of `count` elements (`count` itself appends), or nil

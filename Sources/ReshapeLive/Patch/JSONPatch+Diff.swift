@@ -1,9 +1,11 @@
 import ReshapeJSON
 
 extension JSONPatch {
-    /// The operations that turn `old` into `new` exactly: applied in order by any RFC 6902
-    /// implementation, the result serializes to the same bytes as `new` (same members in the same
-    /// order, numbers as spelled). Small where the change is small: one changed record of a long
+    /// The operations that turn `old` into `new` exactly: applied in order by an RFC 6902
+    /// implementation whose objects keep insertion order (Python's `jsonpatch`, checked in the
+    /// tests), the result serializes to the same bytes as `new` (same members in the same order,
+    /// numbers as spelled). JavaScript objects list integer-like member names ("7") first
+    /// whatever the order, in a parsed snapshot as much as in a patched one. Small where the change is small: one changed record of a long
     /// array is operations on that record, not on the array.
     ///
     /// - Values compare by spelling (`1` and `1.0` differ); a scalar that differs, or a value

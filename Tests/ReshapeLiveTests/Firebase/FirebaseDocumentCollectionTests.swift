@@ -31,13 +31,36 @@ final class FirebaseDocumentCollectionTests: XCTestCase {
                 + #""-Nx3":{"name":"Grace","year":1906}}"#)
 
         XCTAssertEqual(try apply("put", "/-Nx2", "null", to: &document), .rootMembers(["-Nx2"]))
+        // A multi-location update (PATCH with slashes in its keys) streams as one patch whose
+        // keys are paths below the patch's own.
         XCTAssertEqual(
-            try apply("patch", "/", #"{"-Nx1/name": "ignored", "-Nx4": {"name": "Edsger"}}"#, to: &document),
-            .rootMembers(["-Nx1/name", "-Nx4"]), "patch keys are names, not paths")
+            try apply("patch", "/", #"{"-Nx1/name": "Ada L.", "-Nx4": {"name": "Edsger"}}"#, to: &document),
+            .rootMembers(["-Nx1", "-Nx4"]))
         XCTAssertEqual(
             text(document),
-            #"{"-Nx1":{"name":"Ada King","year":1815},"-Nx3":{"name":"Grace","year":1906},"#
-                + #""-Nx1/name":"ignored","-Nx4":{"name":"Edsger"}}"#)
+            #"{"-Nx1":{"name":"Ada L.","year":1815},"-Nx3":{"name":"Grace","year":1906},"#
+                + #""-Nx4":{"name":"Edsger"}}"#)
+    }
+
+    func testALargePatchMergesLikeTheSameChildrenPutOneByOne() throws {
+        var records = (0..<40).map { #""-N\#($0)": {"n": \#($0)}"# }
+        var merged = FirebaseDocument(try JSON(parsing: "{" + records.joined(separator: ",") + "}"))
+        var oneByOne = merged
+        // Replaced, unchanged, deleted, new, a path below a record, and a new name twice.
+        var children: [(String, String)] = (0..<10).map { ("-N\($0 * 3)", #"{"n": \#($0 * 100)}"#) }
+        children += [("-N1", #"{"n": 1}"#), ("-N2", "null"), ("-N5", "null"), ("-Nnew", #"{"n": -1}"#)]
+        children += [("-N7/m", "7"), ("-Nz", "1"), ("-Nz", "2")]
+        let data = "{" + children.map { #""\#($0.0)": \#($0.1)"# }.joined(separator: ",") + "}"
+        XCTAssertThrowsError(try JSON(parsing: data), "the parser refuses duplicate names")
+        let unique = children.filter { $0.0 != "-Nz" } + [("-Nz", "2")]
+        let uniqueData = "{" + unique.map { #""\#($0.0)": \#($0.1)"# }.joined(separator: ",") + "}"
+        let change = try apply("patch", "/", uniqueData, to: &merged)
+        for (name, value) in unique { _ = try apply("put", "/" + name, value, to: &oneByOne) }
+        XCTAssertEqual(text(merged), text(oneByOne))
+        guard case .rootMembers(let touched) = change else { return XCTFail("\(change)") }
+        XCTAssertEqual(
+            Set(touched), Set(unique.map { String($0.0.split(separator: "/")[0]) }).subtracting(["-N1", "-N0"]))
+        records.removeAll()
     }
 
     func testAnIndexSetsAnArrayElementInPlaceAndOnePastTheEndAppends() throws {
