@@ -15,8 +15,15 @@ import ReshapeJSON
 ///   nothing, since no such key exists.
 /// A scalar (or nothing) on the way to a value being set is replaced by an object, as Firebase
 /// replaces it; deleting below a scalar changes nothing.
+///
+/// Where this differs from a GET: Firebase renders integer-keyed children as an array whenever
+/// more than half of the keys 0…max are present, and it may list keys in its own order; this
+/// document keeps the form and order the events gave it (new members last). A reconnect's fresh
+/// `put "/"` then brings Firebase's form back. Routes normalize through `keyed-to-array` with an
+/// `order`, which makes the answer independent of both.
 public struct FirebaseDocument: Sendable {
-    /// The current value: what a plain GET of the location would return now.
+    /// The current value: what a plain GET of the location would return now, but for the form of
+    /// integer-keyed children and the order of keys (see the type's comment).
     public private(set) var value: JSON
 
     /// Starts from `value` (usually a GET of the location), in the form Firebase stores it:
