@@ -26,6 +26,9 @@ let package = Package(
             "FuzzSupport", .product(name: "ReshapeServer", package: reshape), .product(name: "ReshapeProxy", package: reshape),
             .product(name: "ReshapeRules", package: reshape),
         ]),
+        .executableTarget(name: "fuzz-live", dependencies: [
+            "FuzzSupport", .product(name: "ReshapeLive", package: reshape), .product(name: "ReshapeJSON", package: reshape),
+        ]),
         .executableTarget(name: "fuzz-url", dependencies: [
             "FuzzSupport", "CCurlURL", .product(name: "ReshapeProxy", package: reshape), .product(name: "ReshapeRules", package: reshape),
         ]),
