@@ -124,6 +124,9 @@ Reshape is running on $base in front of the demo upstream on $DEMO_UPSTREAM_URL
                                                        # an invalid body: 422 with every violation, upstream not called
 
   The raw upstream, for comparison:   curl -s $DEMO_UPSTREAM_URL/users.json?print=pretty
+  Its Firebase event stream, live:    curl -N -H 'Accept: text/event-stream' $DEMO_UPSTREAM_URL/users.json
+    and in another terminal a write:  curl -s -X POST -d '{"name": "Eve", "email": "eve@example.com"}' $DEMO_UPSTREAM_URL/users.json
+                                      (the stream shows a put of the new record)
   Health and metrics:                 curl -s $base/_reshape/ready; curl -s $base/_reshape/metrics
 
 Press Ctrl-C to stop.

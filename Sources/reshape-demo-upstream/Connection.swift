@@ -42,7 +42,8 @@ struct Connection {
 
     /// Acts on one request; false when the connection must end.
     private func serve(_ request: DemoRequest, reader: SocketReader) -> Bool {
-        let isLogRead = request.path == "/_log"
+        // Reads of the log and the stream controls are inspection, not traffic: not logged.
+        let isLogRead = request.path == "/_log" || request.path.hasPrefix("/_demo/")
         let id = isLogRead ? nil : log.begin(request)
         let keepAlive = request.keepAlive
         let headOnly = request.method == "HEAD"
@@ -84,6 +85,18 @@ struct Connection {
             if let id { log.markClientAborted(id) }
             return false
         case .closeWithoutAnswer:
+            return false
+        case .stream(let location):
+            guard let stream = router.store.subscribe(location) else {
+                _ = send(.firebaseError(503, "No descriptor left for another stream."), keepAlive: false, head: false)
+                return false
+            }
+            if let id { log.markAnswering(id) }
+            let outcome = StreamConnection(fd: fd, stream: stream, keepAliveMilliseconds: router.keepAliveMilliseconds)
+                .run()
+            router.store.unsubscribe(stream)
+            // A stream the server ended (a final event, or a drop) counts as completed.
+            if let id { outcome == .clientLeft ? log.markClientAborted(id) : log.markCompleted(id) }
             return false
         }
         if let id { log.markCompleted(id) }

@@ -134,7 +134,8 @@ enum DemoData {
         ),
     ])
 
-    /// The whole database, so any Firebase path (`/users/<id>.json`, `/devices/<uid>.json`) resolves.
+    /// The whole database as it starts (DemoStore then keeps it), so any Firebase path
+    /// (`/users/<id>.json`, `/devices/<uid>.json`) resolves.
     static let root: DemoValue = .object([
         ("users", users),
         ("devices", devices),
@@ -142,14 +143,4 @@ enum DemoData {
         ("widgets", widgets),
         ("posts", posts),
     ])
-
-    /// The value at a Firebase path such as `users/-NqK.../address`; nil when missing.
-    static func lookup(_ segments: [String]) -> DemoValue? {
-        var value = root
-        for segment in segments where !segment.isEmpty {
-            guard let next = value.child(segment) else { return nil }
-            value = next
-        }
-        return value
-    }
 }

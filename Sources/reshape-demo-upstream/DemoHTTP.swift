@@ -103,6 +103,8 @@ enum DemoReply: Sendable {
     case stallMidBody(DemoResponse, sentBytes: Int)
     /// Close the connection without answering (an "empty reply").
     case closeWithoutAnswer
+    /// Serve a Firebase event stream of this location (decoded segments) until it ends.
+    case stream([String])
 }
 
 private func percentDecoded(_ text: Substring) -> String {

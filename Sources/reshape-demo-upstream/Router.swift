@@ -1,10 +1,20 @@
-// Maps a request to a reply: the Firebase-shaped database, the fault modes and the
-// inspection endpoints (/echo, /_log). Everything here is pure; the connection does the I/O.
+// Maps a request to a reply: the Firebase-shaped database and its streams, the fault modes and
+// the inspection endpoints (/echo, /_log, /_demo/streams). The connection does the I/O.
 
 struct Router: Sendable {
     let log: RequestLog
+    /// The live database: reads, writes and streams.
+    let store: DemoStore
+    /// How often an open stream sends `keep-alive`.
+    let keepAliveMilliseconds: Int
     let pushIds = PushIds()
     let seenTags = SeenTags()
+
+    init(log: RequestLog, store: DemoStore = DemoStore(), keepAliveMilliseconds: Int = 30_000) {
+        self.log = log
+        self.store = store
+        self.keepAliveMilliseconds = keepAliveMilliseconds
+    }
 
     /// Body of `/fault/invalid-json`: the syntax error is at line 3, column 5 (a `]` where a
     /// member name must be). The same position is sent in the headers below so tests need not
@@ -20,6 +30,9 @@ struct Router: Sendable {
         if path == "/_log" {
             if request.queryValue("clear") == "1" { log.clear() }
             return .respond(.json(log.snapshot, pretty: request.queryValue("print") == "pretty"))
+        }
+        if segments.first == "_demo" {
+            return demoControl(Array(segments.dropFirst()), request)
         }
         if path == "/echo" || path.hasPrefix("/echo/") {
             return .respond(.json(echo(request)))
@@ -41,15 +54,18 @@ struct Router: Sendable {
         guard path.hasSuffix(".json") else {
             return .respond(.firebaseError(404, "Paths end in .json, as in Firebase: try /users.json"))
         }
+        let dataPath = String(path.dropLast(".json".count)).split(separator: "/").map { percentDecodedPath(String($0)) }
         switch request.method {
         case "GET", "HEAD": break
-        case "POST", "PUT", "PATCH", "DELETE": return write(request)
+        case "POST", "PUT", "PATCH", "DELETE": return write(request, at: dataPath)
         default:
             return .respond(.firebaseError(405, "The demo upstream serves GET, HEAD, POST, PUT, PATCH and DELETE."))
         }
+        if request.method == "GET", request.header("accept")?.lowercased().contains("text/event-stream") == true {
+            return .stream(dataPath)
+        }
         // Firebase answers a missing path with 200 and `null`.
-        let dataPath = String(path.dropLast(".json".count)).split(separator: "/").map { percentDecodedPath(String($0)) }
-        var value = DemoData.lookup(dataPath) ?? .null
+        var value = store.read(dataPath) ?? .null
         if request.queryValue("shallow") == "true" { value = value.shallow }
         if request.queryValue("print") == "silent" {
             return .respond(DemoResponse(status: 204, headers: [], body: []))
@@ -141,18 +157,24 @@ struct Router: Sendable {
         }
     }
 
-    /// A write, answered as Firebase does but not stored (the canned data stays the same on
-    /// every run): POST creates a child and answers 201 with its new push id as `name`; PUT and
-    /// PATCH answer the data written; DELETE answers `null`. A body that is not JSON is a 400.
-    private func write(_ request: DemoRequest) -> DemoReply {
-        if request.method == "DELETE" { return .respond(.json(.null)) }
-        let first = request.body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
-        guard let first, Array("{[\"-0123456789tfn".utf8).contains(first) else {
-            return .respond(.firebaseError(400, "Invalid data; couldn't parse JSON object, array, or value."))
+    /// A write at `dataPath`, stored as Firebase stores it (streams of the locations it changes
+    /// are told) and answered as Firebase answers: POST creates a child with a new push id and
+    /// answers 201 with it as `name`; PUT and PATCH answer the data written; DELETE answers
+    /// `null`. A body that is not JSON, or a PATCH body that is not an object, is a 400.
+    private func write(_ request: DemoRequest, at dataPath: [String]) -> DemoReply {
+        var write: DemoWrite
+        switch DemoWrite.parse(method: request.method, path: dataPath, body: request.body) {
+        case .failure(let refusal): return .respond(.firebaseError(400, refusal.message))
+        case .success(let parsed): write = parsed
         }
         if request.method == "POST" {
-            return .respond(.json(.object([("name", .string(pushIds.next()))]), status: 201))
+            let pushId = pushIds.next()
+            write.path.append(pushId)
+            store.apply(write)
+            return .respond(.json(.object([("name", .string(pushId))]), status: 201))
         }
+        store.apply(write)
+        if request.method == "DELETE" { return .respond(.json(.null)) }
         return .respond(
             DemoResponse(
                 status: 200, headers: [("Content-Type", "application/json; charset=utf-8")], body: request.body))

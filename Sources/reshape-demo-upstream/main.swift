@@ -1,20 +1,29 @@
-// reshape-demo-upstream: a small blocking HTTP/1.1 server with canned Firebase-shaped data
-// and fault modes, used by the quick start, docker-compose and the integration tests.
+// reshape-demo-upstream: a small blocking HTTP/1.1 server with Firebase-shaped data, writes,
+// event streams and fault modes, used by the quick start, docker-compose and the integration tests.
 #if canImport(Glibc)
     import Glibc
 #endif
 
 let usage = """
-    usage: reshape-demo-upstream [--listen HOST:PORT]
+    usage: reshape-demo-upstream [--listen HOST:PORT] [--keep-alive SECONDS]
 
     Serves Firebase-shaped demo data over HTTP/1.1 (default 127.0.0.1:8081; port 0 picks a
-    free port). Prints "listening on HOST:PORT" once ready.
+    free port). Prints "listening on HOST:PORT" once ready. The data lives in memory: it starts
+    the same on every run and writes change it until the process ends.
 
       GET /users.json  /users/{id}.json  /devices.json  /devices/{uid}.json  /posts.json
           /scores.json  /widgets.json
           (any Firebase path; ?print=pretty, ?shallow=true; a missing path is 200 null)
-      POST /users.json (any path)  201 {"name": "<push id>"}; PUT/PATCH answer the data,
-          DELETE null (writes are answered, not stored)
+      POST /users.json (any path)  stores a new child, 201 {"name": "<push id>"}
+      PUT sets the value (null deletes), PATCH sets the named children (null deletes one),
+          both answer the data; DELETE removes, answers null. Empty objects disappear.
+      GET with Accept: text/event-stream  a Firebase event stream of that path: "put" of the
+          whole value, then "put"/"patch" for each write that changes it, "keep-alive" every
+          --keep-alive seconds (default 30; fractions allowed)
+      /_demo/streams  {"open": n, "opened": m, "streams": [{"id", "path"}]}
+      POST /_demo/streams/cancel  /revoke  send "cancel" / "auth_revoked" and end the streams
+      POST /_demo/streams/drop  reset every stream connection mid-stream
+          (?path=/users: only the streams of that path; ?reason=TEXT: the event's data)
       /delay/MS/<any path>  that path's answer after MS milliseconds
       /fault/hang  /fault/slow?ms=N  /fault/reset  /fault/stall  /fault/close
       /fault/status/NNN (429 and 503 with Retry-After: 7)  /fault/html
@@ -32,12 +41,18 @@ func fail(_ message: String, status: Int32 = 2) -> Never {
 }
 
 var listenText = "127.0.0.1:8081"
+var keepAliveMilliseconds = 30_000
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
     case "--listen":
         guard let value = arguments.popFirst() else { fail("--listen needs HOST:PORT\n\n" + usage) }
         listenText = value
+    case "--keep-alive":
+        guard let value = arguments.popFirst(), let seconds = Double(value), seconds > 0, seconds <= 86_400 else {
+            fail("--keep-alive needs SECONDS, more than 0\n\n" + usage)
+        }
+        keepAliveMilliseconds = max(1, Int(seconds * 1000))
     case "-h", "--help":
         print(usage, terminator: "")
         exit(0)
@@ -74,4 +89,4 @@ let ready = "listening on \(listener.bound.host):\(listener.bound.port)\n"
 _ = ready.withCString { write(1, $0, strlen($0)) }
 
 let log = RequestLog()
-listener.serve(router: Router(log: log), log: log)
+listener.serve(router: Router(log: log, keepAliveMilliseconds: keepAliveMilliseconds), log: log)

@@ -1,0 +1,36 @@
+// The stream controls under /_demo/streams, for tests of a stream's client: how many streams
+// are open and were opened, and ending them the ways Firebase ends streams.
+
+extension Router {
+    /// `GET /_demo/streams`: `{"open", "opened", "streams": [{"id", "path"}]}`.
+    /// `POST /_demo/streams/cancel`, `/revoke`, `/drop` (`?path=/users` for the streams of one
+    /// location only; `?reason=TEXT` for the event's data): every open stream gets `cancel` or
+    /// `auth_revoked` and its body ends, or has its connection reset mid-stream. Answers
+    /// `{"streams": n}`, how many streams were told.
+    func demoControl(_ segments: [String], _ request: DemoRequest) -> DemoReply {
+        guard segments.first == "streams" else {
+            return .respond(.firebaseError(404, "Known: GET /_demo/streams, POST /_demo/streams/{cancel,revoke,drop}."))
+        }
+        let action = segments.count > 1 ? segments[1] : ""
+        if action.isEmpty {
+            guard request.method == "GET" || request.method == "HEAD" else {
+                return .respond(.firebaseError(405, "GET /_demo/streams reads the stream counts."))
+            }
+            return .respond(.json(store.streamStatus, pretty: request.queryValue("print") == "pretty"))
+        }
+        let ending: StreamSubscriber.Ending
+        switch action {
+        case "cancel": ending = .finalEvent(.cancel(request.queryValue("reason") ?? "Permission denied"))
+        case "revoke": ending = .finalEvent(.authRevoked(request.queryValue("reason") ?? "Auth token is expired"))
+        case "drop": ending = .drop
+        default:
+            return .respond(.firebaseError(404, "Unknown stream control \(action): cancel, revoke or drop."))
+        }
+        guard request.method == "POST" else {
+            return .respond(.firebaseError(405, "POST /_demo/streams/\(action) ends the open streams."))
+        }
+        let location = request.queryValue("path").map { $0.split(separator: "/").map(String.init) }
+        let count = store.endStreams(ending, location: location)
+        return .respond(.json(.object([("streams", .int(count))])))
+    }
+}
