@@ -49,7 +49,7 @@ let package = Package(
         // serving path carries none of it.
         .target(name: "ReshapeContract", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
         .executableTarget(name: "reshape", dependencies: [
-            "ReshapeServer", "ReshapeProxy", "ReshapeRules", "ReshapeSchema", "ReshapeJSON", "ReshapeContract", "ReshapeOpenAPI",
+            "ReshapeServer", "ReshapeProxy", "ReshapeRules", "ReshapeSchema", "ReshapeJSON", "ReshapeContract", "ReshapeOpenAPI", "ReshapeLive",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // A small blocking HTTP server with canned Firebase-shaped data and fault modes,
