@@ -36,6 +36,13 @@ final class ReplayCLITests: XCTestCase {
             """)
     }
 
+    func testDocsLiveShowsWhatReplayPrints() throws {
+        let run = try reshape(["replay", "--rules", "examples/rules", "--route", "users", "examples/streams/users.sse"])
+        let docs = try String(
+            contentsOf: CLIRunner.packageRoot.appendingPathComponent("docs/live.md"), encoding: .utf8)
+        XCTAssertTrue(docs.contains("```\n" + run.stdout + "```\n"), "docs/live.md's example is not replay's output")
+    }
+
     func testTheSnapshotIsWhatApplyAnswersForTheSameBody() throws {
         let body =
             #"{"-Nx2":{"name":"Bea","age":31,"email":"bea@example.com"},"-Nx1":{"name":"Ada","age":"36","email":"ada@example.com"}}"#
