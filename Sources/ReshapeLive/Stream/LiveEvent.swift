@@ -3,6 +3,7 @@ import ReshapeJSON
 /// One event a live route's subscriber gets: the normalized answer, a change to it, or the
 /// problem that ended the stream. Its `id` increases from 1 within the stream.
 public struct LiveEvent: Sendable {
+    /// What the event carries; it names the event (`snapshot`, `patch`, `error`).
     public enum Kind: Sendable {
         /// The whole normalized answer: what a plain GET returns at that moment.
         case snapshot(JSON)
@@ -12,6 +13,7 @@ public struct LiveEvent: Sendable {
         case error(LiveProblem)
     }
 
+    /// The `id:` field: 1 for the stream's first event, one more for each after it.
     public var id: Int
     public var kind: Kind
 
