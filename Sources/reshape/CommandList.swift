@@ -6,6 +6,7 @@ enum CommandList {
         CheckCommand.self,
         TestCommand.self,
         ApplyCommand.self,
+        ReplayCommand.self,
         InferCommand.self,
         ExplainCommand.self,
         ValidateCommand.self,

@@ -15,6 +15,7 @@ struct Reshape: ParsableCommand {
               reshape check --rules examples/rules
               reshape test  --rules examples/rules
               reshape apply --rules examples/rules --route users upstream.json
+              reshape replay --rules examples/rules --route users examples/streams/users.sse
               reshape explain --rules examples/rules --route users upstream.json
               reshape infer sample.json > rules/new.yaml
               reshape serve --rules examples/rules --listen 127.0.0.1:8080
