@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "ReshapeLive", dependencies: ["ReshapeJSON"]),
         // The OpenAPI 3.1 document of a rule set, response schemas derived from the transforms.
         .target(name: "ReshapeOpenAPI", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
-        .target(name: "ReshapeProxy", dependencies: ["ReshapeRules", "ReshapeJSON", "ReshapeDigest", "ReshapeOpenAPI", "ReshapeCompression"]),
+        .target(name: "ReshapeProxy", dependencies: ["ReshapeRules", "ReshapeJSON", "ReshapeDigest", "ReshapeOpenAPI", "ReshapeCompression", "ReshapeLive"]),
         .target(name: "ReshapeServer", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON", "CLibUV", "CCurl", "CHTTPParser", "CHiredis"]),
         // Authoring tools over rule sets (infer, explain): kept out of ReshapeRules so that the
         // serving path carries none of it.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ReshapeJSON
 import ReshapeLive
+import ReshapeProxy
 import ReshapeRules
 
 struct ReplayCommand: ParsableCommand {
@@ -50,7 +51,7 @@ struct ReplayCommand: ParsableCommand {
                     let fetched = OfflineRun.Fetched.single(OfflineRun.tape(value))
                     return try OfflineRun.respond(selected, fetched: fetched, parameters: captures).value
                 } catch {
-                    throw Self.problem(error)
+                    throw ResponseRenderer.pipelineProblem(error, route: selected, in: ruleSet)
                 }
             }
             var output: [UInt8] = []
@@ -105,29 +106,6 @@ struct ReplayCommand: ParsableCommand {
             JSONMember(key: "route", value: .string(selected.name)),
             JSONMember(key: "upstream", value: .string(selected.upstream)),
         ]
-    }
-
-    /// A pipeline failure as the problem a plain GET answers with (ReshapeProxy's
-    /// `ResponseRenderer.pipelineProblem`): same status, title and members.
-    private static func problem(_ error: PipelineError) -> LiveProblem {
-        var extra: [JSONMember] = []
-        if let pointer = error.pointer { extra.append(JSONMember(key: "pointer", value: .string(pointer))) }
-        if !error.errors.isEmpty {
-            let violations = error.errors.map { violation -> JSON in
-                .object(
-                    JSONObject([
-                        "pointer": .string(violation.pointer), "keyword": .string(violation.keyword),
-                        "reason": .string(violation.reason),
-                    ]))
-            }
-            extra.append(JSONMember(key: "errors", value: .array(violations)))
-        }
-        if error.code == "not-found" {
-            return LiveProblem(status: 404, code: "not-found", title: "Not found", detail: error.message, extra: extra)
-        }
-        return LiveProblem(
-            status: 502, code: error.code, title: "Upstream response could not be normalized", detail: error.message,
-            extra: extra)
     }
 
     private static func code(of event: LiveEvent) -> String {

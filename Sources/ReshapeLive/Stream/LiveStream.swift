@@ -11,7 +11,7 @@ import ReshapeJSON
 /// with `error`. After `reconnected`, the next root `put` gives a fresh `snapshot`.
 public struct LiveStream {
     /// The route's pipeline: the upstream value in, the answer a plain GET returns out, or the
-    /// problem that GET would answer with (e.g. `validation-failed`).
+    /// problem that GET would answer with (e.g. `validation-failed`), sent as it is thrown.
     public typealias Normalize = (JSON) throws(LiveProblem) -> JSON
 
     enum State {
@@ -110,7 +110,9 @@ public struct LiveStream {
                 return .none
             }
             let answer: JSON
-            do throws(LiveProblem) { answer = try normalize(document.value) } catch { return end(error) }
+            do throws(LiveProblem) { answer = try normalize(document.value) } catch {
+                return end(error, addingContext: false)
+            }
             state = .streaming(document, answer: answer)
             return send(.snapshot(answer))
         case .streaming(var document, let previous):
@@ -125,7 +127,9 @@ public struct LiveStream {
                 return .none
             }
             let answer: JSON
-            do throws(LiveProblem) { answer = try normalize(document.value) } catch { return end(error) }
+            do throws(LiveProblem) { answer = try normalize(document.value) } catch {
+                return end(error, addingContext: false)
+            }
             state = .streaming(document, answer: answer)
             let patch = JSONPatch.difference(from: previous, to: answer)
             return patch.isEmpty ? .none : send(.patch(patch))
@@ -139,10 +143,11 @@ public struct LiveStream {
         return .send(LiveEvent(id: lastID, kind: kind))
     }
 
-    /// Ends the stream with `problem`, the stream's context members put after its `code`.
-    private mutating func end(_ problem: LiveProblem) -> Action {
+    /// Ends the stream with `problem`, the stream's context members put after its `code` unless
+    /// the problem is the pipeline's, which names its route itself (as the plain GET's does).
+    private mutating func end(_ problem: LiveProblem, addingContext: Bool = true) -> Action {
         var problem = problem
-        problem.extra = context + problem.extra
+        if addingContext { problem.extra = context + problem.extra }
         state = .ended
         lastID += 1
         return .end(LiveEvent(id: lastID, kind: .error(problem)))

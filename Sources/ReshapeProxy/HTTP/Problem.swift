@@ -1,4 +1,5 @@
 import ReshapeJSON
+import ReshapeLive
 import ReshapeRules
 
 /// An RFC 9457 problem details response. `code` is Reshape's stable name for the error
@@ -19,16 +20,11 @@ public struct Problem: Sendable, Error {
         self.extra = extra
     }
 
-    public var body: JSON {
-        var object = JSONObject()
-        object["type"] = .string("https://reshape.dev/problems/\(code)")
-        object["title"] = .string(title)
-        object["status"] = .number(JSONNumber(status))
-        object["detail"] = .string(detail)
-        object["code"] = .string(code)
-        object.members += extra
-        return .object(object)
-    }
+    /// The problem+json body; a live stream's `event: error` carries the same (`live`).
+    public var body: JSON { live.body }
+
+    /// This problem as a live stream ends with it: the same members in the same order.
+    public var live: LiveProblem { LiveProblem(status: status, code: code, title: title, detail: detail, extra: extra) }
 
     /// The answer: `no-store`, since an error describes this attempt, not a representation any
     /// cache should keep or reuse (an upstream fault may be gone on the next try).
