@@ -59,7 +59,7 @@ let package = Package(
 
         .testTarget(name: "ReshapeJSONTests", dependencies: ["ReshapeJSON"]),
         .testTarget(name: "ReshapeCompressionTests", dependencies: ["ReshapeCompression"]),
-        .testTarget(name: "ReshapeLiveTests", dependencies: ["ReshapeLive", "ReshapeJSON", "ReshapeRules"]),
+        .testTarget(name: "ReshapeLiveTests", dependencies: ["ReshapeLive", "ReshapeJSON", "ReshapeRules", "ReshapeProxy"]),
         .testTarget(name: "ReshapeSchemaTests", dependencies: ["ReshapeSchema", "ReshapeJSON", "ReshapeRegex"]),
         .testTarget(name: "ReshapeRulesTests", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
         .testTarget(name: "ReshapeContractTests", dependencies: ["ReshapeContract", "ReshapeRules", "ReshapeJSON"]),
