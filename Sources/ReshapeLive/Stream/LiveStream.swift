@@ -147,10 +147,10 @@ public struct LiveStream {
                 return .none
             }
             if case .recordwise(let recordwise) = normalizer, case .rootMembers(let changed) = change,
-                case .object(let root) = document.value, var known = names
+                var known = names
             {
                 names = nil  // so that `known` is the only reference and changes in place
-                if let patch = recordwise.splice(changed, of: root, into: &previous, names: &known) {
+                if let patch = recordwise.splice(changed, of: document, into: &previous, names: &known) {
                     state = .streaming(document, answer: previous, names: known)
                     return patch.isEmpty ? .none : send(.patch(patch))
                 }

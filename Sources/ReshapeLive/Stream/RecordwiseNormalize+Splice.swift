@@ -9,13 +9,17 @@ import ReshapeJSON
 // Splicing re-normalized records into the answer a stream holds, and the patch for it.
 
 extension RecordwiseNormalize {
-    /// The records of `answer`, one per name of `names`, with the members `changed` of `root`
-    /// (the document after the event) normalized again: `answer` and `names` are changed in
+    /// The records of `answer`, one per name of `names`, with the root members `changed` of
+    /// `document` (after the event) normalized again: `answer` and `names` are changed in
     /// place and the patch from the old answer to the new one is returned. Nil, leaving both
     /// as they were, when only a whole run can tell (the members failed or were not named).
-    func splice(_ changed: [String], of root: JSONObject, into answer: inout JSON, names: inout [String]) -> JSONPatch?
-    {
-        let members = changed.compactMap { name in root.index(forKey: name).map { root.members[$0] } }
+    func splice(
+        _ changed: [String], of document: FirebaseDocument, into answer: inout JSON, names: inout [String]
+    ) -> JSONPatch? {
+        guard case .object(let root) = document.value else { return nil }
+        let members = changed.compactMap { name in
+            document.rootMember(named: name).map { JSONMember(key: name, value: $0) }
+        }
         let records: [(name: String, record: JSON)]
         do throws(LiveProblem) {
             guard let normalized = try self.members(members) else { return nil }
