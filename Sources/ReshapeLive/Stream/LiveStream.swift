@@ -84,7 +84,8 @@ public struct LiveStream {
     }
 
     /// The answer the subscriber holds now, once a snapshot was sent (nil before, and after
-    /// the stream ended or reconnected).
+    /// the stream ended or reconnected). A copy kept across the next event makes that event
+    /// copy the answer's records, which a record-by-record stream otherwise changes in place.
     public var answer: JSON? {
         if case .streaming(_, let answer, _) = state { return answer }
         return nil

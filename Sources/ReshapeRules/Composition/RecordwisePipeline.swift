@@ -40,7 +40,7 @@ public struct RecordwisePipeline: Sendable {
     public struct Run: Sendable {
         public var output: PipelineOutput
         /// Nil when the records cannot be told apart by name: the upstream value is not an
-        /// object (Firebase's array form) or has a name twice.
+        /// object (Firebase's array form).
         public var names: [String]?
     }
 
@@ -85,7 +85,8 @@ public struct RecordwisePipeline: Sendable {
     }
 
     /// The names of the root object's members in the order `keyed-to-array` lists their
-    /// records; `[]` for `null`, nil for anything else or a name given twice.
+    /// records; `[]` for `null`, nil for anything else. (The tape parser refuses a name given
+    /// twice, so names are unique and any sort by bytes gives the step's order.)
     private static func memberNames(_ document: JSONTape, order: KeyedToArrayOperation.Order) -> [String]? {
         let root = document.root
         switch document.kind(root) {
@@ -93,17 +94,18 @@ public struct RecordwisePipeline: Sendable {
         case .object: break
         default: return nil
         }
-        var names: [String] = []
-        var seen: Set<[UInt8]> = []
-        var unique = true
-        document.forEachMember(root) { name, _ in
-            let text = document.string(name)
-            unique = unique && seen.insert(Array(text.utf8)).inserted
-            names.append(text)
+        var nodes: [Int] = []
+        nodes.reserveCapacity(document.count(root))
+        document.forEachMember(root) { name, _ in nodes.append(name) }
+        if order == .key {
+            if let sorted = KeyOrder.byteOrder(of: nodes, in: document) {
+                nodes = sorted.map { nodes[$0] }
+            } else {
+                let permutation = KeyOrder.permutation(nodes.map { document.string($0) }, numeric: false)
+                nodes = permutation.map { nodes[$0] }
+            }
         }
-        guard unique else { return nil }
-        if order == .key { names = KeyOrder.permutation(names, numeric: false).map { names[$0] } }
-        return names
+        return nodes.map { document.string($0) }
     }
 
     /// Removes the names of the elements a step dropped: its drops at `/i`, i an index into
