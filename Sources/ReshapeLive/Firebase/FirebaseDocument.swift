@@ -140,6 +140,7 @@ public struct FirebaseDocument: Sendable {
         var index = rootIndex
         if let token = path.first, let known = index, case .object(let object) = value {
             position = .some(known.position(of: token, in: object))
+            assert(position! == object.index(forKey: token), "the root index is out of step with the root")
         }
         var root: JSON? = value
         if case .null = value { root = nil }
