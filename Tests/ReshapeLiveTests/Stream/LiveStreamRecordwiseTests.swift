@@ -150,9 +150,9 @@ extension LiveStream.Action {
     }
 }
 
-/// Firebase events on a small users collection: resets, new records (keys before, between and
-/// after the others), field changes that make records invalid and valid again, deletes, and
-/// patches of several records at once.
+/// Firebase events on a small users collection: resets (to nothing and to an array too), new
+/// records (keys before, between and after the others), field changes that make records invalid
+/// and valid again, deletes, and patches of several records at once.
 private struct RandomEvents {
     var random: SplitMix64
     /// Keys handed out so far; most events touch one of them.
@@ -182,8 +182,10 @@ private struct RandomEvents {
 
     private mutating func roll(_ sides: Int) -> Bool { Int.random(in: 0..<sides, using: &random) == 0 }
 
+    /// A whole value: mostly a keyed collection, now and then nothing or Firebase's array form.
     private mutating func collection() -> JSON {
         if roll(12) { return .null }
+        if roll(12) { return .array([record(), .null, record()]) }
         var members: [JSONMember] = []
         for _ in 0..<Int.random(in: 1...12, using: &random) {
             let key = roll(3) || keys.isEmpty ? newKey() : oldKey()
