@@ -103,6 +103,8 @@ extension RecordwiseNormalize {
         case .byName:
             return Self.lowerBound(of: name, in: names)
         case .asInDocument:
+            // The document appends a new member: its record goes last, with no walk.
+            if let last = root.members.last, JSON.sameBytes(last.key, name) { return names.count }
             // The answer's names are a subsequence of the document's: count those before `name`.
             var index = 0
             for member in root.members {
