@@ -56,10 +56,14 @@ let package = Package(
         // used by the quick start, docker-compose and the integration tests.
         .executableTarget(name: "reshape-demo-upstream"),
         .executableTarget(name: "reshape-bench", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"], path: "bench/Sources"),
+        // CPU per upstream change of a live stream, record by record against the whole pipeline.
+        .executableTarget(
+            name: "reshape-live-bench", dependencies: ["ReshapeLive", "ReshapeProxy", "ReshapeRules", "ReshapeJSON"],
+            path: "bench/Live"),
 
         .testTarget(name: "ReshapeJSONTests", dependencies: ["ReshapeJSON"]),
         .testTarget(name: "ReshapeCompressionTests", dependencies: ["ReshapeCompression"]),
-        .testTarget(name: "ReshapeLiveTests", dependencies: ["ReshapeLive", "ReshapeJSON", "ReshapeRules"]),
+        .testTarget(name: "ReshapeLiveTests", dependencies: ["ReshapeLive", "ReshapeJSON", "ReshapeRules", "ReshapeProxy"]),
         .testTarget(name: "ReshapeSchemaTests", dependencies: ["ReshapeSchema", "ReshapeJSON", "ReshapeRegex"]),
         .testTarget(name: "ReshapeRulesTests", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
         .testTarget(name: "ReshapeContractTests", dependencies: ["ReshapeContract", "ReshapeRules", "ReshapeJSON"]),

@@ -107,9 +107,18 @@ public protocol TransformOperation: Sendable {
     /// as it was, when it cannot; the pipeline then materializes the value and calls `apply`,
     /// so the answer is the same either way.
     func applyOnTape(to value: inout TapeValue, context: inout TransformContext) throws(PipelineError) -> Bool
+
+    /// True when, given an array, the step treats each element on its own: what it makes of an
+    /// element depends only on that element (and the path captures), and it removes element
+    /// `i` exactly when it records a drop at pointer `/i`. A route whose steps after
+    /// `keyed-to-array` all are can be re-run on the records that changed (`RecordwisePipeline`).
+    var isElementLocal: Bool { get }
 }
 
 extension TransformOperation {
+    /// Operations are not element-local unless they say so.
+    public var isElementLocal: Bool { false }
+
     /// Operations without a tape path: the pipeline builds the tree for them.
     public func applyOnTape(to value: inout TapeValue, context: inout TransformContext) throws(PipelineError) -> Bool {
         false

@@ -46,14 +46,8 @@ struct ReplayCommand: ParsableCommand {
             let captures = try inputs.captures(for: selected)
             let name = file.flatMap { $0 == "-" ? nil : $0 } ?? "stdin"
             let recording = try RecordedStream(try Terminal.read(file), name: name)
-            var stream = LiveStream(context: Self.context(selected)) { (value) throws(LiveProblem) -> JSON in
-                do throws(PipelineError) {
-                    let fetched = OfflineRun.Fetched.single(OfflineRun.tape(value))
-                    return try OfflineRun.respond(selected, fetched: fetched, parameters: captures).value
-                } catch {
-                    throw ResponseRenderer.pipelineProblem(error, route: selected, in: ruleSet)
-                }
-            }
+            var stream = LiveNormalizer.stream(
+                for: selected, in: ruleSet, parameters: captures, context: Self.context(selected))
             var output: [UInt8] = []
             var sent = 0
             for (index, entry) in recording.entries.enumerated() {

@@ -24,12 +24,28 @@ import ReshapeJSON
 public struct FirebaseDocument: Sendable {
     /// The current value: what a plain GET of the location would return now, but for the form of
     /// integer-keyed children and the order of keys (see the type's comment).
-    public private(set) var value: JSON
+    public private(set) var value: JSON {
+        didSet { rootIndex = nil }
+    }
+    /// The root object's member names, kept with `value` by the changes that add or remove one
+    /// member, made again after others; nil when the root is not an object.
+    private var rootIndex: RootMemberIndex?
 
     /// Starts from `value` (usually a GET of the location), in the form Firebase stores it:
     /// `null` members and empty objects removed.
     public init(_ value: JSON = .null) {
         self.value = Self.stored(value) ?? .null
+        rootIndex = RootMemberIndex(self.value)
+    }
+
+    /// The value of the root object's member `name`; nil when there is none (or the root is
+    /// not an object). Found through the names' hashes, not by comparing every name.
+    public func rootMember(named name: String) -> JSON? {
+        guard case .object(let object) = value else { return nil }
+        guard let rootIndex else { return object[name] }
+        let position = rootIndex.position(of: name, in: object)
+        assert(position == object.index(forKey: name), "the root index is out of step with the root")
+        return position.map { object.members[$0].value }
     }
 
     /// What an applied event changed, so that a caller can redo only that part of its work.
@@ -68,6 +84,7 @@ public struct FirebaseDocument: Sendable {
                 let root = new ?? .null
                 if Self.same(value, root) { return .none }
                 value = root
+                rootIndex = RootMemberIndex(value)
                 return .whole
             }
             return change(at: path, creating: new != nil) { node, _ in Self.replace(&node, with: new) }
@@ -117,6 +134,14 @@ public struct FirebaseDocument: Sendable {
         at path: [String], creating: Bool, _ body: (inout JSON?, (String) -> Void) -> Bool
     ) -> Change {
         let kindBefore = Kind(value)
+        // Where the first token is among the root's members, known from the index: nil when
+        // unknown, `.some(nil)` when it is not there.
+        var position: Int?? = nil
+        var index = rootIndex
+        if let token = path.first, let known = index, case .object(let object) = value {
+            position = .some(known.position(of: token, in: object))
+            assert(position! == object.index(forKey: token), "the root index is out of step with the root")
+        }
         var root: JSON? = value
         if case .null = value { root = nil }
         value = .null  // so that `root` is the only reference and changes in place
@@ -125,12 +150,37 @@ public struct FirebaseDocument: Sendable {
         let touch = { (name: String) in
             if seen.insert(Array(name.utf8)).inserted { touched.append(name) }
         }
-        let changed = Self.modify(&root, at: path[...], creating: creating) { body(&$0, touch) }
+        let changed = Self.modify(&root, at: path[...], creating: creating, position: position) {
+            body(&$0, touch)
+        }
         value = root ?? .null
+        rootIndex = Self.updated(&index, position: position, token: path.first, after: value)
         guard changed else { return .none }
         if Kind(value) != kindBefore { return .whole }
         if let first = path.first { return .rootMembers([first]) }
         return touched.isEmpty ? .none : .rootMembers(touched)
+    }
+
+    /// The root index after a change at `token` whose position it knew: one member fewer is
+    /// the one at `position` removed, one more is `token` appended, as many is the same names;
+    /// made again from `value` otherwise.
+    private static func updated(
+        _ index: inout RootMemberIndex?, position: Int??, token: String?, after value: JSON
+    ) -> RootMemberIndex? {
+        guard var known = index, let position, let token, case .object(let object) = value else {
+            return RootMemberIndex(value)
+        }
+        index = nil  // so that `known` is the only reference and changes in place
+        switch object.count - known.count {
+        case 0: return known
+        case -1 where position != nil:
+            known.remove(at: position!)
+            return known
+        case 1 where position == nil && JSON.sameBytes(object.members[object.count - 1].key, token):
+            known.append(token)
+            return known
+        default: return RootMemberIndex(value)
+        }
     }
 
     /// Sets `node` to `new` (nil deletes); true when that changed it.
@@ -149,14 +199,15 @@ public struct FirebaseDocument: Sendable {
     /// become objects and arrays may turn into objects (see the type's comment); otherwise the
     /// walk stops where the path ends, changing nothing. True when anything changed.
     static func modify(
-        _ node: inout JSON?, at path: ArraySlice<String>, creating: Bool, _ body: (inout JSON?) -> Bool
+        _ node: inout JSON?, at path: ArraySlice<String>, creating: Bool, position: Int?? = nil,
+        _ body: (inout JSON?) -> Bool
     ) -> Bool {
         guard let token = path.first else { return body(&node) }
         let rest = path.dropFirst()
         // Taking each container out of its parent leaves it one reference, so it changes in place:
         // an event costs the path's length, not the document's size.
         if var object = takeObject(&node) {
-            let index = object.index(forKey: token)
+            let index = position ?? object.index(forKey: token)
             guard index != nil || creating else {
                 node = .object(object)
                 return false

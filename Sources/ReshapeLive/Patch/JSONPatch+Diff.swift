@@ -24,6 +24,19 @@ extension JSONPatch {
         differ.compare(old, new)
         return JSONPatch(differ.operations)
     }
+
+    /// `difference(from: old, to: new)` when `new` is `old` but for one run of elements of its
+    /// record array (`new` itself, or its only member `wrap`): the old elements `removed` were
+    /// at `index`, where `new` has `inserted` elements instead, and every other element is the
+    /// same value on both sides. The same operations, without comparing the elements known to
+    /// be the same: the cost of the change, not of the array.
+    public static func difference(
+        splicing removed: [JSON], at index: Int, inserted: Int, in new: JSON, wrap: String?
+    ) -> JSONPatch {
+        var differ = PatchDiffer()
+        differ.compareSplice(removed, at: index, inserted: inserted, in: new, wrap: wrap)
+        return JSONPatch(differ.operations)
+    }
 }
 
 /// The walk behind `JSONPatch.difference`: the operations so far, their serialized size, and
@@ -44,20 +57,58 @@ private struct PatchDiffer {
     }
 
     private mutating func compare(_ old: [JSON], _ new: [JSON]) {
+        compareElements(old.count, { old[$0] }, new, samePrefix: 0, sameSuffix: 0)
+    }
+
+    /// What `compare` does for the old answer `new` was spliced from (see
+    /// `JSONPatch.difference(splicing:at:inserted:in:wrap:)`), the old array read through the
+    /// new one: before `index` and after the run, its elements are the new array's.
+    mutating func compareSplice(_ removed: [JSON], at index: Int, inserted: Int, in new: JSON, wrap: String?) {
+        var list = new
+        if let wrap, case .object(let object) = new, let inner = object[wrap] { list = inner }
+        guard case .array(let elements) = list else { preconditionFailure("a splice of records that are not an array") }
+        let end = index + inserted
+        let shift = removed.count - inserted
+        let old = { (i: Int) -> JSON in
+            i < index ? elements[i] : i < index + removed.count ? removed[i - index] : elements[i - shift]
+        }
+        let sameSuffix = elements.count - end
+        guard let wrap else {
+            compareElements(elements.count + shift, old, elements, samePrefix: index, sameSuffix: sameSuffix)
+            return
+        }
+        // As `compare` walks `{wrap: old}` against `{wrap: new}`: one common member, compared.
         let mark = (operations.count, size)
-        let shorter = min(old.count, new.count)
-        var start = 0
-        while start < shorter && old[start].isIdentical(to: new[start]) { start += 1 }
-        var oldEnd = old.count
+        path.append(wrap)
+        compareElements(elements.count + shift, old, elements, samePrefix: index, sameSuffix: sameSuffix)
+        path.removeLast()
+        replaceIfShorter(since: mark, with: new)
+    }
+
+    /// Compares arrays, knowing that their first `samePrefix` and last `sameSuffix` elements
+    /// are identical, which it then does not compare again. The walk and its operations are
+    /// the same whatever it knows.
+    private mutating func compareElements(
+        _ oldCount: Int, _ old: (Int) -> JSON, _ new: [JSON], samePrefix: Int, sameSuffix: Int
+    ) {
+        let mark = (operations.count, size)
+        let shorter = min(oldCount, new.count)
+        var start = min(samePrefix, shorter)
+        while start < shorter && old(start).isIdentical(to: new[start]) { start += 1 }
+        var oldEnd = oldCount
         var newEnd = new.count
-        while oldEnd > start && newEnd > start && old[oldEnd - 1].isIdentical(to: new[newEnd - 1]) {
+        // The known suffix is skipped as far as the comparing walk would go: not below `start`.
+        let skipped = max(0, min(sameSuffix, oldEnd - start, newEnd - start))
+        oldEnd -= skipped
+        newEnd -= skipped
+        while oldEnd > start && newEnd > start && old(oldEnd - 1).isIdentical(to: new[newEnd - 1]) {
             oldEnd -= 1
             newEnd -= 1
         }
         let paired = min(oldEnd, newEnd) - start
         for i in start..<(start + paired) {
             path.append(String(i))
-            compare(old[i], new[i])
+            compare(old(i), new[i])
             path.removeLast()
         }
         // Removing from the highest index down leaves the lower indices where they were.

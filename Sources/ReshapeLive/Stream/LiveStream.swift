@@ -9,6 +9,10 @@ import ReshapeJSON
 /// previous answer to the new one, and an event that changes nothing gives nothing. `cancel`,
 /// `auth_revoked`, an event the document cannot take, or a normalize failure end the stream
 /// with `error`. After `reconnected`, the next root `put` gives a fresh `snapshot`.
+///
+/// Given the route's pipeline record by record (`RecordwiseNormalize`), an event that changed
+/// some root members re-normalizes only them and splices their records into the answer; the
+/// events sent are the same bytes as with the whole pipeline.
 public struct LiveStream {
     /// The route's pipeline: the upstream value in, the answer a plain GET returns out, or the
     /// problem that GET would answer with (e.g. `validation-failed`), sent as it is thrown.
@@ -18,8 +22,10 @@ public struct LiveStream {
         /// Waiting for the root `put` that (re)starts the stream; events before it only build
         /// the document, since the subscriber has no answer to patch yet.
         case awaitingSnapshot(FirebaseDocument)
-        /// A snapshot was sent; `answer` is the normalized answer the subscriber holds now.
-        case streaming(FirebaseDocument, answer: JSON)
+        /// A snapshot was sent; `answer` is the normalized answer the subscriber holds now, and
+        /// `names` the root member name of each of its records when the route is normalized
+        /// record by record (nil otherwise, or while the records cannot be named).
+        case streaming(FirebaseDocument, answer: JSON, names: [String]?)
         /// An `error` was sent; the stream is over and takes no more events.
         case ended
 
@@ -46,7 +52,7 @@ public struct LiveStream {
     /// The id of the last event sent. Kept beside the state: ids run on across reconnects,
     /// since the subscriber's stream is the same one.
     private var lastID = 0
-    private let normalize: Normalize
+    private let normalizer: Normalizer
     /// Members every problem of this stream carries right after `code` (the server's problems
     /// name `route` and `upstream` there).
     private let context: [JSONMember]
@@ -55,7 +61,20 @@ public struct LiveStream {
     /// members go into every problem it ends with.
     public init(context: [JSONMember] = [], normalize: @escaping Normalize) {
         self.context = context
-        self.normalize = normalize
+        self.normalizer = .whole(normalize)
+    }
+
+    /// A stream waiting for its first `put`, whose route is normalized record by record: an
+    /// event re-normalizes only the records it changed.
+    public init(context: [JSONMember] = [], recordwise: RecordwiseNormalize) {
+        self.context = context
+        self.normalizer = .recordwise(recordwise)
+    }
+
+    /// The route's pipeline, whole or record by record.
+    private enum Normalizer {
+        case whole(Normalize)
+        case recordwise(RecordwiseNormalize)
     }
 
     /// True once an `error` was sent: the caller must feed nothing more.
@@ -65,9 +84,10 @@ public struct LiveStream {
     }
 
     /// The answer the subscriber holds now, once a snapshot was sent (nil before, and after
-    /// the stream ended or reconnected).
+    /// the stream ended or reconnected). A copy kept across the next event makes that event
+    /// copy the answer's records, which a record-by-record stream otherwise changes in place.
     public var answer: JSON? {
-        if case .streaming(_, let answer) = state { return answer }
+        if case .streaming(_, let answer, _) = state { return answer }
         return nil
     }
 
@@ -110,12 +130,13 @@ public struct LiveStream {
                 return .none
             }
             let answer: JSON
-            do throws(LiveProblem) { answer = try normalize(document.value) } catch {
+            let names: [String]?
+            do throws(LiveProblem) { (answer, names) = try normalizeWhole(document.value) } catch {
                 return end(error, addingContext: false)
             }
-            state = .streaming(document, answer: answer)
+            state = .streaming(document, answer: answer, names: names)
             return send(.snapshot(answer))
-        case .streaming(var document, let previous):
+        case .streaming(var document, var previous, var names):
             let change: FirebaseDocument.Change
             do throws(FirebaseDocument.Failure) {
                 change = try document.apply(event)
@@ -123,18 +144,35 @@ public struct LiveStream {
                 return end(.notApplicable(error))
             }
             guard change != .none else {
-                state = .streaming(document, answer: previous)
+                state = .streaming(document, answer: previous, names: names)
                 return .none
             }
+            if case .recordwise(let recordwise) = normalizer, case .rootMembers(let changed) = change,
+                var known = names
+            {
+                names = nil  // so that `known` is the only reference and changes in place
+                if let patch = recordwise.splice(changed, of: document, into: &previous, names: &known) {
+                    state = .streaming(document, answer: previous, names: known)
+                    return patch.isEmpty ? .none : send(.patch(patch))
+                }
+            }
             let answer: JSON
-            do throws(LiveProblem) { answer = try normalize(document.value) } catch {
+            do throws(LiveProblem) { (answer, names) = try normalizeWhole(document.value) } catch {
                 return end(error, addingContext: false)
             }
-            state = .streaming(document, answer: answer)
+            state = .streaming(document, answer: answer, names: names)
             let patch = JSONPatch.difference(from: previous, to: answer)
             return patch.isEmpty ? .none : send(.patch(patch))
         case .ended:
             impossible(Self.name(of: event), in: "ended")
+        }
+    }
+
+    /// The whole document normalized, with its records' names when the route is recordwise.
+    private func normalizeWhole(_ value: JSON) throws(LiveProblem) -> (answer: JSON, names: [String]?) {
+        switch normalizer {
+        case .whole(let normalize): return (try normalize(value), nil)
+        case .recordwise(let recordwise): return try recordwise.whole(value)
         }
     }
 

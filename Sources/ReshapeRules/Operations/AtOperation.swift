@@ -119,3 +119,8 @@ public struct AtOperation: TransformOperation {
         }
     }
 }
+
+extension AtOperation {
+    /// Only a path that starts with `*`: the body then sees inside one element at a time.
+    public var isElementLocal: Bool { path.first.map { $0 == nil } ?? false }
+}

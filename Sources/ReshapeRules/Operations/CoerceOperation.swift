@@ -240,3 +240,8 @@ extension CoerceOperation {
         return !(text.first == UInt8(ascii: "-") && digits.elementsEqual([UInt8(ascii: "0")]))
     }
 }
+
+extension CoerceOperation {
+    /// On an array, each record converts, or is dropped, alone; a `fail` throws, which stops the run.
+    public var isElementLocal: Bool { true }
+}

@@ -27,3 +27,8 @@ public struct DefaultOperation: TransformOperation {
         }
     }
 }
+
+extension DefaultOperation {
+    /// On an array, each record gets its defaults alone.
+    public var isElementLocal: Bool { true }
+}

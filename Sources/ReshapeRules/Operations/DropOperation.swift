@@ -18,3 +18,8 @@ public struct DropOperation: TransformOperation {
         }
     }
 }
+
+extension DropOperation {
+    /// On an array, each record loses its fields alone.
+    public var isElementLocal: Bool { true }
+}

@@ -44,3 +44,8 @@ public struct EachOperation: TransformOperation {
         value = .array(elements)
     }
 }
+
+extension EachOperation {
+    /// Its body sees one element at a time, whatever its steps.
+    public var isElementLocal: Bool { true }
+}

@@ -19,3 +19,8 @@ public struct KeepOperation: TransformOperation {
         }
     }
 }
+
+extension KeepOperation {
+    /// On an array, each record keeps its fields alone.
+    public var isElementLocal: Bool { true }
+}

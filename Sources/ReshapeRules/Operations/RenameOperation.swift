@@ -36,3 +36,8 @@ public struct RenameOperation: TransformOperation {
         }
     }
 }
+
+extension RenameOperation {
+    /// On an array, each record is renamed alone.
+    public var isElementLocal: Bool { true }
+}

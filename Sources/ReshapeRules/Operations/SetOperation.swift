@@ -58,3 +58,8 @@ public struct SetOperation: TransformOperation {
         }
     }
 }
+
+extension SetOperation {
+    /// On an array, each record is set alone (templates read only the path captures).
+    public var isElementLocal: Bool { true }
+}

@@ -189,3 +189,8 @@ extension ValidateOperation {
         return valid
     }
 }
+
+extension ValidateOperation {
+    /// On an array, each element is checked, and dropped, alone; a `fail` throws, which stops the run.
+    public var isElementLocal: Bool { true }
+}
