@@ -16,7 +16,8 @@ public struct LiveSubscription: Sendable {
     public let policy: LivePolicy
     let rules: ServingRules
 
-    init(route: Route, parameters: [String: String], request: UpstreamRequest, policy: LivePolicy, rules: ServingRules) {
+    init(route: Route, parameters: [String: String], request: UpstreamRequest, policy: LivePolicy, rules: ServingRules)
+    {
         self.route = route
         self.parameters = parameters
         self.request = request

@@ -17,11 +17,8 @@ final class EventStreamClient {
     private(set) var ended = false
     var comments: Int { parser.commentsSeen }
 
-    init(port: Int, _ target: String, headers extra: [String] = [], receiveBuffer: Int32? = nil) throws {
+    init(port: Int, _ target: String, headers extra: [String] = []) throws {
         socket = try RawHTTP(port: port, timeout: 0.2)
-        if var size = receiveBuffer {
-            setsockopt(socket.fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
         socket.send(
             "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
                 + extra.map { $0 + "\r\n" }.joined() + "\r\n")
@@ -103,7 +100,8 @@ final class EventStreamClient {
 
     /// Takes whole chunks off `pending` and feeds their data to the event parser.
     private func unframe() throws {
-        while let lineEnd = (0..<max(0, pending.count - 1)).first(where: { pending[$0] == 13 && pending[$0 + 1] == 10 }) {
+        while let lineEnd = (0..<max(0, pending.count - 1)).first(where: { pending[$0] == 13 && pending[$0 + 1] == 10 })
+        {
             guard let size = Int(String(decoding: pending[0..<lineEnd], as: UTF8.self), radix: 16) else {
                 throw HarnessError("bad chunk size in \(String(decoding: pending.prefix(40), as: UTF8.self))")
             }
