@@ -52,9 +52,13 @@ public struct LiveSubscription: Sendable {
         }
     }
 
-    /// Whether a request's `Accept` asks for a stream: it names `text/event-stream`.
+    /// Whether a request asks for a stream: a GET over HTTP/1.1 whose `Accept` names
+    /// `text/event-stream`.
     static func asksForStream(_ request: HTTPRequest) -> Bool {
-        guard request.method == "GET", let accept = request.joinedHeader("Accept") else { return false }
+        // A stream is chunked, which HTTP/1.0 does not have: such a client gets the JSON.
+        guard request.method == "GET", request.versionMinor >= 1, let accept = request.joinedHeader("Accept") else {
+            return false
+        }
         return accept.lowercased().contains("text/event-stream")
     }
 }

@@ -74,6 +74,8 @@ final class ClientConnection {
     private var peerIsLoopback = false
     /// The live stream this connection answers with, once a request subscribed.
     private var streamOutput: StreamOutput?
+    /// Bounds how long an ended stream's last writes may wait for a client that does not read.
+    private var lingerTimer: RouteTimer?
 
     init(owner: any ConnectionOwner) {
         self.owner = owner
@@ -280,6 +282,8 @@ final class ClientConnection {
     private func closeHandles() {
         guard handles != .closed else { return }
         handles = .closed
+        lingerTimer?.stop()
+        lingerTimer = nil
         if owner.forget(self) { owner.metrics.connectionClosed() }
         let onClose: uv_close_cb = { handle in
             guard let handle, let data = handle.pointee.data else { return }
@@ -354,5 +358,12 @@ extension ClientConnection: StreamHost {
 
     var unsentBytes: Int { handles == .closed ? 0 : Int(uv_stream_get_write_queue_size(reshape_tcp_stream(tcp))) }
 
-    func endStream() { send(.streamEnded) }
+    /// Ends the stream's answer. A client that does not read (a slow consumer) would hold
+    /// the last writes, and the socket, for ever: after the idle timeout they are dropped.
+    func endStream() {
+        send(.streamEnded)
+        guard handles == .closingAfterWrites else { return }
+        let milliseconds = owner.shared.configuration.limits.idleTimeoutMilliseconds
+        lingerTimer = RouteTimer(loop: owner.loop, milliseconds: milliseconds) { [weak self] in self?.closeHandles() }
+    }
 }

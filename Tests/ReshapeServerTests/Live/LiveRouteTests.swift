@@ -31,6 +31,18 @@ final class LiveRouteTests: XCTestCase {
               - keyed-to-array: { key: objectId, order: key }
               - validate: { type: User, invalid: drop }
               - wrap: objects
+          - name: one-subscriber
+            request: GET /one-subscriber
+            upstream: demo
+            path: /scores.json
+            live: { max-subscribers: 1 }
+            transform: []
+          - name: refused
+            request: GET /refused
+            upstream: demo
+            path: /fault/status/500
+            live: true
+            transform: []
           - name: scores
             request: GET /scores
             upstream: demo
@@ -169,6 +181,37 @@ final class LiveRouteTests: XCTestCase {
         while let event = try slow.next(timeout: 2) { last = event }
         XCTAssertEqual(last?.name, "error")
         XCTAssertTrue(last?.data.contains(#""code":"slow-consumer""#) ?? false, String((last?.data ?? "").prefix(200)))
+    }
+
+    func testOneSubscriberTooManyIsAnswered503() throws {
+        let first = try EventStreamClient(port: server.port, "/one-subscriber")
+        defer { first.close() }
+        try first.readHead()
+        _ = try first.expect("snapshot")
+        let second = try RawHTTP.get(port: server.port, "/one-subscriber", headers: ["Accept: text/event-stream"])
+        XCTAssertEqual(second.status, 503)
+        XCTAssertEqual(second.json["code"] as? String, "too-many-subscribers")
+    }
+
+    func testAnUpstreamRefusingTheStreamEndsItWithAnError() throws {
+        let client = try EventStreamClient(port: server.port, "/refused")
+        defer { client.close() }
+        try client.readHead()
+        let error = try client.expect("error")
+        XCTAssertTrue(error.data.contains(#""code":"upstream-stream-refused""#), error.data)
+        XCTAssertTrue(try client.waitForEnd())
+    }
+
+    func testDrainingEndsEveryStreamWithShuttingDown() throws {
+        let client = try EventStreamClient(port: server.port, "/users")
+        defer { client.close() }
+        try client.readHead()
+        _ = try client.expect("snapshot")
+        server.child.signal(SIGTERM)
+        let error = try client.expect("error")
+        XCTAssertTrue(error.data.contains(#""code":"shutting-down""#), error.data)
+        XCTAssertTrue(try client.waitForEnd())
+        XCTAssertEqual(server.child.waitForExit(5), 0, "the stream does not hold up the drain")
     }
 
     // MARK: - Helpers
