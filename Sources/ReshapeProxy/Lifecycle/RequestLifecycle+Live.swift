@@ -1,3 +1,4 @@
+import ReshapeJSON
 import ReshapeRules
 
 /// A live route's stream (`Accept: text/event-stream`): the subscription the server opens,
@@ -21,6 +22,35 @@ extension RequestLifecycle {
         case .respond(let rendered, _):
             return respond(rendered.response, AnswerRecord(routeName: match.route.name, errorCode: rendered.errorCode))
         }
+    }
+
+    /// A plain GET (or HEAD) of a live route while this worker streams the same upstream
+    /// request: answered from the stream's current answer, without a fetch (`Reshape-Cache:
+    /// live`). nil: no such stream, fetch as usual.
+    func answerFromStream(_ match: RouteMatch) -> Action? {
+        guard let lookup = settings.liveAnswer, request.method == "GET" || request.method == "HEAD",
+            request.body.isEmpty
+        else { return nil }
+        let route = match.route
+        let rules = self.rules
+        let request = self.request
+        var built: String?
+        let answer = lookup(route.name) {
+            let (_, action) = RouteExchange.start(request, route: route, parameters: match.parameters, rules: rules)
+            guard case .fetch(let orders) = action, orders.count == 1 else { return "" }
+            let key = LiveSubscription.streamKey(route: route, request: orders[0].request)
+            built = key
+            return key
+        }
+        guard let answer, built != nil else { return nil }
+        let body = answer.serialized()
+        var headers = [
+            NameValue(name: "Content-Type", value: "application/json"),
+            NameValue(name: "ETag", value: EntityTag.of(body)),
+            NameValue(name: CacheStatus.headerName, value: "live"),
+        ]
+        headers += CachingHeaders.route(forwarded: route.forwardHeaders, maxAge: nil, upstream: CacheControl())
+        return respond(HTTPResponse(status: 200, headers: headers, body: body), AnswerRecord(routeName: route.name))
     }
 
     /// The worker streams to as many subscribers as the route allows: a 503 instead.

@@ -1,3 +1,4 @@
+import ReshapeJSON
 import ReshapeRules
 
 /// What a listener's requests share, set once per listener.
@@ -19,6 +20,9 @@ public struct LifecycleSettings: Sendable {
     public var tracer: Tracer
     /// This listener's loop's compressor and threshold; nil: every answer is sent as rendered.
     public var compression: AnswerCompression?
+    /// The current answer of the live stream a route's plain GET would share (its route name,
+    /// then its `streamKey`, built only if the route has a stream open); nil without one.
+    public var liveAnswer: (@Sendable (String, () -> String) -> JSON?)?
 
     public init(
         endpoints: Endpoints, canFetch: Bool, accessLog: Bool, metrics: Metrics, cache: ResponseCache? = nil,
@@ -216,7 +220,10 @@ public final class RequestLifecycle: @unchecked Sendable {
                 return respond(Problem.notFound(path: String(request.path)).response, AnswerRecord())
             }
             let match = RouteMatch(route: route, parameters: parameters)
-            if route.live != nil, LiveSubscription.asksForStream(request) { return subscribe(match) }
+            if route.live != nil {
+                if LiveSubscription.asksForStream(request) { return subscribe(match) }
+                if let answer = answerFromStream(match) { return answer }
+            }
             return lookUpCache(match, now: now, waiter: cacheWaiter) ?? startExchange(match, lead: nil)
         }
     }

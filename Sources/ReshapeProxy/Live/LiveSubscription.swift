@@ -23,9 +23,14 @@ public struct LiveSubscription: Sendable {
         self.request = request
         self.policy = policy
         self.rules = rules
+        streamKey = Self.streamKey(route: route, request: request)
+    }
+
+    /// Names a route's upstream stream: the route, the URL and the headers sent.
+    static func streamKey(route: Route, request: UpstreamRequest) -> String {
         var key = route.name + "\n" + request.url
         for header in request.headers { key += "\n" + header.name + ":" + header.value }
-        streamKey = key
+        return key
     }
 
     /// The members every problem of the stream names the route by.

@@ -1,4 +1,5 @@
 import CLibUV
+import ReshapeJSON
 import ReshapeLive
 import ReshapeProxy
 
@@ -17,6 +18,8 @@ final class LiveHub {
     private var streams: [String: LiveUpstreamStream] = [:]
     /// Subscribers per route, against its `max-subscribers`.
     private var counts: [String: Int] = [:]
+    /// Streams open per route, so that a plain GET of a route without any costs nothing.
+    private var streamsPerRoute: [String: Int] = [:]
     /// Which stream each subscriber is on.
     private var placement: [ObjectIdentifier: LiveUpstreamStream] = [:]
 
@@ -35,12 +38,15 @@ final class LiveHub {
         counts[route, default: 0] += 1
         metrics.liveSubscribersChanged(by: 1)
         let subscriber = LiveSubscriber(subscription: subscription, sink: sink, metrics: metrics)
-        if let stream = streams[subscription.streamKey] {
+        if let stream = streams[subscription.streamKey], !stream.isOver {
             placement[ObjectIdentifier(subscriber)] = stream
             stream.join(subscriber)
         } else {
             let stream = LiveUpstreamStream(subscription: subscription, hub: self)
+            // One that is over (its close still due) is forgotten now: the new one takes its key.
+            if let old = streams[subscription.streamKey] { forget(old) }
             streams[subscription.streamKey] = stream
+            streamsPerRoute[route, default: 0] += 1
             placement[ObjectIdentifier(subscriber)] = stream
             // Joined before opening: a stream that cannot open yet retries for its subscribers.
             stream.join(subscriber)
@@ -70,6 +76,15 @@ final class LiveHub {
 
     /// A stream closed: the next subscriber to its key opens a new one.
     func forget(_ stream: LiveUpstreamStream) {
-        if streams[stream.key] === stream { streams[stream.key] = nil }
+        guard streams[stream.key] === stream else { return }
+        streams[stream.key] = nil
+        streamsPerRoute[stream.routeName, default: 1] -= 1
+    }
+
+    /// The answer a subscriber of this stream holds now; nil when no such stream is open or it
+    /// has no snapshot yet. `key` is only built when the route has a stream open.
+    func currentAnswer(route: String, key: () -> String) -> JSON? {
+        guard streamsPerRoute[route, default: 0] > 0, let stream = streams[key()], !stream.isOver else { return nil }
+        return stream.answer
     }
 }

@@ -22,6 +22,9 @@ final class LiveUpstreamStream {
     }
 
     let key: String
+    var routeName: String { subscription.route.name }
+    /// The answer its subscribers hold now; nil before the first snapshot.
+    var answer: JSON? { stream.answer }
     private let subscription: LiveSubscription
     private var stream: LiveStream
     private var parser = ServerSentEventParser()
@@ -41,6 +44,9 @@ final class LiveUpstreamStream {
     }
 
     var isClosed: Bool { if case .closed = phase { true } else { false } }
+
+    /// Ended for good (its `error` is sent, the close may still be due): nobody joins it.
+    var isOver: Bool { isClosed || stream.isEnded }
 
     /// Opens the upstream transfer and starts the keep-alive timer.
     func open() {

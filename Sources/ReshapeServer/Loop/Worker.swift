@@ -69,9 +69,13 @@ final class Worker: ConnectionOwner {
         uv_loop_init(loop)
         let upstream = UpstreamClient(loop: loop, metrics: metrics)
         self.upstream = upstream
-        liveHub = LiveHub(
+        let hub = LiveHub(
             loop: loop, upstream: upstream, metrics: metrics,
             stallSeconds: shared.configuration.liveStallSeconds)
+        liveHub = hub
+        // Called by this loop's own requests only, on this loop's thread.
+        let boundHub = LoopBound(hub)
+        lifecycleSettings.liveAnswer = { route, key in boundHub.value?.currentAnswer(route: route, key: key) }
         lifecycleSettings.tracer = Worker.tracer(
             loop: loop, upstream: upstream, configuration: shared.configuration, metrics: metrics,
             exporter: &spanExporter)

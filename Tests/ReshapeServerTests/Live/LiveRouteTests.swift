@@ -31,6 +31,16 @@ final class LiveRouteTests: XCTestCase {
               - keyed-to-array: { key: objectId, order: key }
               - validate: { type: User, invalid: drop }
               - wrap: objects
+          # The same answer fetched every time: what the streams are compared with, since a
+          # plain GET of a live route with a stream open comes from that stream.
+          - name: users-fetched
+            request: GET /users-fetched
+            upstream: demo
+            path: /users.json
+            transform:
+              - keyed-to-array: { key: objectId, order: key }
+              - validate: { type: User, invalid: drop }
+              - wrap: objects
           - name: one-subscriber
             request: GET /one-subscriber
             upstream: demo
@@ -74,7 +84,7 @@ final class LiveRouteTests: XCTestCase {
         XCTAssertNil(client.header("Content-Length"))
         let snapshot = try client.expect("snapshot")
         XCTAssertEqual(snapshot.id, "1")
-        XCTAssertEqual(snapshot.data, try plainGet("/users"))
+        XCTAssertEqual(snapshot.data, try plainGet("/users-fetched"))
         var document = try JSON.parse(Array(snapshot.data.utf8))
 
         let created = try write("POST", "/users.json", #"{"name":"Zed","age":30}"#)
@@ -118,7 +128,7 @@ final class LiveRouteTests: XCTestCase {
         try second.readHead()
         let late = try second.expect("snapshot")
         XCTAssertEqual(late.id, "1", "each subscriber numbers its own events")
-        XCTAssertEqual(late.data, try plainGet("/users"))
+        XCTAssertEqual(late.data, try plainGet("/users-fetched"))
         XCTAssertEqual(try streamCounts().opened, 1)
         first.close()
         second.close()
@@ -135,7 +145,7 @@ final class LiveRouteTests: XCTestCase {
         _ = try write("POST", "/_demo/streams/drop", nil)
         let again = try client.expect("snapshot")
         XCTAssertEqual(again.id, "2")
-        XCTAssertEqual(again.data, try plainGet("/users"))
+        XCTAssertEqual(again.data, try plainGet("/users-fetched"))
         XCTAssertEqual(try streamCounts().opened, 2)
     }
 
@@ -183,6 +193,21 @@ final class LiveRouteTests: XCTestCase {
         XCTAssertTrue(last?.data.contains(#""code":"slow-consumer""#) ?? false, String((last?.data ?? "").prefix(200)))
     }
 
+    func testAPlainGetIsAnsweredFromAnOpenStream() throws {
+        XCTAssertNil(try RawHTTP.get(port: server.port, "/users").header("Reshape-Cache"), "no stream yet: fetched")
+        let client = try EventStreamClient(port: server.port, "/users")
+        defer { client.close() }
+        try client.readHead()
+        let snapshot = try client.expect("snapshot")
+        let fetchesBefore = try upstream.log().filter { ($0["target"] as? String) == "/users.json" }.count
+        let get = try RawHTTP.get(port: server.port, "/users")
+        XCTAssertEqual(get.header("Reshape-Cache"), "live")
+        XCTAssertEqual(get.text, snapshot.data)
+        XCTAssertEqual(get.header("Content-Type"), "application/json")
+        let fetchesAfter = try upstream.log().filter { ($0["target"] as? String) == "/users.json" }.count
+        XCTAssertEqual(fetchesAfter, fetchesBefore, "answered without a fetch")
+    }
+
     func testOneSubscriberTooManyIsAnswered503() throws {
         let first = try EventStreamClient(port: server.port, "/one-subscriber")
         defer { first.close() }
@@ -220,7 +245,7 @@ final class LiveRouteTests: XCTestCase {
         let event = try client.expect("patch")
         XCTAssertEqual(event.id, String(id))
         document = try patch(from: event.data).applied(to: document)
-        XCTAssertEqual(String(decoding: document.serialized(), as: UTF8.self), try plainGet("/users"))
+        XCTAssertEqual(String(decoding: document.serialized(), as: UTF8.self), try plainGet("/users-fetched"))
     }
 
     private func plainGet(_ path: String) throws -> String {
