@@ -27,6 +27,8 @@ final class LiveSubscriber {
     /// Why its stream ended, when it ended with an `error` event.
     private(set) var errorCode: String?
     private(set) var isEnded = false
+    /// The size of the last snapshot sent: the bound on unsent bytes leaves room for it.
+    private var snapshotBytes = 0
     private let metrics: Metrics
 
     init(subscription: LiveSubscription, sink: any LiveSink, metrics: Metrics) {
@@ -38,8 +40,8 @@ final class LiveSubscriber {
     }
 
     /// Sends a snapshot or patch under this subscriber's next id. When what the socket could
-    /// not take yet then passes `buffer`, the subscriber is behind: it gets `slow-consumer` and
-    /// ends (false).
+    /// not take yet then passes `buffer` (beyond the last snapshot, which may be larger than
+    /// `buffer` by itself), the subscriber is behind: it gets `slow-consumer` and ends (false).
     @discardableResult
     func send(_ kind: LiveEvent.Kind) -> Bool {
         guard !isEnded, let sink else { return false }
@@ -47,8 +49,9 @@ final class LiveSubscriber {
         var bytes: [UInt8] = []
         LiveEvent(id: lastID, kind: kind).appendServerSentEvent(to: &bytes)
         if case .patch = kind { metrics.liveEventSent(patch: true) } else { metrics.liveEventSent(patch: false) }
+        if case .snapshot = kind { snapshotBytes = bytes.count }
         emit(bytes)
-        guard sink.unsentBytes <= policy.bufferBytes else {
+        guard sink.unsentBytes <= policy.bufferBytes + snapshotBytes else {
             metrics.liveSlowConsumerClosed()
             end(with: .slowConsumer(limit: policy.bufferBytes, context: context))
             return false
