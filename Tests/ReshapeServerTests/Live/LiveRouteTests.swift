@@ -130,11 +130,17 @@ final class LiveRouteTests: XCTestCase {
         XCTAssertEqual(late.id, "1", "each subscriber numbers its own events")
         XCTAssertEqual(late.data, try plainGet("/users-fetched"))
         XCTAssertEqual(try streamCounts().opened, 1)
+        XCTAssertEqual(try metric("reshape_live_subscribers"), 2)
+        XCTAssertEqual(try metric("reshape_live_upstream_streams"), 1)
         first.close()
         second.close()
         let deadline = Date().addingTimeInterval(2)
         while try streamCounts().open > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         XCTAssertEqual(try streamCounts().open, 0, "the upstream stream closes within 2 s of the last subscriber")
+        XCTAssertEqual(try metric("reshape_live_subscribers"), 0)
+        XCTAssertEqual(try metric("reshape_live_upstream_streams"), 0)
+        let lines = server.child.stdout.split(separator: "\n").filter { $0.contains(#""live_events""#) }
+        XCTAssertEqual(lines.count, 2, "one access-log line per subscription: \(lines)")
     }
 
     func testADroppedUpstreamStreamReconnectsWithANewSnapshot() throws {
