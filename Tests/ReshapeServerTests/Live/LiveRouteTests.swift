@@ -166,6 +166,17 @@ final class LiveRouteTests: XCTestCase {
         XCTAssertTrue(try client.waitForEnd(), "the stream ends after its error")
     }
 
+    func testARevokedCredentialEndsTheStreamWithAnError() throws {
+        let client = try EventStreamClient(port: server.port, "/users")
+        defer { client.close() }
+        try client.readHead()
+        _ = try client.expect("snapshot")
+        _ = try write("POST", "/_demo/streams/revoke", nil)
+        let error = try client.expect("error")
+        XCTAssertTrue(error.data.contains(#""code":"upstream-auth-revoked""#), error.data)
+        XCTAssertTrue(try client.waitForEnd())
+    }
+
     func testKeepAliveCommentsArrive() throws {
         let client = try EventStreamClient(port: server.port, "/users")
         defer { client.close() }
