@@ -19,11 +19,13 @@ extension LiveProblem {
             detail: "the server is shutting down; reconnect", extra: context)
     }
 
-    /// The upstream answered the stream request with another status than 200.
-    public static func streamRefused(status: Int, context: [JSONMember]) -> LiveProblem {
-        LiveProblem(
+    /// The upstream answered the stream request with another status than 200, or with a 200
+    /// that is not an event stream (`contentType`).
+    public static func streamRefused(status: Int, contentType: String? = nil, context: [JSONMember]) -> LiveProblem {
+        let what = status == 200 ? "200 with Content-Type \(contentType ?? "(none)")" : String(status)
+        return LiveProblem(
             status: 502, code: "upstream-stream-refused", title: "Upstream refused the stream",
-            detail: "the upstream answered \(status) to the stream request", extra: context)
+            detail: "the upstream answered \(what) to the stream request, not an event stream", extra: context)
     }
 
     /// The upstream sent something that is not a Firebase event stream.

@@ -159,14 +159,16 @@ final class LiveUpstreamStream {
         }
     }
 
-    /// The transfer ended by itself: a status other than 200 ends the stream for good; a 200
-    /// that ended, or a transport failure, is transient and reconnects.
+    /// The transfer ended by itself: anything but a 200 event stream ends the stream for good;
+    /// an event stream that ended, or a transport failure, is transient and reconnects.
     private func ended(_ result: UpstreamResult) {
         guard case .connected = phase else { return }
         hub.metrics.liveUpstreamStreamsChanged(by: -1)
         phase = .disconnected
-        if case .response(let response) = result, response.status != 200 {
-            return endAll(.streamRefused(status: response.status, context: context))
+        if case .response(let response) = result,
+            response.status != 200 || !(response.contentType ?? "").lowercased().hasPrefix("text/event-stream")
+        {
+            return endAll(.streamRefused(status: response.status, contentType: response.contentType, context: context))
         }
         reconnectLater()
     }

@@ -7,7 +7,7 @@ import ReshapeRules
 /// or circuit here: the live hub reconnects a stream itself.
 extension UpstreamClient {
     /// Opens a stream for `request`. `received` gets the body's bytes as they arrive, once the
-    /// upstream answered 200 (another status's body is dropped); `ended` runs once when the
+    /// upstream answered 200 with `text/event-stream` (any other answer's body is dropped); `ended` runs once when the
     /// transfer ends, with its status or failure, unless it is cancelled first. A stream that
     /// sends nothing, comments included, for `stallSeconds` fails. nil: no transfer could be made.
     func startStream(
@@ -25,14 +25,10 @@ extension UpstreamClient {
         let transfer = UpstreamTransfer(
             easy: easy, headerList: headerList(for: request), maxBodyBytes: request.maxBodyBytes
         ) { result, _ in ended(result) }
-        var status: Int?
+        var isStream: Bool?
         transfer.streamHandler = { [unowned transfer] bytes in
-            if status == nil {
-                var code = 0
-                reshape_easy_getinfo_long(transfer.easy, CURLINFO_RESPONSE_CODE, &code)
-                status = code
-            }
-            guard status == 200 else { return }
+            if isStream == nil { isStream = Self.isEventStream(transfer.easy) }
+            guard isStream == true else { return }
             received(bytes)
         }
         transfer.configure(for: request, sockets: sockets)
@@ -41,6 +37,16 @@ extension UpstreamClient {
         transfers.insert(ObjectIdentifier(transfer))
         curl_multi_add_handle(multi, easy)
         return transfer
+    }
+
+    /// Whether the answer curl has the head of is a 200 `text/event-stream`.
+    private static func isEventStream(_ easy: UnsafeMutableRawPointer) -> Bool {
+        var status = 0
+        reshape_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        var type: UnsafeMutableRawPointer?
+        reshape_easy_getinfo_pointer(easy, CURLINFO_CONTENT_TYPE, &type)
+        guard status == 200, let type else { return false }
+        return String(cString: type.assumingMemoryBound(to: CChar.self)).lowercased().hasPrefix("text/event-stream")
     }
 
     /// Closes a stream now; its `ended` never runs. Not from inside its `received`: curl's

@@ -53,6 +53,12 @@ final class LiveRouteTests: XCTestCase {
             path: /fault/status/500
             live: true
             transform: []
+          - name: not-a-stream
+            request: GET /not-a-stream
+            upstream: demo
+            path: /echo/x
+            live: true
+            transform: []
           - name: scores
             request: GET /scores
             upstream: demo
@@ -241,6 +247,16 @@ final class LiveRouteTests: XCTestCase {
         try client.readHead()
         let error = try client.expect("error")
         XCTAssertTrue(error.data.contains(#""code":"upstream-stream-refused""#), error.data)
+        XCTAssertTrue(try client.waitForEnd())
+    }
+
+    func testAnUpstreamAnsweringJSONInsteadOfAStreamEndsItWithAnError() throws {
+        let client = try EventStreamClient(port: server.port, "/not-a-stream")
+        defer { client.close() }
+        try client.readHead()
+        let error = try client.expect("error")
+        XCTAssertTrue(error.data.contains(#""code":"upstream-stream-refused""#), error.data)
+        XCTAssertTrue(error.data.contains("200 with Content-Type application/json"), error.data)
         XCTAssertTrue(try client.waitForEnd())
     }
 
