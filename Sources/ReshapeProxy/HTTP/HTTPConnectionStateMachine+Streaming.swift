@@ -40,7 +40,8 @@ extension HTTPConnectionStateMachine {
         case .streaming, .closed: impossible("openStream", in: stateName)
         }
         actions.append(.stopIdleTimer)
-        actions += slots.filter { $0.response == nil && !$0.stream }.map { .cancel(id: $0.id) }
+        // Later streams too: one connection carries one stream.
+        actions += slots.filter { $0.response == nil }.map { .cancel(id: $0.id) }
         slots.removeAll()
         paused = false
         state = .streaming(id: id)

@@ -72,8 +72,9 @@ final class ClientConnection {
     private var driver: RequestDriver!
     /// The peer is on a loopback address (admin endpoints without their own port answer only it).
     private var peerIsLoopback = false
-    /// The live stream this connection answers with, once a request subscribed.
-    private var streamOutput: StreamOutput?
+    /// The live streams requests subscribed to, by request id; the first one written is the
+    /// connection's answer, and the later ones are cancelled then.
+    private var streamOutputs: [Int: StreamOutput] = [:]
     /// Bounds how long an ended stream's last writes may wait for a client that does not read.
     private var lingerTimer: RouteTimer?
 
@@ -146,8 +147,8 @@ final class ClientConnection {
         case .close: requestClose()
         case .cancel(let id):
             driver.cancel(id)
-        case .streamOpened:
-            streamOutput?.opened()
+        case .streamOpened(let id):
+            streamOutputs[id]?.opened()
             // Read on, only to notice the client leaving: the bytes are not parsed.
             if handles == .open { resumeReading() }
         case .stopReading, .pauseReading: if handles != .closed { uv_read_stop(reshape_tcp_stream(tcp)) }
@@ -344,7 +345,7 @@ final class ClientConnection {
 extension ClientConnection: StreamHost {
     func streamSink(for id: Int) -> any LiveSink {
         let output = StreamOutput(host: self)
-        streamOutput = output
+        streamOutputs[id] = output
         return output
     }
 

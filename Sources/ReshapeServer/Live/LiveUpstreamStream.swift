@@ -1,5 +1,4 @@
 import CLibUV
-import Glibc
 import ReshapeJSON
 import ReshapeLive
 import ReshapeProxy
@@ -189,6 +188,8 @@ final class LiveUpstreamStream {
     // MARK: - Subscribers
 
     private func armKeepAlive() {
+        // A stream that could not even start may be closed already: no timer to hold the loop.
+        guard !isClosed else { return }
         keepAliveTimer = RouteTimer(loop: hub.loop, milliseconds: subscription.policy.keepAliveMilliseconds) {
             [weak self] in
             guard let self, !self.isClosed else { return }

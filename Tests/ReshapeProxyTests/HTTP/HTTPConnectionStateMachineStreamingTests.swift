@@ -52,6 +52,16 @@ final class HTTPConnectionStateMachineStreamingTests: XCTestCase {
         XCTAssertEqual(machine.stateName, "streaming")
     }
 
+    func testASecondStreamOnTheConnectionIsCancelled() {
+        var machine = Machine(limits: ServerLimits())
+        read(get, into: &machine)
+        read(get, into: &machine)
+        XCTAssertEqual(machine.handle(.streamReady(id: 1)), [])
+        let actions = machine.handle(.streamReady(id: 0))
+        XCTAssertTrue(actions.contains(.cancel(id: 1)), "\(actions)")
+        XCTAssertEqual(actions.last, .streamOpened(id: 0))
+    }
+
     func testTheEndWritesTheLastChunkAndCloses() {
         var machine = Machine(limits: ServerLimits())
         read(get, into: &machine)
