@@ -161,6 +161,23 @@ final class LiveRouteTests: XCTestCase {
         XCTAssertEqual(try streamCounts().opened, 2)
     }
 
+    func testASilentUpstreamStreamIsReconnected() throws {
+        // An upstream whose keep-alives come less often than the stall bound.
+        server.stop()
+        upstream.child.stop()
+        upstream = try DemoUpstream(arguments: ["--keep-alive", "30"])
+        server = try ReshapeServer(
+            rules: Self.rules(upstreamPort: upstream.port), arguments: ["--workers", "1", "--live-stall-timeout", "1"])
+        let client = try EventStreamClient(port: server.port, "/users")
+        defer { client.close() }
+        try client.readHead()
+        _ = try client.expect("snapshot")
+        // curl averages the speed over its last seconds: the stall shows a few seconds late.
+        let again = try client.expect("snapshot", timeout: 15)
+        XCTAssertEqual(again.id, "2", "a new snapshot after the stalled stream was replaced")
+        XCTAssertEqual(try streamCounts().opened, 2)
+    }
+
     func testACancelledUpstreamStreamEndsWithAnError() throws {
         let client = try EventStreamClient(port: server.port, "/users")
         defer { client.close() }
