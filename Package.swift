@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "ReshapeContractTests", dependencies: ["ReshapeContract", "ReshapeRules", "ReshapeJSON"]),
         .testTarget(name: "ReshapeProxyTests", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON", "ReshapeCompression"]),
         .testTarget(
-            name: "ReshapeServerTests", dependencies: ["ReshapeServer", "ReshapeJSON", "reshape", "reshape-demo-upstream"],
+            name: "ReshapeServerTests", dependencies: ["ReshapeServer", "ReshapeJSON", "ReshapeLive", "reshape", "reshape-demo-upstream"],
             exclude: ["Harness/otlp_receiver.py"]),
         .testTarget(name: "CLITests", dependencies: ["reshape", "ReshapeJSON"]),
         .testTarget(name: "ReshapeOpenAPITests", dependencies: ["ReshapeOpenAPI", "ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),

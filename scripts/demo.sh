@@ -98,6 +98,14 @@ if $smoke; then
       failures=$((failures + 1))
     fi
   done
+  # The live route: its stream starts with the normalized answer (curl stops it after 2 s).
+  stream=$(curl -s -N --max-time 2 -H 'Accept: text/event-stream' "$base/users" || true)
+  if grep -q '^event: snapshot' <<<"$stream" && grep -q '^data: {"objects":' <<<"$stream"; then
+    echo "ok   live $base/users"
+  else
+    echo "FAIL live $base/users: expected an event: snapshot, got: $(head -c 300 <<<"$stream")"
+    failures=$((failures + 1))
+  fi
   [ "$failures" -eq 0 ] || { echo "reshape's log:"; cat "$work/reshape.log"; exit 1; }
   echo "demo --smoke: all answers as expected"
   exit 0
@@ -123,10 +131,11 @@ Reshape is running on $base in front of the demo upstream on $DEMO_UPSTREAM_URL
   curl -si -X POST -H 'Content-Type: application/json' -d '{"name": ""}' $base/users
                                                        # an invalid body: 422 with every violation, upstream not called
 
-  The raw upstream, for comparison:   curl -s $DEMO_UPSTREAM_URL/users.json?print=pretty
-  Its Firebase event stream, live:    curl -N -H 'Accept: text/event-stream' $DEMO_UPSTREAM_URL/users.json
+  Live, normalized:                   curl -N -H 'Accept: text/event-stream' $base/users
     and in another terminal a write:  curl -s -X POST -d '{"name": "Eve", "email": "eve@example.com"}' $DEMO_UPSTREAM_URL/users.json
-                                      (the stream shows a put of the new record)
+                                      (the stream shows a snapshot, then a JSON Patch adding Eve)
+  The raw upstream, for comparison:   curl -s $DEMO_UPSTREAM_URL/users.json?print=pretty
+  Its Firebase event stream:          curl -N -H 'Accept: text/event-stream' $DEMO_UPSTREAM_URL/users.json
   Health and metrics:                 curl -s $base/_reshape/ready; curl -s $base/_reshape/metrics
 
 Press Ctrl-C to stop.

@@ -31,6 +31,9 @@ public struct ServerConfiguration: Sendable {
     /// JSON answers from this many bytes are compressed for clients that accept it
     /// (`--compress-min-bytes`); 0 compresses every one.
     public var compressMinBytes = AnswerCompression.defaultMinimumBytes
+    /// A live route's upstream stream that sends nothing, keep-alives included, for this long
+    /// is dropped and reconnected: twice Firebase's keep-alive period.
+    public var liveStallSeconds = 60
 
     public init(
         rulesPath: String, listenHost: String = "127.0.0.1", listenPort: Int = 8080,

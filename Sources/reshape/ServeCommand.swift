@@ -123,6 +123,13 @@ struct ServeCommand: ParsableCommand {
             valueName: "bytes"))
     var compressMinBytes: Int?
 
+    @Option(
+        name: .customLong("live-stall-timeout"),
+        help: ArgumentHelp(
+            "Seconds a live route's upstream stream may send nothing, keep-alives included, before it is reconnected (default 60: twice Firebase's keep-alive) [RESHAPE_LIVE_STALL_TIMEOUT].",
+            valueName: "seconds"))
+    var liveStallTimeout: Int?
+
     @Flag(name: .customLong("no-access-log"), help: "Do not write access-log lines [RESHAPE_ACCESS_LOG=off].")
     var noAccessLog = false
 
@@ -253,6 +260,15 @@ struct ServeCommand: ParsableCommand {
                 throw ExitCode(2)
             }
             configuration.compressMinBytes = bytes
+        }
+        let stallText = liveStallTimeout.map(String.init) ?? environment["RESHAPE_LIVE_STALL_TIMEOUT"]
+        if let stallText {
+            guard let seconds = Int(stallText), seconds >= 1 else {
+                Terminal.error(
+                    "reshape: --live-stall-timeout takes a whole number of seconds, 1 or more (got '\(stallText)')")
+                throw ExitCode(2)
+            }
+            configuration.liveStallSeconds = seconds
         }
         let status = Server(configuration: configuration, environment: environment).run()
         if status != 0 { throw ExitCode(status) }

@@ -10,6 +10,7 @@ extension HTTPConnectionStateMachine {
         case .readingHead: "readingHead"
         case .readingBody: "readingBody"
         case .readingDone: "readingDone"
+        case .streaming: "streaming"
         case .closed: "closed"
         }
     }
@@ -17,7 +18,7 @@ extension HTTPConnectionStateMachine {
     /// Every case name of `State`, in declaration order.
     public static let stateNames = [
         "awaitingFirstRequest", "idle", "readingHead", "readingBody", "readingDone",
-        "closed",
+        "streaming", "closed",
     ]
 
     public enum Event: Sendable {
@@ -41,6 +42,11 @@ extension HTTPConnectionStateMachine {
         case peerClosed
         /// The answer to the request dispatched with `id`.
         case responseReady(id: Int, HTTPResponse)
+        /// The answer to the request dispatched with `id` is a live stream: its head is written
+        /// in turn, then `streamOpened`.
+        case streamReady(id: Int)
+        /// The live stream ended and its last event is written: end the answer and close.
+        case streamEnded
         /// The header timer ran out (`startHeaderTimer`).
         case headerTimeout
         /// The body timer ran out (`startBodyTimer`).
@@ -61,6 +67,9 @@ extension HTTPConnectionStateMachine {
         case close
         /// The client is gone: stop the upstream work for this request.
         case cancel(id: Int)
+        /// The stream's head is written: its events may follow, and the socket is read only to
+        /// notice the client leaving.
+        case streamOpened(id: Int)
         /// Read no more requests from this connection, ever.
         case stopReading
         /// Stop reading for now: as many requests as may be pipelined await their answers.
@@ -80,5 +89,21 @@ extension HTTPConnectionStateMachine {
         case startIdleTimer
         /// A request begins.
         case stopIdleTimer
+    }
+
+    /// The sizes of the request being read, checked against `limits` as they grow.
+    struct RequestCounts: Sendable, Equatable {
+        var urlBytes = 0
+        /// The target and every header name and value; trailers count on after the head.
+        var headerBytes = 0
+        var headerCount = 0
+        var bodyBytes = 0
+
+        func adding(headerBytes bytes: Int, field: Bool) -> RequestCounts {
+            var counts = self
+            counts.headerBytes += bytes
+            if field { counts.headerCount += 1 }
+            return counts
+        }
     }
 }

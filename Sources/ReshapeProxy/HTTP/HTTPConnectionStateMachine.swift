@@ -23,6 +23,9 @@ public struct HTTPConnectionStateMachine: Sendable {
         /// No more requests are read (the last one asked to close, or one was refused): the
         /// queued answers are written in order and the last one closes the connection.
         case readingDone
+        /// The answer to request `id` is a live stream, its head written: no more requests are
+        /// read, but the socket is watched so the client leaving is noticed (`peerClosed`).
+        case streaming(id: Int)
         /// Closed: whatever still arrives is late and ignored.
         case closed
     }
@@ -38,38 +41,26 @@ public struct HTTPConnectionStateMachine: Sendable {
         case bodyAfterContinue
     }
 
-    /// The sizes of the request being read, checked against `limits` as they grow.
-    struct RequestCounts: Sendable, Equatable {
-        var urlBytes = 0
-        /// The target and every header name and value; trailers count on after the head.
-        var headerBytes = 0
-        var headerCount = 0
-        var bodyBytes = 0
-
-        func adding(headerBytes bytes: Int, field: Bool) -> RequestCounts {
-            var counts = self
-            counts.headerBytes += bytes
-            if field { counts.headerCount += 1 }
-            return counts
-        }
-    }
-
-    private struct Slot {
+    struct Slot {
         let id: Int
         let headOnly: Bool
         let keepAlive: Bool
         var response: HTTPResponse?
+        /// The answer is a live stream (`streamReady`), written as its head when its turn comes.
+        var stream = false
+
+        var isReady: Bool { response != nil || stream }
     }
 
     public let limits: ServerLimits
-    private(set) var state: State = .awaitingFirstRequest
+    var state: State = .awaitingFirstRequest
     /// Requests read and not yet written, in order. Beside `state`, not in it: pipelined
     /// requests await their answers while the next is read, and after reading is done.
-    private var slots: [Slot] = []
+    var slots: [Slot] = []
     private var nextID = 0
     /// Reading paused at the pipelining depth (backpressure). Beside `state`: the parser still
     /// delivers the rest of a buffer it was given, so any reading state can be paused.
-    private var paused = false
+    var paused = false
     /// The server is shutting down. Beside `state`: it can come in any state, and from then on
     /// no answer keeps the connection alive and it closes as soon as it is idle.
     private var draining = false
@@ -87,9 +78,12 @@ public struct HTTPConnectionStateMachine: Sendable {
     public var readsRequests: Bool {
         switch state {
         case .awaitingFirstRequest, .idle, .readingHead, .readingBody: true
-        case .readingDone, .closed: false
+        case .readingDone, .streaming, .closed: false
         }
     }
+
+    /// Whether a live stream's head is written: its events may be written now.
+    public var isStreaming: Bool { if case .streaming = state { true } else { false } }
 
     /// Actions for a freshly accepted connection: the header timer runs from the start.
     public mutating func opened() -> [Action] {
@@ -97,7 +91,7 @@ public struct HTTPConnectionStateMachine: Sendable {
         case .awaitingFirstRequest: return [.startHeaderTimer]
         // Drained before it was opened: nothing to time.
         case .closed: return []
-        case .idle, .readingHead, .readingBody, .readingDone: impossible("opened", in: stateName)
+        case .idle, .readingHead, .readingBody, .readingDone, .streaming: impossible("opened", in: stateName)
         }
     }
 
@@ -113,6 +107,8 @@ public struct HTTPConnectionStateMachine: Sendable {
         case .parseError(let reason): return parseError(reason)
         case .peerClosed: return peerClosed()
         case .responseReady(let id, let response): return responseReady(id, response)
+        case .streamReady(let id): return streamReady(id)
+        case .streamEnded: return streamEnded()
         case .headerTimeout: return headerTimeout()
         case .bodyTimeout: return bodyTimeout()
         case .idleTimeout: return idleTimeout()
@@ -129,7 +125,7 @@ public struct HTTPConnectionStateMachine: Sendable {
             state = .readingHead(RequestCounts())
             return [.stopIdleTimer, .startHeaderTimer]
         case .readingHead, .readingBody: impossible("messageBegan", in: stateName)
-        case .readingDone, .closed: return []
+        case .readingDone, .streaming, .closed: return []
         }
     }
 
@@ -142,7 +138,7 @@ public struct HTTPConnectionStateMachine: Sendable {
             if counts.urlBytes > limits.maxURLBytes { return fail(.uriTooLong(limit: limits.maxURLBytes)) }
             return checkHeaderBytes(counts)
         case .awaitingFirstRequest, .idle, .readingBody: impossible("urlBytes", in: stateName)
-        case .readingDone, .closed: return []
+        case .readingDone, .streaming, .closed: return []
         }
     }
 
@@ -157,7 +153,7 @@ public struct HTTPConnectionStateMachine: Sendable {
             counts = current.adding(headerBytes: count, field: startsField)
             state = .readingBody(counts, promise)
         case .awaitingFirstRequest, .idle: impossible(event, in: stateName)
-        case .readingDone, .closed: return []
+        case .readingDone, .streaming, .closed: return []
         }
         if startsField && counts.headerCount > limits.maxHeaderCount {
             return fail(.headersTooLarge("more than \(limits.maxHeaderCount) header fields"))
@@ -185,7 +181,7 @@ public struct HTTPConnectionStateMachine: Sendable {
             return [.stopHeaderTimer, .startBodyTimer] + writeContinueIfDue()
         // Trailers end without a second `headersComplete`.
         case .awaitingFirstRequest, .idle, .readingBody: impossible("headersComplete", in: stateName)
-        case .readingDone, .closed: return []
+        case .readingDone, .streaming, .closed: return []
         }
     }
 
@@ -198,7 +194,7 @@ public struct HTTPConnectionStateMachine: Sendable {
             if counts.bodyBytes > limits.maxBodyBytes { return fail(.bodyTooLarge(limit: limits.maxBodyBytes)) }
             return []
         case .awaitingFirstRequest, .idle, .readingHead: impossible("bodyBytes", in: stateName)
-        case .readingDone, .closed: return []
+        case .readingDone, .streaming, .closed: return []
         }
     }
 
@@ -234,7 +230,7 @@ public struct HTTPConnectionStateMachine: Sendable {
             return actions
         // http_parser completes a message only after its head.
         case .awaitingFirstRequest, .idle, .readingHead: impossible("messageComplete", in: stateName)
-        case .readingDone, .closed: return []
+        case .readingDone, .streaming, .closed: return []
         }
     }
 
@@ -248,7 +244,7 @@ public struct HTTPConnectionStateMachine: Sendable {
                 return fail(.headersTooLarge("the request head is larger than the parser accepts"))
             }
             return fail(.badRequest("the request is not valid HTTP/1.1 (\(reason))"))
-        case .readingDone, .closed: return []
+        case .readingDone, .streaming, .closed: return []
         }
     }
 
@@ -264,6 +260,9 @@ public struct HTTPConnectionStateMachine: Sendable {
         case .awaitingFirstRequest, .idle, .readingHead, .readingBody, .readingDone:
             state = .closed
             return slots.filter { $0.response == nil }.map { .cancel(id: $0.id) } + [.close]
+        case .streaming(let id):
+            state = .closed
+            return [.cancel(id: id), .close]
         // The socket reports its end after the connection closed it.
         case .closed: return []
         }
@@ -280,6 +279,8 @@ public struct HTTPConnectionStateMachine: Sendable {
             return flush()
         // Answered as the client left, before the cancel reached it.
         case .closed: return []
+        // Every other request was cancelled as the stream's head was written.
+        case .streaming: impossible("responseReady(id: \(id))", in: stateName)
         }
     }
 
@@ -288,14 +289,15 @@ public struct HTTPConnectionStateMachine: Sendable {
     private mutating func headerTimeout() -> [Action] {
         switch state {
         case .awaitingFirstRequest, .readingHead: return fail(.headerTimeout)
-        case .idle, .readingBody, .readingDone, .closed: return []
+        case .idle, .readingBody, .readingDone, .streaming, .closed: return []
         }
     }
 
     private mutating func bodyTimeout() -> [Action] {
         switch state {
         case .readingBody(_, .body), .readingBody(_, .bodyAfterContinue): return fail(.bodyTimeout)
-        case .awaitingFirstRequest, .idle, .readingHead, .readingBody(_, .none), .readingDone, .closed: return []
+        case .awaitingFirstRequest, .idle, .readingHead, .readingBody(_, .none), .readingDone, .streaming, .closed:
+            return []
         }
     }
 
@@ -305,7 +307,7 @@ public struct HTTPConnectionStateMachine: Sendable {
             guard slots.isEmpty else { return [] }
             state = .closed
             return [.close]
-        case .readingHead, .readingBody, .readingDone, .closed: return []
+        case .readingHead, .readingBody, .readingDone, .streaming, .closed: return []
         }
     }
 
@@ -318,6 +320,10 @@ public struct HTTPConnectionStateMachine: Sendable {
             return [.close]
         // What is being read is still answered, with `Connection: close`.
         case .readingHead, .readingBody, .readingDone:
+            draining = true
+            return []
+        // The server ends its streams itself, each with a last event (`streamEnded`).
+        case .streaming:
             draining = true
             return []
         case .closed: return []
@@ -333,7 +339,7 @@ public struct HTTPConnectionStateMachine: Sendable {
         case .readingBody(_, .body), .readingBody(_, .bodyAfterContinue): actions.append(.stopBodyTimer)
         case .awaitingFirstRequest, .idle, .readingHead, .readingBody(_, .none): break
         // Refused already: one answer ends a connection.
-        case .readingDone, .closed: return []
+        case .readingDone, .streaming, .closed: return []
         }
         state = .readingDone
         let id = nextID
@@ -352,10 +358,11 @@ public struct HTTPConnectionStateMachine: Sendable {
     static let continueHead = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 
     /// Writes every response that is next in order.
-    private mutating func flush() -> [Action] {
+    mutating func flush() -> [Action] {
         var actions: [Action] = []
-        while let first = slots.first, let response = first.response {
+        while let first = slots.first, first.isReady {
             slots.removeFirst()
+            guard let response = first.response else { return actions + openStream(first.id) }
             let keepAlive = first.keepAlive && !draining
             actions.append(
                 .write(
@@ -383,7 +390,7 @@ public struct HTTPConnectionStateMachine: Sendable {
                 actions.append(.startIdleTimer)
             }
         // `readingDone` never gets here: its last answer does not keep alive, and closed above.
-        case .readingHead, .readingDone, .closed: break
+        case .readingHead, .readingDone, .streaming, .closed: break
         }
         return actions
     }

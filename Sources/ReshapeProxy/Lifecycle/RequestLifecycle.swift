@@ -1,3 +1,4 @@
+import ReshapeJSON
 import ReshapeRules
 
 /// What a listener's requests share, set once per listener.
@@ -19,6 +20,9 @@ public struct LifecycleSettings: Sendable {
     public var tracer: Tracer
     /// This listener's loop's compressor and threshold; nil: every answer is sent as rendered.
     public var compression: AnswerCompression?
+    /// The current answer of the live stream a route's plain GET would share (its route name,
+    /// then its `streamKey`, built only if the route has a stream open); nil without one.
+    public var liveAnswer: (@Sendable (String, () -> String) -> JSON?)?
 
     public init(
         endpoints: Endpoints, canFetch: Bool, accessLog: Bool, metrics: Metrics, cache: ResponseCache? = nil,
@@ -62,6 +66,9 @@ public final class RequestLifecycle: @unchecked Sendable {
         case exchanging(RouteExchange, lead: CacheLead?)
         /// The answer is decided and handed to the server, which reports it with `answered`.
         case responding(AnswerRecord)
+        /// Streaming a live route's answer: the server holds the subscription until it ends
+        /// (`subscriptionEnded`) or is refused (`subscriptionRefused`).
+        case subscribed(RouteMatch)
         /// The answer is recorded (metrics, access log): nothing more happens.
         case answered
         /// The client went away before its answer: nothing more happens.
@@ -71,7 +78,7 @@ public final class RequestLifecycle: @unchecked Sendable {
     /// Every state's name, as `stateName` gives it.
     static let stateNames = [
         "routing", "refreshPending", "awaitingSharedCache", "waitingForLeader", "exchanging",
-        "responding", "answered", "cancelled",
+        "responding", "subscribed", "answered", "cancelled",
     ]
 
     /// What the server does next for this request.
@@ -85,6 +92,9 @@ public final class RequestLifecycle: @unchecked Sendable {
         case fetch([FetchOrder])
         /// Ask the shared cache (Redis) for this key and call `sharedLookupFinished`.
         case lookUpShared(String)
+        /// Open or join the route's upstream stream for this client and stream to it; call
+        /// `subscriptionEnded` when it ends, or `subscriptionRefused` if the worker is full.
+        case subscribe(LiveSubscription)
         /// Nothing to do until the next event.
         case wait
     }
@@ -150,6 +160,7 @@ public final class RequestLifecycle: @unchecked Sendable {
         case .waitingForLeader: "waitingForLeader"
         case .exchanging: "exchanging"
         case .responding: "responding"
+        case .subscribed: "subscribed"
         case .answered: "answered"
         case .cancelled: "cancelled"
         }
@@ -209,6 +220,10 @@ public final class RequestLifecycle: @unchecked Sendable {
                 return respond(Problem.notFound(path: String(request.path)).response, AnswerRecord())
             }
             let match = RouteMatch(route: route, parameters: parameters)
+            if route.live != nil {
+                if LiveSubscription.asksForStream(request) { return subscribe(match) }
+                if let answer = answerFromStream(match) { return answer }
+            }
             return lookUpCache(match, now: now, waiter: cacheWaiter) ?? startExchange(match, lead: nil)
         }
     }
@@ -279,7 +294,7 @@ public final class RequestLifecycle: @unchecked Sendable {
             break
         case .waitingForLeader:
             break  // its waiter stays with the cache; what it delivers finds the request gone
-        case .routing, .responding, .answered, .cancelled:
+        case .routing, .responding, .subscribed, .answered, .cancelled:
             impossible("cancelled", in: stateName)
         }
         state = .cancelled

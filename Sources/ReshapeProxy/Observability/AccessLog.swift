@@ -19,6 +19,8 @@ public struct AccessLogEntry: Sendable {
     public var fetches: Int
     /// The trace the request belongs to (32 lowercase hex digits), to find its spans by.
     public var traceID: String?
+    /// A live subscription's events sent (`live_events`), on the line written as it ends.
+    public var liveEvents: Int?
 
     public init(
         timeMilliseconds: Int, method: String, path: String, route: String?, status: Int, upstreamStatus: Int?,
@@ -68,6 +70,7 @@ public struct AccessLogEntry: Sendable {
         }
         if let errorCode { object["error"] = .string(errorCode) }
         if let traceID { object["trace_id"] = .string(traceID) }
+        if let liveEvents { object["live_events"] = .number(JSONNumber(liveEvents)) }
         return JSON.object(object).serialized() + [0x0A]
     }
 

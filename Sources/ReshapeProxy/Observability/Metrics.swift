@@ -56,6 +56,9 @@ public final class Metrics: Sendable {
     // Tracing: the span exporter's counters, kept apart (`Metrics+Spans.swift`).
     let spanCounters = Locked(SpanCounters())
 
+    // Live routes' streams (`Metrics+Live.swift`).
+    let liveCounters = Locked(LiveCounters())
+
     public init() {}
 
     public func recordRequest(route: String, status: Int, seconds: Double) {
@@ -257,6 +260,7 @@ public final class Metrics: Sendable {
                 "# HELP reshape_cache_entries Answers in the cache.\n# TYPE reshape_cache_entries gauge\nreshape_cache_entries \(cache.entries)\n"
         }
         out += spanExposition(workers)
+        out += liveExposition(workers)
         out +=
             "# HELP reshape_rules_info The rule set being served.\n# TYPE reshape_rules_info gauge\nreshape_rules_info{digest=\"\(digest)\"} 1\n"
         out += "# HELP reshape_rule_reloads_total Rule reloads, by result.\n# TYPE reshape_rule_reloads_total counter\n"

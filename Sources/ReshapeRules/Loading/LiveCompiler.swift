@@ -62,11 +62,6 @@ extension RuleSetBuilder {
                 scope.document, pointer,
                 "`live` cannot follow an `expand`: its follow-up fetches are not part of the upstream's stream")
         }
-        // Said where the route is written, so nobody deploys a live route expecting a stream.
-        warn(
-            scope.document, pointer,
-            "`live` routes run offline (`reshape replay`); `reshape serve` does not stream them in this version"
-                + " and answers them as plain GET routes (docs/live.md)")
         return policy
     }
 }

@@ -16,6 +16,8 @@ protocol ConnectionOwner: AnyObject {
     var lifecycleSettings: LifecycleSettings { get }
     /// Fetches for rule routes; nil where none are served.
     var upstream: UpstreamClient? { get }
+    /// The live routes' shared upstream streams; nil where none are served.
+    var liveHub: LiveHub? { get }
     func fillReadBuffer(_ buffer: UnsafeMutablePointer<uv_buf_t>?)
     /// Called by a connection as it closes; true the first time.
     func forget(_ connection: ClientConnection) -> Bool
@@ -70,6 +72,11 @@ final class ClientConnection {
     private var driver: RequestDriver!
     /// The peer is on a loopback address (admin endpoints without their own port answer only it).
     private var peerIsLoopback = false
+    /// The live streams requests subscribed to, by request id; the first one written is the
+    /// connection's answer, and the later ones are cancelled then.
+    private var streamOutputs: [Int: StreamOutput] = [:]
+    /// Bounds how long an ended stream's last writes may wait for a client that does not read.
+    private var lingerTimer: RouteTimer?
 
     init(owner: any ConnectionOwner) {
         self.owner = owner
@@ -77,6 +84,7 @@ final class ClientConnection {
         driver = RequestDriver(owner: owner) { [unowned self] id, lifecycle, response in
             self.answer(id, lifecycle, response)
         }
+        driver.host = self
         parser = HTTPParserAdapter { [unowned self] event in
             self.send(event)
             return self.state.readsRequests
@@ -139,6 +147,10 @@ final class ClientConnection {
         case .close: requestClose()
         case .cancel(let id):
             driver.cancel(id)
+        case .streamOpened(let id):
+            streamOutputs[id]?.opened()
+            // Read on, only to notice the client leaving: the bytes are not parsed.
+            if handles == .open { resumeReading() }
         case .stopReading, .pauseReading: if handles != .closed { uv_read_stop(reshape_tcp_stream(tcp)) }
         // Actions run once the event is handled: a machine that stopped reading meanwhile says so.
         case .resumeReading: if handles != .closed && state.readsRequests { resumeReading() }
@@ -271,6 +283,8 @@ final class ClientConnection {
     private func closeHandles() {
         guard handles != .closed else { return }
         handles = .closed
+        lingerTimer?.stop()
+        lingerTimer = nil
         if owner.forget(self) { owner.metrics.connectionClosed() }
         let onClose: uv_close_cb = { handle in
             guard let handle, let data = handle.pointee.data else { return }
@@ -293,6 +307,7 @@ final class ClientConnection {
                 guard let stream, let data = stream.pointee.data else { return }
                 let connection = Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue()
                 if count > 0, let base = buffer?.pointee.base {
+                    guard connection.state.readsRequests else { return }
                     connection.parser.feed(UnsafeRawBufferPointer(start: base, count: count))
                 } else if count < 0 {
                     connection.send(.peerClosed)
@@ -324,5 +339,32 @@ final class ClientConnection {
             }
         }
         uv_timer_start(timer, callback, UInt64(milliseconds), 0)
+    }
+}
+
+extension ClientConnection: StreamHost {
+    func streamSink(for id: Int) -> any LiveSink {
+        let output = StreamOutput(host: self)
+        streamOutputs[id] = output
+        return output
+    }
+
+    func streamReady(_ id: Int) { send(.streamReady(id: id)) }
+
+    /// One chunk: its size in hex, the bytes, CRLF.
+    func writeChunk(_ bytes: [UInt8]) {
+        guard handles == .open, state.isStreaming, !bytes.isEmpty else { return }
+        write(Array((String(bytes.count, radix: 16) + "\r\n").utf8), bytes + [13, 10])
+    }
+
+    var unsentBytes: Int { handles == .closed ? 0 : Int(uv_stream_get_write_queue_size(reshape_tcp_stream(tcp))) }
+
+    /// Ends the stream's answer. A client that does not read (a slow consumer) would hold
+    /// the last writes, and the socket, for ever: after the idle timeout they are dropped.
+    func endStream() {
+        send(.streamEnded)
+        guard handles == .closingAfterWrites else { return }
+        let milliseconds = owner.shared.configuration.limits.idleTimeoutMilliseconds
+        lingerTimer = RouteTimer(loop: owner.loop, milliseconds: milliseconds) { [weak self] in self?.closeHandles() }
     }
 }

@@ -28,6 +28,10 @@ final class RequestDriver {
     private var routeTimers: [Int: RouteTimer] = [:]
     /// The request whose route timeout is being answered now.
     private var timingOut: Int?
+    /// Requests answered with a live stream, until the stream ends or the client leaves.
+    private var subscriptions: [Int: (lifecycle: RequestLifecycle, subscriber: LiveSubscriber)] = [:]
+    /// The connection a subscription streams to; nil for a driver without a client.
+    weak var host: (any StreamHost)?
 
     /// `answered` gets each request's answer after its fetches are stopped.
     init(owner: any ConnectionOwner, answered: @escaping (Int, RequestLifecycle, HTTPResponse) -> Void) {
@@ -35,7 +39,7 @@ final class RequestDriver {
         self.answered = answered
     }
 
-    var isIdle: Bool { requests.isEmpty }
+    var isIdle: Bool { requests.isEmpty && subscriptions.isEmpty }
 
     /// Takes over a lifecycle with its first action (from `begin`, or `startRefresh`).
     func run(_ id: Int, _ lifecycle: RequestLifecycle, _ action: RequestLifecycle.Action) {
@@ -54,12 +58,15 @@ final class RequestDriver {
 
     /// The client went away: stop everything of this request, now.
     func cancel(_ id: Int) {
+        if let (lifecycle, subscriber) = subscriptions.removeValue(forKey: id) {
+            return endSubscription(lifecycle, subscriber)
+        }
         stopFetches(of: id, requests[id]?.fetchesInFlight ?? [])
         requests.removeValue(forKey: id)?.cancelled()
     }
 
     func cancelAll() {
-        for id in Array(requests.keys) { cancel(id) }
+        for id in Array(requests.keys) + Array(subscriptions.keys) { cancel(id) }
     }
 
     private func armTimeout(_ id: Int, _ lifecycle: RequestLifecycle, _ action: RequestLifecycle.Action) {
@@ -89,6 +96,8 @@ final class RequestDriver {
         case .lookUpShared(let key):
             guard let shared = owner.sharedCache else { return sharedAnswered(id, nil) }
             shared.get(key) { [weak self] bytes in self?.sharedAnswered(id, bytes) }
+        case .subscribe(let subscription):
+            subscribe(id, subscription)
         case .fetch(let orders):
             // A fetch that fails to start reports at once and may settle the request: start no more.
             for order in orders where requests[id] != nil { start(order, for: id) }
@@ -146,6 +155,36 @@ final class RequestDriver {
                 let countsAsTimeout = timingOut == id && counted.insert(transfer.plan.upstream).inserted
                 owner.upstream?.cancel(transfer, timedOut: countsAsTimeout)
             }
+        }
+    }
+
+    // MARK: - Live streams
+
+    /// Joins the route's upstream stream and has the connection answer with it; a worker at
+    /// the route's `max-subscribers` answers 503 instead.
+    private func subscribe(_ id: Int, _ subscription: LiveSubscription) {
+        guard let lifecycle = requests[id] else { return }
+        guard let host, let hub = owner.liveHub else {
+            preconditionFailure("RequestDriver: a subscription on a driver without a client or a live hub")
+        }
+        let sink = host.streamSink(for: id)
+        guard let subscriber = hub.subscribe(subscription, sink: sink) else {
+            return perform(id, lifecycle.subscriptionRefused())
+        }
+        requests[id] = nil
+        subscriptions[id] = (lifecycle, subscriber)
+        host.streamReady(id)
+    }
+
+    /// The subscription is over (the client left, or the stream ended and closed it): out of
+    /// its stream, and its access-log line.
+    private func endSubscription(_ lifecycle: RequestLifecycle, _ subscriber: LiveSubscriber) {
+        owner.liveHub?.unsubscribe(subscriber)
+        if let line = lifecycle.subscriptionEnded(
+            eventsSent: subscriber.eventsSent, bytesSent: subscriber.bytesSent, errorCode: subscriber.errorCode,
+            now: Clock.monotonicSeconds(), wallClockMilliseconds: Clock.unixMilliseconds())
+        {
+            Log.access(line)
         }
     }
 }

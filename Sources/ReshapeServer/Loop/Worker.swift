@@ -26,6 +26,7 @@ final class Worker: ConnectionOwner {
     /// This loop's connection to the shared cache (`--cache-redis`).
     private(set) var sharedCache: RedisClient?
     let upstream: UpstreamClient?
+    private(set) var liveHub: LiveHub?
     /// Sends this loop's spans, with `--otlp-endpoint`.
     private var spanExporter: SpanExporter?
     private let listener = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
@@ -66,7 +67,15 @@ final class Worker: ConnectionOwner {
             }
         }
         uv_loop_init(loop)
-        upstream = UpstreamClient(loop: loop, metrics: metrics)
+        let upstream = UpstreamClient(loop: loop, metrics: metrics)
+        self.upstream = upstream
+        let hub = LiveHub(
+            loop: loop, upstream: upstream, metrics: metrics,
+            stallSeconds: shared.configuration.liveStallSeconds)
+        liveHub = hub
+        // Called by this loop's own requests only, on this loop's thread.
+        let boundHub = LoopBound(hub)
+        lifecycleSettings.liveAnswer = { route, key in boundHub.value?.currentAnswer(route: route, key: key) }
         lifecycleSettings.tracer = Worker.tracer(
             loop: loop, upstream: upstream, configuration: shared.configuration, metrics: metrics,
             exporter: &spanExporter)
@@ -163,6 +172,8 @@ final class Worker: ConnectionOwner {
         phase = .draining
         uv_close(UnsafeMutableRawPointer(listener).assumingMemoryBound(to: uv_handle_t.self), nil)
         for connection in Array(connections.values) { connection.drain() }
+        // Streams do not hold up the drain: each subscriber gets its last event and closes.
+        liveHub?.drain()
         finishDrainIfIdle()
     }
 
@@ -171,6 +182,7 @@ final class Worker: ConnectionOwner {
         phase = .stopped
         // Refreshes are nobody's request: they do not hold up the drain.
         background.cancelAll()
+        liveHub?.close()
         mailbox?.close()
         sharedCache?.close()
         spanExporter?.close()

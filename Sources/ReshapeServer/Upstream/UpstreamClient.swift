@@ -11,16 +11,16 @@ import ReshapeRules
 
 final class UpstreamClient {
     private let loop: UnsafeMutablePointer<uv_loop_t>
-    private let multi: UnsafeMutableRawPointer
+    let multi: UnsafeMutableRawPointer
     private let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
-    private var transfers: Set<ObjectIdentifier> = []
+    var transfers: Set<ObjectIdentifier> = []
     /// Finished easy handles, reset for reuse: creating one per request costs allocations and
     /// setup that a reset avoids. Connections live in the multi handle's cache either way.
-    private var idleHandles: [UnsafeMutableRawPointer] = []
+    var idleHandles: [UnsafeMutableRawPointer] = []
     private static let maxIdleHandles = 256
     /// The curl header lists kept for header sets that recur.
     private var headerLists = HeaderListCache<HeaderList>()
-    private var sockets: SocketWatches!
+    private(set) var sockets: SocketWatches!
     /// Every upstream's circuit and retry budget on this worker.
     private var health = UpstreamHealth()
     private let metrics: Metrics
@@ -109,7 +109,7 @@ final class UpstreamClient {
 
     /// The curl list for a request's headers: a kept one when `headerLists` has it, else one
     /// built for this request (and kept if its headers recur).
-    private func headerList(for request: UpstreamRequest) -> HeaderList {
+    func headerList(for request: UpstreamRequest) -> HeaderList {
         let name = request.upstreamName
         let forBody = HeaderList.forBody(request)
         if let list = headerLists.list(upstream: name, headers: request.headers, forBody: forBody) { return list }
@@ -147,7 +147,7 @@ final class UpstreamClient {
         curl_multi_cleanup(multi)
     }
 
-    private func release(_ transfer: UpstreamTransfer) {
+    func release(_ transfer: UpstreamTransfer) {
         curl_multi_remove_handle(multi, transfer.easy)
         if idleHandles.count < UpstreamClient.maxIdleHandles {
             curl_easy_reset(transfer.easy)

@@ -20,6 +20,8 @@ final class UpstreamTransfer {
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     /// Cleared when the transfer is cancelled, so it never runs.
     var completion: ((UpstreamResult, AttemptEnd) -> Void)?
+    /// An event stream's body goes here as it arrives, instead of into `body`.
+    var streamHandler: ((UnsafeRawBufferPointer) -> Void)?
     /// The upstream whose connections this transfer opens, for the idle pool.
     private(set) var upstreamName = ""
     /// Where the connections it opens are watched. Strong: a weak reference's side table is
@@ -135,6 +137,10 @@ final class UpstreamTransfer {
 
     /// Keeps a piece of the body curl received; false refuses it (past `maxBodyBytes`).
     func receive(_ data: UnsafeRawBufferPointer) -> Bool {
+        if let streamHandler {
+            streamHandler(data)
+            return true
+        }
         guard body.count + data.count <= maxBodyBytes else {
             exceededLimit = true
             return false

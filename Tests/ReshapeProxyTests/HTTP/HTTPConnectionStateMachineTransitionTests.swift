@@ -46,6 +46,13 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
         return machine
     }
 
+    /// A request answered with a live stream, its head written.
+    private func streaming() -> Machine {
+        var machine = idle(answered: false)
+        _ = machine.handle(.streamReady(id: 0))
+        return machine
+    }
+
     private func closed() -> Machine {
         var machine = awaitingFirstRequest()
         _ = machine.handle(.peerClosed)
@@ -88,7 +95,7 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
 
     /// One machine in each state, in the order of `stateNames`.
     private func oneInEachState() -> [Machine] {
-        [awaitingFirstRequest(), idle(), readingHead(), readingBody(), readingDone(), closed()]
+        [awaitingFirstRequest(), idle(), readingHead(), readingBody(), readingDone(), streaming(), closed()]
     }
 
     func testStateNamesAreTheCaseNamesAndEveryOneIsReached() {
@@ -337,6 +344,6 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
     }
 
     func testReadsRequestsUntilReadingIsDone() {
-        XCTAssertEqual(oneInEachState().map(\.readsRequests), [true, true, true, true, false, false])
+        XCTAssertEqual(oneInEachState().map(\.readsRequests), [true, true, true, true, false, false, false])
     }
 }

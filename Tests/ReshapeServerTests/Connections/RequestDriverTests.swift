@@ -16,6 +16,7 @@ final class RequestDriverTests: XCTestCase {
         let shared: SharedState
         let lifecycleSettings: LifecycleSettings
         private(set) var upstream: UpstreamClient?
+        let liveHub: LiveHub? = nil
         private(set) var refreshes: [RequestLifecycle] = []
 
         init(rules: ServingRules, cache: ResponseCache? = nil) {

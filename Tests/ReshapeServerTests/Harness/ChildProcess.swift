@@ -97,8 +97,8 @@ final class DemoUpstream {
     let child: ChildProcess
     let port: Int
 
-    init() throws {
-        child = try ChildProcess("reshape-demo-upstream", ["--listen", "127.0.0.1:0"])
+    init(arguments: [String] = []) throws {
+        child = try ChildProcess("reshape-demo-upstream", ["--listen", "127.0.0.1:0"] + arguments)
         try child.waitFor(10, "the demo upstream to listen") { $0.stdout.contains("listening on") }
         guard let line = child.stdout.split(separator: "\n").first(where: { $0.contains("listening on") }),
             let port = Int(line.split(separator: ":").last ?? "")

@@ -1,0 +1,84 @@
+import ReshapeJSON
+import ReshapeRules
+
+/// A live route's stream (`Accept: text/event-stream`): the subscription the server opens,
+/// and the one access-log line it ends with.
+extension RequestLifecycle {
+    /// Builds the route's one fetch as a plain GET would, and hands it over as a subscription.
+    /// A request the route refuses (a bad query, say) is answered as the GET would be.
+    func subscribe(_ match: RouteMatch) -> Action {
+        guard let policy = match.route.live else { impossible("subscribe", in: stateName) }
+        let (_, action) = RouteExchange.start(request, route: match.route, parameters: match.parameters, rules: rules)
+        switch action {
+        case .fetch(let orders) where orders.count == 1:
+            state = .subscribed(match)
+            return .subscribe(
+                LiveSubscription(
+                    route: match.route, parameters: match.parameters, request: orders[0].request, policy: policy,
+                    rules: rules))
+        case .fetch, .wait:
+            // The loader allows `live:` only on single-fetch routes; anything else is a bug there.
+            impossible("subscribe without one fetch", in: stateName)
+        case .respond(let rendered, _):
+            return respond(rendered.response, AnswerRecord(routeName: match.route.name, errorCode: rendered.errorCode))
+        }
+    }
+
+    /// A plain GET (or HEAD) of a live route while this worker streams the same upstream
+    /// request: answered from the stream's current answer, without a fetch (`Reshape-Cache:
+    /// live`). nil: no such stream, fetch as usual.
+    func answerFromStream(_ match: RouteMatch) -> Action? {
+        guard let lookup = settings.liveAnswer, request.method == "GET" || request.method == "HEAD",
+            request.body.isEmpty
+        else { return nil }
+        let route = match.route
+        let rules = self.rules
+        let request = self.request
+        var built: String?
+        let answer = lookup(route.name) {
+            let (_, action) = RouteExchange.start(request, route: route, parameters: match.parameters, rules: rules)
+            guard case .fetch(let orders) = action, orders.count == 1 else { return "" }
+            let key = LiveSubscription.streamKey(route: route, request: orders[0].request)
+            built = key
+            return key
+        }
+        guard let answer, built != nil else { return nil }
+        let body = answer.serialized()
+        var headers = [
+            NameValue(name: "Content-Type", value: "application/json"),
+            NameValue(name: "ETag", value: EntityTag.of(body)),
+            NameValue(name: CacheStatus.headerName, value: "live"),
+        ]
+        headers += CachingHeaders.route(forwarded: route.forwardHeaders, maxAge: nil, upstream: CacheControl())
+        return respond(HTTPResponse(status: 200, headers: headers, body: body), AnswerRecord(routeName: route.name))
+    }
+
+    /// The worker streams to as many subscribers as the route allows: a 503 instead.
+    public func subscriptionRefused() -> Action {
+        guard case .subscribed(let match) = state, let policy = match.route.live else {
+            impossible("subscriptionRefused", in: stateName)
+        }
+        let problem = Problem.tooManySubscribers(route: match.route.name, limit: policy.maxSubscribers)
+        return respond(problem.response, AnswerRecord(routeName: match.route.name, errorCode: problem.code))
+    }
+
+    /// The subscription ended (the client left, the stream ended, or the server drained):
+    /// records it; returns its access-log line (status 200, `live_events`) when logging is on.
+    public func subscriptionEnded(
+        eventsSent: Int, bytesSent: Int, errorCode: String?, now: Double, wallClockMilliseconds: Int
+    ) -> [UInt8]? {
+        guard case .subscribed(let match) = state else { impossible("subscriptionEnded", in: stateName) }
+        state = .answered
+        let seconds = now - started
+        settings.metrics.requestFinished()
+        settings.metrics.recordRequest(route: match.route.name, status: 200, seconds: seconds)
+        guard settings.accessLog else { return nil }
+        var entry = AccessLogEntry(
+            timeMilliseconds: wallClockMilliseconds, method: request.method, path: String(request.path),
+            route: match.route.name, status: 200, upstreamStatus: nil, durationMilliseconds: seconds * 1000,
+            upstreamMilliseconds: nil, bytes: bytesSent, dropped: [], errorCode: errorCode, fetches: 0,
+            traceID: trace.context.traceID)
+        entry.liveEvents = eventsSent
+        return entry.line(redactor: redactor)
+    }
+}

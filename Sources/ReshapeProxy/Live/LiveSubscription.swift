@@ -1,0 +1,69 @@
+import ReshapeJSON
+import ReshapeLive
+import ReshapeRules
+
+/// A client's subscription to a live route (`Accept: text/event-stream` on a GET of a route
+/// with `live:`): what the server needs to open, or join, the route's shared upstream stream.
+public struct LiveSubscription: Sendable {
+    public let route: Route
+    public let parameters: [String: String]
+    /// The route's one fetch, built as a plain GET builds it (forwarded headers and query
+    /// included); the server adds `Accept: text/event-stream` and lifts its timeout.
+    public let request: UpstreamRequest
+    /// Names the shared upstream stream: subscribers with equal keys share one. It contains
+    /// forwarded header values, which may be credentials: never log it.
+    public let streamKey: String
+    public let policy: LivePolicy
+    let rules: ServingRules
+
+    init(route: Route, parameters: [String: String], request: UpstreamRequest, policy: LivePolicy, rules: ServingRules)
+    {
+        self.route = route
+        self.parameters = parameters
+        self.request = request
+        self.policy = policy
+        self.rules = rules
+        streamKey = Self.streamKey(route: route, request: request)
+    }
+
+    /// Names a route's upstream stream: the route, the URL and the headers sent.
+    static func streamKey(route: Route, request: UpstreamRequest) -> String {
+        var key = route.name + "\n" + request.url
+        for header in request.headers { key += "\n" + header.name + ":" + header.value }
+        return key
+    }
+
+    /// The members every problem of the stream names the route by.
+    public var context: [JSONMember] {
+        [
+            JSONMember(key: "route", value: .string(route.name)),
+            JSONMember(key: "upstream", value: .string(route.upstream)),
+        ]
+    }
+
+    /// A new stream of the route as `reshape replay` runs it (`LiveNormalizer`): record by
+    /// record where the route allows, a failure being the problem a plain GET answers with.
+    public func makeStream() -> LiveStream {
+        LiveNormalizer.stream(for: route, in: rules.ruleSet, parameters: parameters, context: context)
+    }
+
+    /// Whether a request asks for a stream: a GET over HTTP/1.1 whose `Accept` names
+    /// `text/event-stream`.
+    static func asksForStream(_ request: HTTPRequest) -> Bool {
+        // A stream is chunked, which HTTP/1.0 does not have: such a client gets the JSON.
+        guard request.method == "GET", request.versionMinor >= 1, let accept = request.joinedHeader("Accept") else {
+            return false
+        }
+        return accept.lowercased().contains("text/event-stream")
+    }
+}
+
+extension Problem {
+    /// More subscribers on this worker than the route's `live: max-subscribers`.
+    public static func tooManySubscribers(route: String, limit: Int) -> Problem {
+        Problem(
+            status: 503, code: "too-many-subscribers", title: "Too many subscribers",
+            detail: "this server already streams to \(limit) subscribers of the route; try again later",
+            extra: [JSONMember(key: "route", value: .string(route))])
+    }
+}

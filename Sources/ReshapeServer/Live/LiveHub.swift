@@ -1,0 +1,90 @@
+import CLibUV
+import ReshapeJSON
+import ReshapeLive
+import ReshapeProxy
+
+/// A worker's live streams: one `LiveUpstreamStream` per distinct upstream request (its
+/// subscription's `streamKey`), opened by its first subscriber and shared by the later ones,
+/// closed shortly after the last one leaves. Loop-confined, like the worker's connections.
+final class LiveHub {
+    let loop: UnsafeMutablePointer<uv_loop_t>
+    let upstream: UpstreamClient
+    let metrics: Metrics
+    /// How long an upstream stream may send nothing (keep-alives included) before it is
+    /// dropped and reconnected: twice Firebase's keep-alive period.
+    let stallSeconds: Int
+    /// How long a stream nobody subscribes to stays open, for a client that comes right back.
+    let idleCloseMilliseconds = 500
+    private var streams: [String: LiveUpstreamStream] = [:]
+    /// Subscribers per route, against its `max-subscribers`.
+    private var counts: [String: Int] = [:]
+    /// Streams open per route, so that a plain GET of a route without any costs nothing.
+    private var streamsPerRoute: [String: Int] = [:]
+    /// Which stream each subscriber is on.
+    private var placement: [ObjectIdentifier: LiveUpstreamStream] = [:]
+
+    init(loop: UnsafeMutablePointer<uv_loop_t>, upstream: UpstreamClient, metrics: Metrics, stallSeconds: Int = 60) {
+        self.loop = loop
+        self.upstream = upstream
+        self.metrics = metrics
+        self.stallSeconds = stallSeconds
+    }
+
+    /// Subscribes a client: joins the route's upstream stream for this request, opening it
+    /// first if needed. nil: the route has its `max-subscribers` on this worker already.
+    func subscribe(_ subscription: LiveSubscription, sink: any LiveSink) -> LiveSubscriber? {
+        let route = subscription.route.name
+        guard counts[route, default: 0] < subscription.policy.maxSubscribers else { return nil }
+        counts[route, default: 0] += 1
+        metrics.liveSubscribersChanged(by: 1)
+        let subscriber = LiveSubscriber(subscription: subscription, sink: sink, metrics: metrics)
+        if let stream = streams[subscription.streamKey], !stream.isOver {
+            placement[ObjectIdentifier(subscriber)] = stream
+            stream.join(subscriber)
+        } else {
+            let stream = LiveUpstreamStream(subscription: subscription, hub: self)
+            // One that is over (its close still due) is forgotten now: the new one takes its key.
+            if let old = streams[subscription.streamKey] { forget(old) }
+            streams[subscription.streamKey] = stream
+            streamsPerRoute[route, default: 0] += 1
+            placement[ObjectIdentifier(subscriber)] = stream
+            // Joined before opening: a stream that cannot open yet retries for its subscribers.
+            stream.join(subscriber)
+            stream.open()
+        }
+        return subscriber
+    }
+
+    /// The subscriber's client is gone (or its stream ended): it leaves its stream. Once per
+    /// subscriber; later calls do nothing.
+    func unsubscribe(_ subscriber: LiveSubscriber) {
+        guard let stream = placement.removeValue(forKey: ObjectIdentifier(subscriber)) else { return }
+        counts[subscriber.routeName, default: 1] -= 1
+        metrics.liveSubscribersChanged(by: -1)
+        stream.leave(subscriber)
+    }
+
+    /// The worker is draining: every subscriber gets `shutting-down` and its stream closes.
+    func drain() {
+        for stream in Array(streams.values) { stream.endAll(.shuttingDown(context: stream.context)) }
+    }
+
+    /// Closes every stream without a word to subscribers (the worker is stopping).
+    func close() {
+        for stream in Array(streams.values) { stream.close() }
+    }
+
+    /// A stream closed: the next subscriber to its key opens a new one.
+    func forget(_ stream: LiveUpstreamStream) {
+        guard streams[stream.key] === stream else { return }
+        streams[stream.key] = nil
+        streamsPerRoute[stream.routeName, default: 1] -= 1
+    }
+
+    /// The answer a subscriber of this stream holds now; nil when no such stream is open or it
+    /// has no snapshot yet. `key` is only built when the route has a stream open.
+    func currentAnswer(route: String, key: () -> String) -> JSON? {
+        guard streamsPerRoute[route, default: 0] > 0, let stream = streams[key()], !stream.isOver else { return nil }
+        return stream.answer
+    }
+}

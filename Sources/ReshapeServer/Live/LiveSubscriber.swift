@@ -1,0 +1,89 @@
+import ReshapeJSON
+import ReshapeLive
+import ReshapeProxy
+import ReshapeRules
+
+/// Where a subscriber's bytes go: its client connection, which frames them as chunks.
+protocol LiveSink: AnyObject {
+    /// Writes one piece of the stream (one chunk).
+    func write(_ bytes: [UInt8])
+    /// Bytes handed to `write` and not yet on the wire.
+    var unsentBytes: Int { get }
+    /// The stream is over: end the answer and close the connection.
+    func end()
+}
+
+/// One client of a live route: its own event ids (from 1), its buffer bound, and what its
+/// access-log line says when it ends.
+final class LiveSubscriber {
+    let routeName: String
+    let policy: LivePolicy
+    private let context: [JSONMember]
+    private weak var sink: (any LiveSink)?
+    /// The id of its last event.
+    private(set) var lastID = 0
+    private(set) var eventsSent = 0
+    private(set) var bytesSent = 0
+    /// Why its stream ended, when it ended with an `error` event.
+    private(set) var errorCode: String?
+    private(set) var isEnded = false
+    /// The size of the last snapshot sent: the bound on unsent bytes leaves room for it.
+    private var snapshotBytes = 0
+    private let metrics: Metrics
+
+    init(subscription: LiveSubscription, sink: any LiveSink, metrics: Metrics) {
+        routeName = subscription.route.name
+        policy = subscription.policy
+        context = subscription.context
+        self.sink = sink
+        self.metrics = metrics
+    }
+
+    /// Sends a snapshot or patch under this subscriber's next id. When what the socket could
+    /// not take yet then passes `buffer` (beyond the last snapshot, which may be larger than
+    /// `buffer` by itself), the subscriber is behind: it gets `slow-consumer` and ends (false).
+    @discardableResult
+    func send(_ kind: LiveEvent.Kind) -> Bool {
+        guard !isEnded, let sink else { return false }
+        lastID += 1
+        var bytes: [UInt8] = []
+        LiveEvent(id: lastID, kind: kind).appendServerSentEvent(to: &bytes)
+        if case .patch = kind { metrics.liveEventSent(patch: true) } else { metrics.liveEventSent(patch: false) }
+        if case .snapshot = kind { snapshotBytes = bytes.count }
+        emit(bytes)
+        guard sink.unsentBytes <= policy.bufferBytes + snapshotBytes else {
+            metrics.liveSlowConsumerClosed()
+            end(with: .slowConsumer(limit: policy.bufferBytes, context: context))
+            return false
+        }
+        return true
+    }
+
+    /// Sends `: keep-alive`, unless the subscriber is already behind.
+    func keepAlive() {
+        guard !isEnded, let sink, sink.unsentBytes < policy.bufferBytes else { return }
+        var bytes: [UInt8] = []
+        ServerSentEventWriter.appendComment("keep-alive", to: &bytes)
+        sink.write(bytes)
+        bytesSent += bytes.count
+    }
+
+    /// Sends a last `error` event with `problem` and ends the stream.
+    func end(with problem: LiveProblem) {
+        guard !isEnded else { return }
+        lastID += 1
+        var bytes: [UInt8] = []
+        LiveEvent(id: lastID, kind: .error(problem)).appendServerSentEvent(to: &bytes)
+        errorCode = problem.code
+        metrics.liveEventSent(patch: false)
+        emit(bytes)
+        isEnded = true
+        sink?.end()
+    }
+
+    private func emit(_ bytes: [UInt8]) {
+        eventsSent += 1
+        bytesSent += bytes.count
+        sink?.write(bytes)
+    }
+}

@@ -1,0 +1,55 @@
+/// What a connection does for its live stream's subscriber: the stream's head may wait behind
+/// earlier pipelined answers, so the events (and the end) wait here until it is written.
+protocol StreamHost: AnyObject {
+    /// The sink a subscription of request `id` writes to.
+    func streamSink(for id: Int) -> any LiveSink
+    /// The answer to request `id` is that stream: write its head in turn.
+    func streamReady(_ id: Int)
+    /// Writes one chunk of the stream.
+    func writeChunk(_ bytes: [UInt8])
+    /// Bytes written and not yet on the wire.
+    var unsentBytes: Int { get }
+    /// Ends the stream's answer and closes.
+    func endStream()
+}
+
+/// A connection's live stream output, holding what comes before the head is written.
+final class StreamOutput: LiveSink {
+    private weak var host: (any StreamHost)?
+    private var backlog: [[UInt8]] = []
+    private var backlogBytes = 0
+    private var isOpen = false
+    private var endPending = false
+
+    init(host: any StreamHost) {
+        self.host = host
+    }
+
+    func write(_ bytes: [UInt8]) {
+        guard isOpen else {
+            backlog.append(bytes)
+            backlogBytes += bytes.count
+            return
+        }
+        host?.writeChunk(bytes)
+    }
+
+    var unsentBytes: Int { isOpen ? (host?.unsentBytes ?? 0) : backlogBytes }
+
+    func end() {
+        guard isOpen else {
+            endPending = true
+            return
+        }
+        host?.endStream()
+    }
+
+    /// The head is written: what waited goes out, and an end that came meanwhile follows it.
+    func opened() {
+        isOpen = true
+        for bytes in backlog { host?.writeChunk(bytes) }
+        backlog = []
+        backlogBytes = 0
+        if endPending { host?.endStream() }
+    }
+}
