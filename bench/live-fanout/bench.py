@@ -15,7 +15,10 @@ per subscriber; RSS before any subscriber, after every snapshot, and at the end.
 upstream saw one stream connection; every subscriber got one snapshot, CHANGES patches and no
 error; for --sample subscribers (the first, the last and ones between), the snapshot with every
 patch applied equals the route's answer computed here from the upstream's final document.
-Prints a table, one row per N; the per-subscriber costs are the slope between rows.
+Prints a table, one row per N; the per-subscriber costs are the slope between rows. On standard
+error, one JSON line per N with every figure and a trace of the change phase every 0.5 s:
+(seconds, server RSS MiB, patches the slowest subscriber is behind, server CPU s so far).
+--pause S: halfway through, every subscriber stops reading for S seconds.
 
 Every phase has a timeout and every process started is stopped on the way out. Only
 127.0.0.1 is contacted.
@@ -236,11 +239,46 @@ async def measure(binary, data_dir, n, args):
         cpu_start, t_start = cpu_seconds(server.pid), time.monotonic()
         http_json(f"{base}/_bench/start?changes={args.changes}&rate={args.rate}", "POST")
         expected = args.changes
+        # Every 0.5 s: the server's RSS, and how many patches the slowest subscriber is behind
+        # the upstream's schedule. A subscriber that falls behind leaves its events queued in the
+        # server (up to `buffer`), so both say whether these Python clients kept up.
+        peak = {"rss": 0, "behind": 0}
+        trace = []  # (s, RSS MiB, slowest behind, server CPU s): in the JSON line on stderr
+
+        async def sample():
+            while True:
+                elapsed = time.monotonic() - t_start
+                due = min(expected, int(elapsed * args.rate))
+                rss, behind = rss_bytes(server.pid), due - min(s.counts[PATCH] for s in subscribers)
+                peak["rss"], peak["behind"] = max(peak["rss"], rss), max(peak["behind"], behind)
+                trace.append((round(elapsed, 1), rss >> 20, behind, round(cpu_seconds(server.pid) - cpu_start, 2)))
+                await asyncio.sleep(0.5)
+
+        sampler = loop.create_task(sample())
+        pause = {}
+
+        async def stall():
+            # --pause: halfway through, every subscriber stops reading for a while, so their
+            # events queue (in the kernel's socket buffers, then in the server, up to `buffer`):
+            # how the server's RSS moves meanwhile is what subscribers that are behind cost it.
+            await asyncio.sleep(args.changes / args.rate / 2)
+            before = rss_bytes(server.pid)
+            for s in subscribers:
+                s.transport.pause_reading()
+            await asyncio.sleep(args.pause)
+            pause["queued"] = n * int(args.pause * args.rate)
+            pause["rss_growth"] = rss_bytes(server.pid) - before
+            for s in subscribers:
+                s.transport.resume_reading()
+
+        if args.pause:
+            await stall()
         await wait_until(lambda: all(s.counts[PATCH] >= expected and s.events_ended() >= 1 + expected or s.closed
                                      for s in subscribers),
                          args.changes / args.rate + args.phase_timeout, "every patch to every subscriber")
         change_seconds = time.monotonic() - t_start
         change_cpu = cpu_seconds(server.pid) - cpu_start
+        sampler.cancel()
         await asyncio.sleep(1)
         rss_end = rss_bytes(server.pid)
         status = http_json(f"{base}/_bench/status")
@@ -303,7 +341,8 @@ async def measure(binary, data_dir, n, args):
             "change_seconds": change_seconds, "change_cpu": change_cpu,
             "cpu_per_change_us": change_cpu / args.changes * 1e6,
             "cpu_per_change_sub_us": change_cpu / args.changes / n * 1e6,
-            "rss_idle": rss_idle, "rss_subscribed": rss_subscribed, "rss_end": rss_end,
+            "rss_idle": rss_idle, "rss_subscribed": rss_subscribed, "rss_end": rss_end, "rss_peak": peak["rss"],
+            "max_behind": peak["behind"], "pause": pause, "trace": trace,
             "latency_p50_ms": latencies[len(latencies) // 2] * 1e3 if latencies else float("nan"),
             "latency_p99_ms": latencies[int(len(latencies) * 0.99)] * 1e3 if latencies else float("nan"),
             "upstream_streams": status["streams_seen"], "upstream_gauge": upstream_gauge,
@@ -330,6 +369,7 @@ def main():
     parser.add_argument("--changes", type=int, default=3000)
     parser.add_argument("--rate", type=float, default=100)
     parser.add_argument("--sample", type=int, default=3, help="subscribers whose patches are applied and checked")
+    parser.add_argument("--pause", type=float, default=0, help="seconds every subscriber stops reading, halfway")
     parser.add_argument("--batch", type=int, default=25, help="subscribers joining at once")
     parser.add_argument("--phase-timeout", type=float, default=300, help="seconds each phase may take beyond its plan")
     args = parser.parse_args()
@@ -347,13 +387,20 @@ def main():
         print(json.dumps(row), file=sys.stderr, flush=True)
     mib = 1 << 20
     print(f"{'subscribers':>11} {'changes':>7} {'rate/s':>7} {'CPU s':>6} {'µs/change':>10} {'µs/change/sub':>13}"
-          f" {'RSS idle':>9} {'RSS subscribed':>14} {'RSS end':>8} {'p50 ms':>7} {'p99 ms':>7} {'join ms/sub':>11}"
-          f" {'upstream':>8}")
+          f" {'RSS idle':>9} {'RSS subscribed':>14} {'RSS end':>8} {'RSS peak':>8} {'behind':>6} {'p50 ms':>7} {'p99 ms':>7}"
+          f" {'join ms/sub':>11} {'upstream':>8}")
     for r in rows:
         print(f"{r['n']:>11} {r['changes']:>7} {r['achieved_rate']:>7.1f} {r['change_cpu']:>6.2f} {r['cpu_per_change_us']:>10.0f}"
               f" {r['cpu_per_change_sub_us']:>13.2f} {r['rss_idle'] / mib:>8.1f}M {r['rss_subscribed'] / mib:>13.1f}M"
-              f" {r['rss_end'] / mib:>7.1f}M {r['latency_p50_ms']:>7.1f} {r['latency_p99_ms']:>7.1f}"
+              f" {r['rss_end'] / mib:>7.1f}M {r['rss_peak'] / mib:>7.1f}M {r['max_behind']:>6} {r['latency_p50_ms']:>7.1f}"
+              f" {r['latency_p99_ms']:>7.1f}"
               f" {r['join_cpu_ms_per_sub']:>11.2f} {r['upstream_streams']:>8}")
+    for r in rows:
+        if r["pause"]:
+            q, g = r["pause"]["queued"], r["pause"]["rss_growth"]
+            # Heap freed earlier in the run (e.g. after a lag) is reused first: read with the trace.
+            print(f"{r['n']} subscribers stopped reading for {args.pause:g} s: {q} events due meanwhile, server RSS "
+                  f"+{g / mib:.1f} MiB meanwhile (peak of the run {r['rss_peak'] / mib:.1f} MiB)")
     if len(rows) > 1:
         a, b = rows[0], rows[-1]
         dn = b["n"] - a["n"]
