@@ -87,6 +87,7 @@ def normalize(doc):
     """The route's answer (keyed-to-array by key, User validated with invalid: drop, wrapped),
     as a Python value, to compare with a subscriber's: bench/peers/py_transform.py's logic."""
     sys.path.insert(0, HERE)
+    sys.dont_write_bytecode = True  # no __pycache__ in the source tree
     from upstream import valid
     return {"objects": [dict({"objectId": k}, **{m: v for m, v in doc[k].items() if m != "objectId"})
                         for k in sorted(doc) if valid(doc[k])]}
