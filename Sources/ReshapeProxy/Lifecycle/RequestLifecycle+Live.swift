@@ -38,7 +38,8 @@ extension RequestLifecycle {
         let answer = lookup(route.name) {
             let (_, action) = RouteExchange.start(request, route: route, parameters: match.parameters, rules: rules)
             guard case .fetch(let orders) = action, orders.count == 1 else { return "" }
-            let key = LiveSubscription.streamKey(route: route, request: orders[0].request)
+            let key = LiveSubscription.streamKey(
+                route: route, parameters: match.parameters, request: orders[0].request)
             built = key
             return key
         }
