@@ -54,12 +54,18 @@ extension RequestLifecycle {
         return respond(HTTPResponse(status: 200, headers: headers, body: body), AnswerRecord(routeName: route.name))
     }
 
-    /// The worker streams to as many subscribers as the route allows: a 503 instead.
-    public func subscriptionRefused() -> Action {
+    /// The worker streams to as many subscribers as the route allows, or (`streamLimit`) keeps
+    /// as many streams open to the route's upstream host as it may: a 503 instead.
+    public func subscriptionRefused(streamLimit: Int? = nil) -> Action {
         guard case .subscribed(let match) = state, let policy = match.route.live else {
             impossible("subscriptionRefused", in: stateName)
         }
-        let problem = Problem.tooManySubscribers(route: match.route.name, limit: policy.maxSubscribers)
+        let problem =
+            if let streamLimit {
+                Problem.tooManyStreams(route: match.route.name, upstream: match.route.upstream, limit: streamLimit)
+            } else {
+                Problem.tooManySubscribers(route: match.route.name, limit: policy.maxSubscribers)
+            }
         return respond(problem.response, AnswerRecord(routeName: match.route.name, errorCode: problem.code))
     }
 

@@ -74,4 +74,16 @@ extension Problem {
             detail: "this server already streams to \(limit) subscribers of the route; try again later",
             extra: [JSONMember(key: "route", value: .string(route))])
     }
+
+    /// More distinct streams to the route's upstream host on this worker than it keeps open:
+    /// each holds an upstream connection, and plain fetches need the rest.
+    public static func tooManyStreams(route: String, upstream: String, limit: Int) -> Problem {
+        Problem(
+            status: 503, code: "too-many-streams", title: "Too many upstream streams",
+            detail: "this server already keeps \(limit) live streams open to the route's upstream; try again later",
+            extra: [
+                JSONMember(key: "route", value: .string(route)),
+                JSONMember(key: "upstream", value: .string(upstream)),
+            ])
+    }
 }

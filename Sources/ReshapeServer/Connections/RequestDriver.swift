@@ -161,15 +161,19 @@ final class RequestDriver {
     // MARK: - Live streams
 
     /// Joins the route's upstream stream and has the connection answer with it; a worker at
-    /// the route's `max-subscribers` answers 503 instead.
+    /// the route's `max-subscribers`, or at its bound of streams to the upstream host, answers
+    /// 503 instead.
     private func subscribe(_ id: Int, _ subscription: LiveSubscription) {
         guard let lifecycle = requests[id] else { return }
         guard let host, let hub = owner.liveHub else {
             preconditionFailure("RequestDriver: a subscription on a driver without a client or a live hub")
         }
         let sink = host.streamSink(for: id)
-        guard let subscriber = hub.subscribe(subscription, sink: sink) else {
-            return perform(id, lifecycle.subscriptionRefused())
+        let subscriber: LiveSubscriber
+        switch hub.subscribe(subscription, sink: sink) {
+        case .success(let joined): subscriber = joined
+        case .failure(.tooManySubscribers): return perform(id, lifecycle.subscriptionRefused())
+        case .failure(.tooManyStreams(let limit)): return perform(id, lifecycle.subscriptionRefused(streamLimit: limit))
         }
         requests[id] = nil
         subscriptions[id] = (lifecycle, subscriber)

@@ -21,6 +21,8 @@ final class LiveUpstreamStream {
     }
 
     let key: String
+    /// Its upstream host, which the hub bounds the streams to.
+    let host: String
     var routeName: String { subscription.route.name }
     /// The answer its subscribers hold now; nil before the first snapshot.
     var answer: JSON? { stream.answer }
@@ -37,6 +39,7 @@ final class LiveUpstreamStream {
 
     init(subscription: LiveSubscription, hub: LiveHub) {
         key = subscription.streamKey
+        host = LiveHub.host(of: subscription.request.url)
         self.subscription = subscription
         self.hub = hub
         stream = subscription.makeStream()

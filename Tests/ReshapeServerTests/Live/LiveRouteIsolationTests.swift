@@ -26,4 +26,30 @@ extension LiveRouteTests {
         XCTAssertEqual(getB.header("Reshape-Cache"), "live")
         XCTAssertEqual(getB.text, snapshot.data)
     }
+
+    /// Each distinct stream holds an upstream connection: past half of curl's per-host cap a
+    /// worker refuses new ones, so plain fetches to the host still find a connection.
+    func testStreamsToOneHostAreBoundedAndPlainGetsStillAnswered() throws {
+        var clients: [EventStreamClient] = []
+        defer { for client in clients { client.close() } }
+        for token in 0..<32 {
+            let client = try EventStreamClient(
+                port: server.port, "/per-token", headers: ["Authorization: Bearer t\(token)"])
+            clients.append(client)
+            try client.readHead()
+            XCTAssertEqual(client.status, 200, "stream \(token)")
+        }
+        let refused = try RawHTTP.get(
+            port: server.port, "/per-token", headers: ["Accept: text/event-stream", "Authorization: Bearer t32"])
+        XCTAssertEqual(refused.status, 503)
+        XCTAssertEqual(refused.json["code"] as? String, "too-many-streams")
+        XCTAssertEqual(refused.json["upstream"] as? String, "demo")
+        let joined = try EventStreamClient(port: server.port, "/per-token", headers: ["Authorization: Bearer t0"])
+        clients.append(joined)
+        try joined.readHead()
+        XCTAssertEqual(joined.status, 200, "an open stream can still be joined")
+        let started = Date()
+        XCTAssertEqual(try RawHTTP.get(port: server.port, "/users-fetched", timeout: 5).status, 200)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2, "a plain fetch is not queued behind the streams")
+    }
 }

@@ -74,6 +74,14 @@ final class LiveRouteTests: XCTestCase {
             transform:
               - keyed-to-array: { key: objectId, order: key }
               - set: { tenant: "{tenant}" }
+          # One upstream stream per client credential.
+          - name: per-token
+            request: GET /per-token
+            upstream: demo
+            path: /scores.json
+            forward-headers: [Authorization]
+            live: true
+            transform: []
         """
     }
 
