@@ -22,6 +22,8 @@ final class LiveHub {
     private var streamsPerRoute: [String: Int] = [:]
     /// Which stream each subscriber is on.
     private var placement: [ObjectIdentifier: LiveUpstreamStream] = [:]
+    /// Streams that are over and gave their key up before their deferred close ran.
+    private var retiring: [ObjectIdentifier: LiveUpstreamStream] = [:]
     /// Streams open per upstream host (scheme and authority), against `maxStreamsPerHost`.
     private var streamsPerHost: [String: Int] = [:]
     /// Streams one worker keeps open to one upstream host. Each holds one of curl's
@@ -67,7 +69,7 @@ final class LiveHub {
         } else {
             let stream = LiveUpstreamStream(subscription: subscription, hub: self)
             // One that is over (its close still due) is forgotten now: the new one takes its key.
-            if let old = streams[subscription.streamKey] { forget(old) }
+            if let old = existing { retire(old) }
             streams[subscription.streamKey] = stream
             streamsPerRoute[route, default: 0] += 1
             streamsPerHost[host, default: 0] += 1
@@ -93,13 +95,23 @@ final class LiveHub {
         for stream in Array(streams.values) { stream.endAll(.shuttingDown(context: stream.context)) }
     }
 
-    /// Closes every stream without a word to subscribers (the worker is stopping).
+    /// Closes every stream (the worker is stopping).
     func close() {
-        for stream in Array(streams.values) { stream.close() }
+        for stream in Array(streams.values) + Array(retiring.values) { stream.close() }
+    }
+
+    /// A stream that is over gives its key up to a new one before its deferred close ran. It
+    /// is held here until it closes: its close is due on a timer that holds it weakly (it may
+    /// not run inside the curl callback that ended it), and a stream freed before closing
+    /// would leak its transfer and leave `live_upstream_streams` too high.
+    private func retire(_ stream: LiveUpstreamStream) {
+        forget(stream)
+        if !stream.isClosed { retiring[ObjectIdentifier(stream)] = stream }
     }
 
     /// A stream closed: the next subscriber to its key opens a new one.
     func forget(_ stream: LiveUpstreamStream) {
+        if stream.isClosed { retiring[ObjectIdentifier(stream)] = nil }
         guard streams[stream.key] === stream else { return }
         streams[stream.key] = nil
         streamsPerRoute[stream.routeName, default: 1] -= 1
