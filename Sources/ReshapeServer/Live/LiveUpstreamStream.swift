@@ -35,6 +35,10 @@ final class LiveUpstreamStream {
     private var idleCloseTimer: RouteTimer?
     /// Reconnections since the last snapshot, for the backoff.
     private var failures = 0
+    /// What ended its subscribers, once they were: the stream may not be ended itself (an
+    /// invalid upstream event is the server's finding, not the stream's), and a subscriber
+    /// that joins before the deferred close gets the same.
+    private var endProblem: LiveProblem?
     private unowned let hub: LiveHub
 
     init(subscription: LiveSubscription, hub: LiveHub) {
@@ -48,7 +52,7 @@ final class LiveUpstreamStream {
     var isClosed: Bool { if case .closed = phase { true } else { false } }
 
     /// Ended for good (its `error` is sent, the close may still be due): nobody joins it.
-    var isOver: Bool { isClosed || stream.isEnded }
+    var isOver: Bool { isClosed || endProblem != nil || stream.isEnded }
 
     /// Opens the upstream transfer and starts the keep-alive timer.
     func open() {
@@ -90,6 +94,7 @@ final class LiveUpstreamStream {
     }
 
     private func endSubscribers(_ problem: LiveProblem) {
+        if endProblem == nil { endProblem = problem }
         for subscriber in subscribers { subscriber.end(with: problem) }
     }
 
@@ -108,7 +113,12 @@ final class LiveUpstreamStream {
         keepAliveTimer = nil
         idleCloseTimer?.stop()
         idleCloseTimer = nil
+        // None is dropped silently, which would leave its connection hanging: any still here
+        // (ended already, or joined after the end) gets the end, or `shutting-down` when the
+        // worker closes the stream. Ending one only writes to its connection.
+        let remaining = subscribers
         subscribers = []
+        for subscriber in remaining { subscriber.end(with: endProblem ?? .shuttingDown(context: context)) }
         hub.forget(self)
     }
 
