@@ -65,7 +65,7 @@ final class LiveUpstreamStream {
         idleCloseTimer?.stop()
         idleCloseTimer = nil
         subscribers.append(subscriber)
-        if let answer = stream.answer { subscriber.send(.snapshot(answer)) }
+        if let answer = stream.answer { subscriber.send(RenderedEvent(.snapshot(answer))) }
     }
 
     /// Removes a subscriber; without any left, the stream closes shortly after (a client that
@@ -162,7 +162,9 @@ final class LiveUpstreamStream {
             case .none: continue
             case .send(let event):
                 if case .snapshot = event.kind { failures = 0 }
-                for subscriber in subscribers { subscriber.send(event.kind) }
+                // Serialized once for every subscriber: only the `id:` line is each one's own.
+                let rendered = RenderedEvent(event.kind)
+                for subscriber in subscribers { subscriber.send(rendered) }
                 dropEnded()
             case .end(let event):
                 guard case .error(let problem) = event.kind else { continue }
