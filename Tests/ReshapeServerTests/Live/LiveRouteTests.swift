@@ -74,6 +74,12 @@ final class LiveRouteTests: XCTestCase {
             transform:
               - keyed-to-array: { key: objectId, order: key }
               - set: { tenant: "{tenant}" }
+          # A plain answer that comes late: a stream pipelined after it waits for its head.
+          - name: blob-late
+            request: GET /blob-late
+            upstream: demo
+            path: /delay/1000/blob.json
+            transform: []
           # One upstream stream per client credential.
           - name: per-token
             request: GET /per-token
