@@ -33,8 +33,16 @@ final class LiveUpstreamStream {
     private var phase = Phase.disconnected
     private var keepAliveTimer: RouteTimer?
     private var idleCloseTimer: RouteTimer?
-    /// Reconnections since the last snapshot, for the backoff.
+    /// Reconnections since the stream last stayed up `stableSeconds`, for the backoff.
     private var failures = 0
+    /// When the current transfer started (monotonic seconds).
+    private var connectedAt = 0.0
+    /// How long a transfer must last before its end counts as a new first failure. Not reset
+    /// by a snapshot: an upstream that sends its first `put` and drops would otherwise be
+    /// reconnected every quarter second, resending the whole answer each time.
+    static let stableSeconds = 30.0
+    /// The failures in a row after which the reconnections are logged.
+    static let failuresReported = 5
     /// What ended its subscribers, once they were: the stream may not be ended itself (an
     /// invalid upstream event is the server's finding, not the stream's), and a subscriber
     /// that joins before the deferred close gets the same.
@@ -135,6 +143,7 @@ final class LiveUpstreamStream {
             return reconnectLater()
         }
         phase = .connected(transfer)
+        connectedAt = Clock.monotonicSeconds()
         hub.metrics.liveUpstreamStreamsChanged(by: 1)
     }
 
@@ -161,7 +170,6 @@ final class LiveUpstreamStream {
             switch stream.received(firebase) {
             case .none: continue
             case .send(let event):
-                if case .snapshot = event.kind { failures = 0 }
                 // Serialized once for every subscriber: only the `id:` line is each one's own.
                 let rendered = RenderedEvent(event.kind)
                 for subscriber in subscribers { subscriber.send(rendered) }
@@ -184,6 +192,7 @@ final class LiveUpstreamStream {
         {
             return endAll(.streamRefused(status: response.status, contentType: response.contentType, context: context))
         }
+        if Clock.monotonicSeconds() - connectedAt >= Self.stableSeconds { failures = 0 }
         reconnectLater()
     }
 
@@ -192,6 +201,12 @@ final class LiveUpstreamStream {
         _ = stream.reconnected()
         let ceiling = min(10_000, 250 << min(failures, 6))
         failures += 1
+        // Said once per run of failures (the URL and headers may hold credentials: not logged).
+        if failures == Self.failuresReported {
+            Log.event(
+                "live upstream stream keeps failing; reconnecting with backoff",
+                ["route": .string(routeName), "upstream": .string(subscription.route.upstream)])
+        }
         let delay = ceiling / 2 + Int.random(in: 0...(ceiling / 2))
         phase = .reconnecting(
             RouteTimer(loop: hub.loop, milliseconds: delay) { [weak self] in
