@@ -358,6 +358,8 @@ extension ClientConnection: StreamHost {
         return output
     }
 
+    func dropStreamSink(for id: Int) { streamOutputs[id] = nil }
+
     func streamReady(_ id: Int) { send(.streamReady(id: id)) }
 
     /// One chunk: its size in hex, the bytes, CRLF.
