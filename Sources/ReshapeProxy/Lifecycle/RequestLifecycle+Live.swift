@@ -8,10 +8,12 @@ extension RequestLifecycle {
     /// A request the route refuses (a bad query, say) is answered as the GET would be.
     func subscribe(_ match: RouteMatch) -> Action {
         guard let policy = match.route.live else { impossible("subscribe", in: stateName) }
-        let (_, action) = RouteExchange.start(request, route: match.route, parameters: match.parameters, rules: rules)
+        let (exchange, action) = RouteExchange.start(
+            request, route: match.route, parameters: match.parameters, rules: rules)
         switch action {
         case .fetch(let orders) where orders.count == 1:
-            state = .subscribed(match)
+            // Its log line redacts as a plain GET's: forwarded header values are secrets too.
+            state = .subscribed(match, redactor: exchange?.redactor ?? redactor)
             return .subscribe(
                 LiveSubscription(
                     route: match.route, parameters: match.parameters, request: orders[0].request, policy: policy,
@@ -20,7 +22,9 @@ extension RequestLifecycle {
             // The loader allows `live:` only on single-fetch routes; anything else is a bug there.
             impossible("subscribe without one fetch", in: stateName)
         case .respond(let rendered, _):
-            return respond(rendered.response, AnswerRecord(routeName: match.route.name, errorCode: rendered.errorCode))
+            return respond(
+                rendered.response,
+                AnswerRecord(routeName: match.route.name, exchange: exchange, errorCode: rendered.errorCode))
         }
     }
 
@@ -57,7 +61,7 @@ extension RequestLifecycle {
     /// The worker streams to as many subscribers as the route allows, or (`streamLimit`) keeps
     /// as many streams open to the route's upstream host as it may: a 503 instead.
     public func subscriptionRefused(streamLimit: Int? = nil) -> Action {
-        guard case .subscribed(let match) = state, let policy = match.route.live else {
+        guard case .subscribed(let match, _) = state, let policy = match.route.live else {
             impossible("subscriptionRefused", in: stateName)
         }
         let problem =
@@ -74,7 +78,9 @@ extension RequestLifecycle {
     public func subscriptionEnded(
         eventsSent: Int, bytesSent: Int, errorCode: String?, now: Double, wallClockMilliseconds: Int
     ) -> [UInt8]? {
-        guard case .subscribed(let match) = state else { impossible("subscriptionEnded", in: stateName) }
+        guard case .subscribed(let match, let redactor) = state else {
+            impossible("subscriptionEnded", in: stateName)
+        }
         state = .answered
         let seconds = now - started
         settings.metrics.requestFinished()

@@ -53,3 +53,25 @@ extension LiveRouteTests {
         XCTAssertLessThan(Date().timeIntervalSince(started), 2, "a plain fetch is not queued behind the streams")
     }
 }
+
+/// What a subscription's access-log line shows.
+extension LiveRouteTests {
+    /// A forwarded header value is a secret for this request: its access-log line redacts it,
+    /// in the path too (here a capture), as a plain request's line does.
+    func testTheLiveAccessLogLineRedactsForwardedValues() throws {
+        let client = try EventStreamClient(
+            port: server.port, "/t/zzsecret123/users", headers: ["Authorization: zzsecret123"])
+        try client.readHead()
+        XCTAssertEqual(client.status, 200)
+        client.close()
+        _ = try RawHTTP.get(port: server.port, "/t/zzsecret123/users", headers: ["Authorization: zzsecret123"])
+        let deadline = Date().addingTimeInterval(3)
+        var lines: [Substring] = []
+        while lines.count < 2 && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            lines = server.child.stdout.split(separator: "\n").filter { $0.contains("/users\"") }
+        }
+        XCTAssertEqual(lines.count, 2, "the stream's line and the plain GET's: \(lines)")
+        for line in lines { XCTAssertFalse(line.contains("zzsecret123"), String(line)) }
+    }
+}

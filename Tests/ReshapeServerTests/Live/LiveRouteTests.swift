@@ -70,6 +70,7 @@ final class LiveRouteTests: XCTestCase {
             request: GET /t/{tenant}/users
             upstream: demo
             path: /users.json
+            forward-headers: [Authorization]
             live: true
             transform:
               - keyed-to-array: { key: objectId, order: key }
