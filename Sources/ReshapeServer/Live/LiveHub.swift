@@ -106,7 +106,10 @@ final class LiveHub {
     /// would leak its transfer and leave `live_upstream_streams` too high.
     private func retire(_ stream: LiveUpstreamStream) {
         forget(stream)
-        if !stream.isClosed { retiring[ObjectIdentifier(stream)] = stream }
+        guard !stream.isClosed else { return }
+        retiring[ObjectIdentifier(stream)] = stream
+        // Its own close is normally due already; this one makes sure (a second is a no-op).
+        stream.closeLater()
     }
 
     /// A stream closed: the next subscriber to its key opens a new one.

@@ -101,6 +101,11 @@ final class LiveUpstreamStream {
         later { $0.close() }
     }
 
+    /// Closes on the loop's next turn: safe from anywhere, a curl callback included.
+    func closeLater() {
+        later { $0.close() }
+    }
+
     private func endSubscribers(_ problem: LiveProblem) {
         if endProblem == nil { endProblem = problem }
         for subscriber in subscribers { subscriber.end(with: problem) }
