@@ -8,10 +8,12 @@ extension RequestLifecycle {
     /// A request the route refuses (a bad query, say) is answered as the GET would be.
     func subscribe(_ match: RouteMatch) -> Action {
         guard let policy = match.route.live else { impossible("subscribe", in: stateName) }
-        let (_, action) = RouteExchange.start(request, route: match.route, parameters: match.parameters, rules: rules)
+        let (exchange, action) = RouteExchange.start(
+            request, route: match.route, parameters: match.parameters, rules: rules)
         switch action {
         case .fetch(let orders) where orders.count == 1:
-            state = .subscribed(match)
+            // Its log line redacts as a plain GET's: forwarded header values are secrets too.
+            state = .subscribed(match, redactor: exchange?.redactor ?? redactor)
             return .subscribe(
                 LiveSubscription(
                     route: match.route, parameters: match.parameters, request: orders[0].request, policy: policy,
@@ -20,7 +22,9 @@ extension RequestLifecycle {
             // The loader allows `live:` only on single-fetch routes; anything else is a bug there.
             impossible("subscribe without one fetch", in: stateName)
         case .respond(let rendered, _):
-            return respond(rendered.response, AnswerRecord(routeName: match.route.name, errorCode: rendered.errorCode))
+            return respond(
+                rendered.response,
+                AnswerRecord(routeName: match.route.name, exchange: exchange, errorCode: rendered.errorCode))
         }
     }
 
@@ -38,7 +42,8 @@ extension RequestLifecycle {
         let answer = lookup(route.name) {
             let (_, action) = RouteExchange.start(request, route: route, parameters: match.parameters, rules: rules)
             guard case .fetch(let orders) = action, orders.count == 1 else { return "" }
-            let key = LiveSubscription.streamKey(route: route, request: orders[0].request)
+            let key = LiveSubscription.streamKey(
+                route: route, parameters: match.parameters, request: orders[0].request)
             built = key
             return key
         }
@@ -53,12 +58,18 @@ extension RequestLifecycle {
         return respond(HTTPResponse(status: 200, headers: headers, body: body), AnswerRecord(routeName: route.name))
     }
 
-    /// The worker streams to as many subscribers as the route allows: a 503 instead.
-    public func subscriptionRefused() -> Action {
-        guard case .subscribed(let match) = state, let policy = match.route.live else {
+    /// The worker streams to as many subscribers as the route allows, or (`streamLimit`) keeps
+    /// as many streams open to the route's upstream host as it may: a 503 instead.
+    public func subscriptionRefused(streamLimit: Int? = nil) -> Action {
+        guard case .subscribed(let match, _) = state, let policy = match.route.live else {
             impossible("subscriptionRefused", in: stateName)
         }
-        let problem = Problem.tooManySubscribers(route: match.route.name, limit: policy.maxSubscribers)
+        let problem =
+            if let streamLimit {
+                Problem.tooManyStreams(route: match.route.name, upstream: match.route.upstream, limit: streamLimit)
+            } else {
+                Problem.tooManySubscribers(route: match.route.name, limit: policy.maxSubscribers)
+            }
         return respond(problem.response, AnswerRecord(routeName: match.route.name, errorCode: problem.code))
     }
 
@@ -67,7 +78,9 @@ extension RequestLifecycle {
     public func subscriptionEnded(
         eventsSent: Int, bytesSent: Int, errorCode: String?, now: Double, wallClockMilliseconds: Int
     ) -> [UInt8]? {
-        guard case .subscribed(let match) = state else { impossible("subscriptionEnded", in: stateName) }
+        guard case .subscribed(let match, let redactor) = state else {
+            impossible("subscriptionEnded", in: stateName)
+        }
         state = .answered
         let seconds = now - started
         settings.metrics.requestFinished()

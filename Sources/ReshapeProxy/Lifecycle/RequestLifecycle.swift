@@ -68,7 +68,8 @@ public final class RequestLifecycle: @unchecked Sendable {
         case responding(AnswerRecord)
         /// Streaming a live route's answer: the server holds the subscription until it ends
         /// (`subscriptionEnded`) or is refused (`subscriptionRefused`).
-        case subscribed(RouteMatch)
+        /// `redactor`: the exchange's, which knows this request's forwarded header values.
+        case subscribed(RouteMatch, redactor: Redactor)
         /// The answer is recorded (metrics, access log): nothing more happens.
         case answered
         /// The client went away before its answer: nothing more happens.

@@ -23,12 +23,20 @@ public struct LiveSubscription: Sendable {
         self.request = request
         self.policy = policy
         self.rules = rules
-        streamKey = Self.streamKey(route: route, request: request)
+        streamKey = Self.streamKey(route: route, parameters: parameters, request: request)
     }
 
-    /// Names a route's upstream stream: the route, the URL and the headers sent.
-    static func streamKey(route: Route, request: UpstreamRequest) -> String {
-        var key = route.name + "\n" + request.url
+    /// Names a route's upstream stream: the route, its path captures, the URL and the headers
+    /// sent. The captures count although the URL may not contain them: the stream is normalized
+    /// with its first subscriber's, which `set` and `default` templates may use, so two requests
+    /// share a stream only when their answers would be the same.
+    static func streamKey(route: Route, parameters: [String: String], request: UpstreamRequest) -> String {
+        var key = route.name
+        // Length-prefixed, so that no capture value can pass for another capture or the URL.
+        for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
+            key += "\n{\(name.utf8.count):\(name)=\(value.utf8.count):\(value)}"
+        }
+        key += "\n" + request.url
         for header in request.headers { key += "\n" + header.name + ":" + header.value }
         return key
     }
@@ -65,5 +73,17 @@ extension Problem {
             status: 503, code: "too-many-subscribers", title: "Too many subscribers",
             detail: "this server already streams to \(limit) subscribers of the route; try again later",
             extra: [JSONMember(key: "route", value: .string(route))])
+    }
+
+    /// More distinct streams to the route's upstream host on this worker than it keeps open:
+    /// each holds an upstream connection, and plain fetches need the rest.
+    public static func tooManyStreams(route: String, upstream: String, limit: Int) -> Problem {
+        Problem(
+            status: 503, code: "too-many-streams", title: "Too many upstream streams",
+            detail: "this server already keeps \(limit) live streams open to the route's upstream; try again later",
+            extra: [
+                JSONMember(key: "route", value: .string(route)),
+                JSONMember(key: "upstream", value: .string(upstream)),
+            ])
     }
 }

@@ -77,6 +77,8 @@ final class ClientConnection {
     private var streamOutputs: [Int: StreamOutput] = [:]
     /// Bounds how long an ended stream's last writes may wait for a client that does not read.
     private var lingerTimer: RouteTimer?
+    /// A stream's head was written: its idle timer is stopped for good.
+    private var carriedStream = false
 
     init(owner: any ConnectionOwner) {
         self.owner = owner
@@ -148,6 +150,7 @@ final class ClientConnection {
         case .cancel(let id):
             driver.cancel(id)
         case .streamOpened(let id):
+            carriedStream = true
             streamOutputs[id]?.opened()
             // Read on, only to notice the client leaving: the bytes are not parsed.
             if handles == .open { resumeReading() }
@@ -273,11 +276,17 @@ final class ClientConnection {
         if handles == .closingAfterWrites && pendingWrites == 0 { closeHandles() }
     }
 
-    /// Closes once queued writes are on the wire (uv_close would cancel them).
+    /// Closes once queued writes are on the wire (uv_close would cancel them). A connection
+    /// that carried a stream has its idle timer stopped: a client that does not read (a slow
+    /// consumer, or one whose stream ended before its head was written) would hold the last
+    /// writes, and the socket, for ever, so they are dropped after the idle timeout.
     func requestClose() {
         if handles == .open { handles = .closingAfterWrites }
         driver.cancelAll()
-        if pendingWrites == 0 { closeHandles() }
+        if pendingWrites == 0 { return closeHandles() }
+        guard handles == .closingAfterWrites, carriedStream, lingerTimer == nil else { return }
+        let milliseconds = owner.shared.configuration.limits.idleTimeoutMilliseconds
+        lingerTimer = RouteTimer(loop: owner.loop, milliseconds: milliseconds) { [weak self] in self?.closeHandles() }
     }
 
     private func closeHandles() {
@@ -349,6 +358,8 @@ extension ClientConnection: StreamHost {
         return output
     }
 
+    func dropStreamSink(for id: Int) { streamOutputs[id] = nil }
+
     func streamReady(_ id: Int) { send(.streamReady(id: id)) }
 
     /// One chunk: its size in hex, the bytes, CRLF.
@@ -359,12 +370,7 @@ extension ClientConnection: StreamHost {
 
     var unsentBytes: Int { handles == .closed ? 0 : Int(uv_stream_get_write_queue_size(reshape_tcp_stream(tcp))) }
 
-    /// Ends the stream's answer. A client that does not read (a slow consumer) would hold
-    /// the last writes, and the socket, for ever: after the idle timeout they are dropped.
-    func endStream() {
-        send(.streamEnded)
-        guard handles == .closingAfterWrites else { return }
-        let milliseconds = owner.shared.configuration.limits.idleTimeoutMilliseconds
-        lingerTimer = RouteTimer(loop: owner.loop, milliseconds: milliseconds) { [weak self] in self?.closeHandles() }
-    }
+    /// Ends the stream's answer; the close that follows bounds how long its last writes wait
+    /// (`requestClose`). The event may wait its turn behind the one being handled.
+    func endStream() { send(.streamEnded) }
 }

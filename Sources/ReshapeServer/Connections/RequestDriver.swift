@@ -59,6 +59,7 @@ final class RequestDriver {
     /// The client went away: stop everything of this request, now.
     func cancel(_ id: Int) {
         if let (lifecycle, subscriber) = subscriptions.removeValue(forKey: id) {
+            host?.dropStreamSink(for: id)
             return endSubscription(lifecycle, subscriber)
         }
         stopFetches(of: id, requests[id]?.fetchesInFlight ?? [])
@@ -161,15 +162,25 @@ final class RequestDriver {
     // MARK: - Live streams
 
     /// Joins the route's upstream stream and has the connection answer with it; a worker at
-    /// the route's `max-subscribers` answers 503 instead.
+    /// the route's `max-subscribers`, or at its bound of streams to the upstream host, answers
+    /// 503 instead.
     private func subscribe(_ id: Int, _ subscription: LiveSubscription) {
         guard let lifecycle = requests[id] else { return }
         guard let host, let hub = owner.liveHub else {
             preconditionFailure("RequestDriver: a subscription on a driver without a client or a live hub")
         }
+        // The sink is made first: a subscriber that joins an open stream gets its snapshot at once.
         let sink = host.streamSink(for: id)
-        guard let subscriber = hub.subscribe(subscription, sink: sink) else {
-            return perform(id, lifecycle.subscriptionRefused())
+        let subscriber: LiveSubscriber
+        switch hub.subscribe(subscription, sink: sink) {
+        case .success(let joined): subscriber = joined
+        case .failure(let refusal):
+            // A keep-alive connection may be refused many times: no sink stays behind.
+            host.dropStreamSink(for: id)
+            switch refusal {
+            case .tooManySubscribers: return perform(id, lifecycle.subscriptionRefused())
+            case .tooManyStreams(let limit): return perform(id, lifecycle.subscriptionRefused(streamLimit: limit))
+            }
         }
         requests[id] = nil
         subscriptions[id] = (lifecycle, subscriber)

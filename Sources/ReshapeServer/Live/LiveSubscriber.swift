@@ -39,23 +39,25 @@ final class LiveSubscriber {
         self.metrics = metrics
     }
 
-    /// Sends a snapshot or patch under this subscriber's next id. When what the socket could
-    /// not take yet then passes `buffer` (beyond the last snapshot, which may be larger than
-    /// `buffer` by itself), the subscriber is behind: it gets `slow-consumer` and ends (false).
+    /// Sends a snapshot or patch under this subscriber's next id. When what the socket had not
+    /// taken yet, before this event, passes `buffer` (beyond the last snapshot, which may be
+    /// larger than `buffer` by itself), the subscriber is behind: it gets `slow-consumer` and
+    /// ends (false). Measured before the event is queued, so that one event larger than
+    /// `buffer` (a big patch) does not cut off a client that keeps up.
     @discardableResult
-    func send(_ kind: LiveEvent.Kind) -> Bool {
+    func send(_ event: RenderedEvent) -> Bool {
         guard !isEnded, let sink else { return false }
-        lastID += 1
-        var bytes: [UInt8] = []
-        LiveEvent(id: lastID, kind: kind).appendServerSentEvent(to: &bytes)
-        if case .patch = kind { metrics.liveEventSent(patch: true) } else { metrics.liveEventSent(patch: false) }
-        if case .snapshot = kind { snapshotBytes = bytes.count }
-        emit(bytes)
         guard sink.unsentBytes <= policy.bufferBytes + snapshotBytes else {
             metrics.liveSlowConsumerClosed()
             end(with: .slowConsumer(limit: policy.bufferBytes, context: context))
             return false
         }
+        lastID += 1
+        var bytes = Array("id: \(lastID)\n".utf8)
+        bytes += event.bytesAfterID
+        metrics.liveEventSent(patch: event.isPatch)
+        if event.isSnapshot { snapshotBytes = bytes.count }
+        emit(bytes)
         return true
     }
 
@@ -85,5 +87,25 @@ final class LiveSubscriber {
         eventsSent += 1
         bytesSent += bytes.count
         sink?.write(bytes)
+    }
+}
+
+/// A snapshot or patch rendered once for all the subscribers of a stream: everything but its
+/// `id:` line, which is each subscriber's own and comes first.
+struct RenderedEvent {
+    let isSnapshot: Bool
+    let isPatch: Bool
+    /// `event: ...`, `data: ...` and the blank line.
+    let bytesAfterID: [UInt8]
+
+    init(_ kind: LiveEvent.Kind) {
+        let event = LiveEvent(id: 0, kind: kind)
+        var bytes: [UInt8] = []
+        // The writer puts `id:` first; without one, the rest is what follows it.
+        ServerSentEventWriter.append(
+            ServerSentEvent(name: event.name, data: String(decoding: event.data, as: UTF8.self), id: nil), to: &bytes)
+        bytesAfterID = bytes
+        if case .snapshot = kind { isSnapshot = true } else { isSnapshot = false }
+        if case .patch = kind { isPatch = true } else { isPatch = false }
     }
 }

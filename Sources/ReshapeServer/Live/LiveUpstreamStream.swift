@@ -21,6 +21,8 @@ final class LiveUpstreamStream {
     }
 
     let key: String
+    /// Its upstream host, which the hub bounds the streams to.
+    let host: String
     var routeName: String { subscription.route.name }
     /// The answer its subscribers hold now; nil before the first snapshot.
     var answer: JSON? { stream.answer }
@@ -31,12 +33,25 @@ final class LiveUpstreamStream {
     private var phase = Phase.disconnected
     private var keepAliveTimer: RouteTimer?
     private var idleCloseTimer: RouteTimer?
-    /// Reconnections since the last snapshot, for the backoff.
+    /// Reconnections since the stream last stayed up `stableSeconds`, for the backoff.
     private var failures = 0
+    /// When the current transfer started (monotonic seconds).
+    private var connectedAt = 0.0
+    /// How long a transfer must last before its end counts as a new first failure. Not reset
+    /// by a snapshot: an upstream that sends its first `put` and drops would otherwise be
+    /// reconnected every quarter second, resending the whole answer each time.
+    static let stableSeconds = 30.0
+    /// The failures in a row after which the reconnections are logged.
+    static let failuresReported = 5
+    /// What ended its subscribers, once they were: the stream may not be ended itself (an
+    /// invalid upstream event is the server's finding, not the stream's), and a subscriber
+    /// that joins before the deferred close gets the same.
+    private var endProblem: LiveProblem?
     private unowned let hub: LiveHub
 
     init(subscription: LiveSubscription, hub: LiveHub) {
         key = subscription.streamKey
+        host = LiveHub.host(of: subscription.request.url)
         self.subscription = subscription
         self.hub = hub
         stream = subscription.makeStream()
@@ -45,7 +60,7 @@ final class LiveUpstreamStream {
     var isClosed: Bool { if case .closed = phase { true } else { false } }
 
     /// Ended for good (its `error` is sent, the close may still be due): nobody joins it.
-    var isOver: Bool { isClosed || stream.isEnded }
+    var isOver: Bool { isClosed || endProblem != nil || stream.isEnded }
 
     /// Opens the upstream transfer and starts the keep-alive timer.
     func open() {
@@ -58,7 +73,7 @@ final class LiveUpstreamStream {
         idleCloseTimer?.stop()
         idleCloseTimer = nil
         subscribers.append(subscriber)
-        if let answer = stream.answer { subscriber.send(.snapshot(answer)) }
+        if let answer = stream.answer { subscriber.send(RenderedEvent(.snapshot(answer))) }
     }
 
     /// Removes a subscriber; without any left, the stream closes shortly after (a client that
@@ -86,7 +101,13 @@ final class LiveUpstreamStream {
         later { $0.close() }
     }
 
+    /// Closes on the loop's next turn: safe from anywhere, a curl callback included.
+    func closeLater() {
+        later { $0.close() }
+    }
+
     private func endSubscribers(_ problem: LiveProblem) {
+        if endProblem == nil { endProblem = problem }
         for subscriber in subscribers { subscriber.end(with: problem) }
     }
 
@@ -105,7 +126,12 @@ final class LiveUpstreamStream {
         keepAliveTimer = nil
         idleCloseTimer?.stop()
         idleCloseTimer = nil
+        // None is dropped silently, which would leave its connection hanging: any still here
+        // (ended already, or joined after the end) gets the end, or `shutting-down` when the
+        // worker closes the stream. Ending one only writes to its connection.
+        let remaining = subscribers
         subscribers = []
+        for subscriber in remaining { subscriber.end(with: endProblem ?? .shuttingDown(context: context)) }
         hub.forget(self)
     }
 
@@ -122,6 +148,7 @@ final class LiveUpstreamStream {
             return reconnectLater()
         }
         phase = .connected(transfer)
+        connectedAt = Clock.monotonicSeconds()
         hub.metrics.liveUpstreamStreamsChanged(by: 1)
     }
 
@@ -148,8 +175,9 @@ final class LiveUpstreamStream {
             switch stream.received(firebase) {
             case .none: continue
             case .send(let event):
-                if case .snapshot = event.kind { failures = 0 }
-                for subscriber in subscribers { subscriber.send(event.kind) }
+                // Serialized once for every subscriber: only the `id:` line is each one's own.
+                let rendered = RenderedEvent(event.kind)
+                for subscriber in subscribers { subscriber.send(rendered) }
                 dropEnded()
             case .end(let event):
                 guard case .error(let problem) = event.kind else { continue }
@@ -169,6 +197,7 @@ final class LiveUpstreamStream {
         {
             return endAll(.streamRefused(status: response.status, contentType: response.contentType, context: context))
         }
+        if Clock.monotonicSeconds() - connectedAt >= Self.stableSeconds { failures = 0 }
         reconnectLater()
     }
 
@@ -177,6 +206,12 @@ final class LiveUpstreamStream {
         _ = stream.reconnected()
         let ceiling = min(10_000, 250 << min(failures, 6))
         failures += 1
+        // Said once per run of failures (the URL and headers may hold credentials: not logged).
+        if failures == Self.failuresReported {
+            Log.event(
+                "live upstream stream keeps failing; reconnecting with backoff",
+                ["route": .string(routeName), "upstream": .string(subscription.route.upstream)])
+        }
         let delay = ceiling / 2 + Int.random(in: 0...(ceiling / 2))
         phase = .reconnecting(
             RouteTimer(loop: hub.loop, milliseconds: delay) { [weak self] in

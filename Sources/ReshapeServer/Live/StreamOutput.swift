@@ -3,6 +3,8 @@
 protocol StreamHost: AnyObject {
     /// The sink a subscription of request `id` writes to.
     func streamSink(for id: Int) -> any LiveSink
+    /// Request `id` is no longer subscribed (refused, or over): its sink goes.
+    func dropStreamSink(for id: Int)
     /// The answer to request `id` is that stream: write its head in turn.
     func streamReady(_ id: Int)
     /// Writes one chunk of the stream.

@@ -18,6 +18,9 @@ final class UpstreamClient {
     /// setup that a reset avoids. Connections live in the multi handle's cache either way.
     var idleHandles: [UnsafeMutableRawPointer] = []
     private static let maxIdleHandles = 256
+    /// Connections to one host at a time; more transfers to it queue in curl. Live streams
+    /// hold theirs for as long as they last, so `LiveHub` keeps them to a part of this.
+    static let maxHostConnections = 64
     /// The curl header lists kept for header sets that recur.
     private var headerLists = HeaderListCache<HeaderList>()
     private(set) var sockets: SocketWatches!
@@ -38,7 +41,7 @@ final class UpstreamClient {
         reshape_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, Unmanaged.passUnretained(sockets).toOpaque())
         reshape_multi_setopt_timer_function(multi, upstreamTimerCallback)
         reshape_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, Unmanaged.passUnretained(self).toOpaque())
-        reshape_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 64)
+        reshape_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, Self.maxHostConnections)
         reshape_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 256)
         reshape_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
     }

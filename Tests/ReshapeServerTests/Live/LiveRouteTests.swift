@@ -65,6 +65,30 @@ final class LiveRouteTests: XCTestCase {
             path: /scores.json
             live: { keep-alive: 10s, buffer: 4KiB }
             transform: []
+          # A capture only a template uses: the upstream request is the same for every tenant.
+          - name: tenant-users
+            request: GET /t/{tenant}/users
+            upstream: demo
+            path: /users.json
+            forward-headers: [Authorization]
+            live: true
+            transform:
+              - keyed-to-array: { key: objectId, order: key }
+              - set: { tenant: "{tenant}" }
+          # A plain answer that comes late: a stream pipelined after it waits for its head.
+          - name: blob-late
+            request: GET /blob-late
+            upstream: demo
+            path: /delay/1000/blob.json
+            transform: []
+          # One upstream stream per client credential.
+          - name: per-token
+            request: GET /per-token
+            upstream: demo
+            path: /scores.json
+            forward-headers: [Authorization]
+            live: true
+            transform: []
         """
     }
 
@@ -298,7 +322,7 @@ final class LiveRouteTests: XCTestCase {
         XCTAssertEqual(String(decoding: document.serialized(), as: UTF8.self), try plainGet("/users-fetched"))
     }
 
-    private func plainGet(_ path: String) throws -> String {
+    func plainGet(_ path: String) throws -> String {
         let response = try RawHTTP.get(port: server.port, path)
         guard response.status == 200 else { throw HarnessError("GET \(path): \(response.status) \(response.text)") }
         return response.text
@@ -306,7 +330,7 @@ final class LiveRouteTests: XCTestCase {
 
     /// A write to the demo upstream; its answer's body.
     @discardableResult
-    private func write(_ method: String, _ target: String, _ body: String?) throws -> String {
+    func write(_ method: String, _ target: String, _ body: String?) throws -> String {
         var client = try RawHTTP(port: upstream.port)
         defer { client.close() }
         let bytes = Array((body ?? "").utf8)
@@ -319,12 +343,12 @@ final class LiveRouteTests: XCTestCase {
         return response.text
     }
 
-    private func streamCounts() throws -> (open: Int, opened: Int) {
+    func streamCounts() throws -> (open: Int, opened: Int) {
         let json = try RawHTTP.get(port: upstream.port, "/_demo/streams").json
         return (json["open"] as? Int ?? -1, json["opened"] as? Int ?? -1)
     }
 
-    private func metric(_ name: String) throws -> Int? {
+    func metric(_ name: String) throws -> Int? {
         let text = try RawHTTP.get(port: server.adminPort, "/_reshape/metrics").text
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + " ") }) else { return nil }
         return Int(line.split(separator: " ").last ?? "")
