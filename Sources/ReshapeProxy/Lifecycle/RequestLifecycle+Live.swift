@@ -39,8 +39,11 @@ extension RequestLifecycle {
         let rules = self.rules
         let request = self.request
         var built: String?
+        var requestRedactor: Redactor?
         let answer = lookup(route.name) {
-            let (_, action) = RouteExchange.start(request, route: route, parameters: match.parameters, rules: rules)
+            let (exchange, action) = RouteExchange.start(
+                request, route: route, parameters: match.parameters, rules: rules)
+            requestRedactor = exchange?.redactor
             guard case .fetch(let orders) = action, orders.count == 1 else { return "" }
             let key = LiveSubscription.streamKey(
                 route: route, parameters: match.parameters, request: orders[0].request)
@@ -55,7 +58,10 @@ extension RequestLifecycle {
             NameValue(name: CacheStatus.headerName, value: "live"),
         ]
         headers += CachingHeaders.route(forwarded: route.forwardHeaders, maxAge: nil, upstream: CacheControl())
-        return respond(HTTPResponse(status: 200, headers: headers, body: body), AnswerRecord(routeName: route.name))
+        // Its log line redacts as a plain GET's: forwarded header values are secrets too.
+        return respond(
+            HTTPResponse(status: 200, headers: headers, body: body),
+            AnswerRecord(routeName: route.name, redactor: requestRedactor ?? redactor))
     }
 
     /// The worker streams to as many subscribers as the route allows, or (`streamLimit`) keeps

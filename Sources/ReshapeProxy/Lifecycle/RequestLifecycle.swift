@@ -114,6 +114,9 @@ public final class RequestLifecycle: @unchecked Sendable {
         var dropped: [DroppedElement] = []
         /// The problem code when the answer is an error.
         var errorCode: String?
+        /// What the log line redacts, when not the exchange's: one that knows this request's
+        /// forwarded header values (an answer from a live stream has no exchange of its own).
+        var redactor: Redactor?
     }
 
     let request: HTTPRequest
@@ -281,7 +284,7 @@ public final class RequestLifecycle: @unchecked Sendable {
             upstreamMilliseconds: exchange.map { $0.upstreamSeconds * 1000 },
             bytes: response.body.count, dropped: record.dropped, errorCode: record.errorCode,
             fetches: exchange?.fetchCount ?? 0, traceID: trace.context.traceID)
-        return entry.line(redactor: exchange?.redactor ?? redactor)
+        return entry.line(redactor: record.redactor ?? exchange?.redactor ?? redactor)
     }
 
     /// The client went away before the answer: the request is no longer in flight, and a

@@ -79,6 +79,8 @@ final class ClientConnection {
     private var lingerTimer: RouteTimer?
     /// A stream's head was written: its idle timer is stopped for good.
     private var carriedStream = false
+    /// The live stream's chunks: one write on its way, the rest waiting together.
+    private var chunks = ChunkQueue()
 
     init(owner: any ConnectionOwner) {
         self.owner = owner
@@ -212,19 +214,22 @@ final class ClientConnection {
         let head: [UInt8]
         let body: [UInt8]
         let connection: ClientConnection
+        /// Runs once the bytes are written (a live stream sends what waited meanwhile).
+        let done: (() -> Void)?
 
-        init(head: [UInt8], body: [UInt8], connection: ClientConnection) {
+        init(head: [UInt8], body: [UInt8], connection: ClientConnection, done: (() -> Void)?) {
             self.head = head
             self.body = body
             self.connection = connection
+            self.done = done
         }
 
         deinit { request.deallocate() }
     }
 
-    private func write(_ head: [UInt8], _ body: [UInt8]) {
+    private func write(_ head: [UInt8], _ body: [UInt8], then done: (() -> Void)? = nil) {
         guard handles != .closed, !(head.isEmpty && body.isEmpty) else { return }
-        let pending = WriteRequest(head: head, body: body, connection: self)
+        let pending = WriteRequest(head: head, body: body, connection: self, done: done)
         pending.request.pointee.data = Unmanaged.passRetained(pending).toOpaque()
         pendingWrites += 1
         let status = withBuffers(pending.head, pending.body) { buffers, count in
@@ -232,6 +237,7 @@ final class ClientConnection {
                 guard let request, let data = request.pointee.data else { return }
                 let pending = Unmanaged<WriteRequest>.fromOpaque(data).takeRetainedValue()
                 pending.connection.writeFinished()
+                pending.done?()
             }
         }
         if status != 0 {
@@ -362,15 +368,26 @@ extension ClientConnection: StreamHost {
 
     func streamReady(_ id: Int) { send(.streamReady(id: id)) }
 
-    /// One chunk: its size in hex, the bytes, CRLF.
+    /// One chunk: its size in hex, the bytes, CRLF; behind a write still on its way, it waits
+    /// with the others in `chunks` and goes out with them.
     func writeChunk(_ bytes: [UInt8]) {
         guard handles == .open, state.isStreaming, !bytes.isEmpty else { return }
-        write(Array((String(bytes.count, radix: 16) + "\r\n").utf8), bytes + [13, 10])
+        if let (head, body) = chunks.add(bytes) { write(head, body) { [unowned self] in self.chunkWritten() } }
     }
 
-    var unsentBytes: Int { handles == .closed ? 0 : Int(uv_stream_get_write_queue_size(reshape_tcp_stream(tcp))) }
+    private func chunkWritten() {
+        if let waited = chunks.writeDone() { write([], waited) { [unowned self] in self.chunkWritten() } }
+    }
 
-    /// Ends the stream's answer; the close that follows bounds how long its last writes wait
-    /// (`requestClose`). The event may wait its turn behind the one being handled.
-    func endStream() { send(.streamEnded) }
+    var unsentBytes: Int {
+        handles == .closed ? 0 : Int(uv_stream_get_write_queue_size(reshape_tcp_stream(tcp))) + chunks.waiting.count
+    }
+
+    /// Ends the stream's answer, after the chunks still waiting; the close that follows bounds
+    /// how long its last writes wait (`requestClose`). The event may wait its turn behind the
+    /// one being handled.
+    func endStream() {
+        if handles == .open, let waited = chunks.takeAll() { write([], waited) }
+        send(.streamEnded)
+    }
 }

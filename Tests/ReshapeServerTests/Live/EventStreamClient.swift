@@ -51,6 +51,9 @@ final class EventStreamClient {
     /// The next event, waiting at most `timeout`; nil when none came or the stream ended.
     func next(timeout: TimeInterval = 5) throws -> ServerSentEvent? {
         let deadline = Date().addingTimeInterval(timeout)
+        // What came with the head (a stream refused at once arrives whole, its end too) is
+        // read before the socket, which may have nothing more to say.
+        try unframe()
         while events.isEmpty && !ended && Date() < deadline {
             if !readSome() { continue }
             try unframe()
@@ -68,6 +71,7 @@ final class EventStreamClient {
     /// Waits until the stream has ended (the last chunk or the connection's end).
     func waitForEnd(timeout: TimeInterval = 5) throws -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
+        try unframe()
         while !ended && Date() < deadline {
             if readSome() { try unframe() }
         }
