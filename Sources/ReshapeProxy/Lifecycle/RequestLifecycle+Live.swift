@@ -67,7 +67,7 @@ extension RequestLifecycle {
     /// The worker streams to as many subscribers as the route allows, or (`streamLimit`) keeps
     /// as many streams open to the route's upstream host as it may: a 503 instead.
     public func subscriptionRefused(streamLimit: Int? = nil) -> Action {
-        guard case .subscribed(let match, _) = state, let policy = match.route.live else {
+        guard case .subscribed(let match, let redactor) = state, let policy = match.route.live else {
             impossible("subscriptionRefused", in: stateName)
         }
         let problem =
@@ -76,7 +76,9 @@ extension RequestLifecycle {
             } else {
                 Problem.tooManySubscribers(route: match.route.name, limit: policy.maxSubscribers)
             }
-        return respond(problem.response, AnswerRecord(routeName: match.route.name, errorCode: problem.code))
+        // Refused for distinct forwarded credentials, typically: its line redacts them too.
+        return respond(
+            problem.response, AnswerRecord(routeName: match.route.name, errorCode: problem.code, redactor: redactor))
     }
 
     /// The subscription ended (the client left, the stream ended, or the server drained):

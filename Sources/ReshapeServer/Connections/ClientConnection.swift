@@ -236,8 +236,9 @@ final class ClientConnection {
             uv_write(pending.request, reshape_tcp_stream(tcp), buffers, count) { request, _ in
                 guard let request, let data = request.pointee.data else { return }
                 let pending = Unmanaged<WriteRequest>.fromOpaque(data).takeRetainedValue()
-                pending.connection.writeFinished()
+                // What waited behind this write goes out before a closing connection may close.
                 pending.done?()
+                pending.connection.writeFinished()
             }
         }
         if status != 0 {
@@ -387,7 +388,7 @@ extension ClientConnection: StreamHost {
     /// how long its last writes wait (`requestClose`). The event may wait its turn behind the
     /// one being handled.
     func endStream() {
-        if handles == .open, let waited = chunks.takeAll() { write([], waited) }
+        if handles != .closed, let waited = chunks.takeAll() { write([], waited) }
         send(.streamEnded)
     }
 }

@@ -81,6 +81,7 @@ final class EventStreamClient {
     /// Waits until `count` keep-alive comments came.
     func waitForComments(_ count: Int, timeout: TimeInterval = 5) throws -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
+        try unframe()
         while comments < count && !ended && Date() < deadline {
             if readSome() { try unframe() }
         }

@@ -74,4 +74,25 @@ extension LiveRouteTests {
         XCTAssertEqual(lines.count, 2, "the stream's line and the plain GET's: \(lines)")
         for line in lines { XCTAssertFalse(line.contains("zzsecret123"), String(line)) }
     }
+
+    /// A subscription refused (503) logs its line redacted as well.
+    func testARefusedSubscriptionsLineRedactsForwardedValues() throws {
+        let first = try EventStreamClient(
+            port: server.port, "/solo/zzsolo456/users", headers: ["Authorization: zzsolo456"])
+        defer { first.close() }
+        try first.readHead()
+        XCTAssertEqual(first.status, 200)
+        let refused = try RawHTTP.get(
+            port: server.port, "/solo/zzsolo456/users",
+            headers: ["Accept: text/event-stream", "Authorization: zzsolo456"])
+        XCTAssertEqual(refused.status, 503)
+        let deadline = Date().addingTimeInterval(3)
+        var lines: [Substring] = []
+        while lines.isEmpty && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            lines = server.child.stdout.split(separator: "\n").filter { $0.contains("\"status\":503") }
+        }
+        XCTAssertEqual(lines.count, 1, "the refused request's line")
+        for line in lines { XCTAssertFalse(line.contains("zzsolo456"), String(line)) }
+    }
 }

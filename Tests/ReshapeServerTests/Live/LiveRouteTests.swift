@@ -75,6 +75,13 @@ final class LiveRouteTests: XCTestCase {
             transform:
               - keyed-to-array: { key: objectId, order: key }
               - set: { tenant: "{tenant}" }
+          - name: solo-users
+            request: GET /solo/{token}/users
+            upstream: demo
+            path: /users.json
+            forward-headers: [Authorization]
+            live: { max-subscribers: 1 }
+            transform: []
           # A plain answer that comes late: a stream pipelined after it waits for its head.
           - name: blob-late
             request: GET /blob-late
