@@ -186,6 +186,8 @@ private final class ConnectionSimulation {
             case .stopBodyTimer: headerTimerRunning = false
             case .startIdleTimer: idleTimerRunning = true
             case .stopIdleTimer: idleTimerRunning = false
+            // This harness answers every request with a response, never with a stream.
+            case .streamOpened(let id): require(false, "stream \(id) opened, though none was answered with one")
             }
         }
     }
