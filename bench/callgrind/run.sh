@@ -5,6 +5,7 @@
 #   bench/callgrind/run.sh [RESHAPE_BIN]       (default .build/release/reshape)
 #   FEW=200 MANY=2200 SIZE=3kb ROUTE=users bench/callgrind/run.sh
 #   ACCEPT_ENCODING=gzip SIZE=150kb bench/callgrind/run.sh     (or br, zstd; default identity)
+#   KEEP=/tmp/cg bench/callgrind/run.sh      (keeps both callgrind files there, for callgrind_annotate)
 #
 # The server runs under callgrind with one worker, in front of a keep-alive origin on loopback
 # (bench/callgrind/origin.py serving bench/peers/gen.py's documents); one client sends FEW,
@@ -67,6 +68,7 @@ instructions() {  # N: total instructions of one server run that answered N requ
 few=$(instructions "$FEW")
 many=$(instructions "$MANY")
 per=$(( (many - few) / (MANY - FEW) ))
+if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$work/callgrind.$FEW" "$work/callgrind.$MANY" "$KEEP/"; fi
 echo "callgrind: $FEW requests: $few instructions; $MANY requests: $many"
 echo "callgrind: $per instructions per request ($SIZE, route $ROUTE, ${ACCEPT_ENCODING:-identity}," \
   "$(sed -n 's/^bytes: //p' "$work/client.$MANY") bytes per answer, $(basename "$BIN"))"

@@ -14,6 +14,7 @@ import sys
 LABELS = {
     "direct": "direct upstream (origin nginx, static file)",
     "nginx-pass": "nginx `proxy_pass` (no transform)",
+    "nginx-cache": "nginx `proxy_cache` hot (no transform)",
     "nginx-lua": "nginx + Lua + lua-cjson",
     "node": "Node.js `http` + `JSON`",
     "aiohttp": "Python aiohttp + orjson",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Peer benchmark: Reshape beside nginx proxy_pass, nginx + Lua + lua-cjson, a Node.js http proxy
+# Peer benchmark: Reshape beside nginx proxy_pass, nginx proxy_cache (hot), nginx + Lua + lua-cjson, a Node.js http proxy
 # and Python aiohttp + orjson, all doing the same users transform against the same origin nginx
 # under the same wrk load, plus offline figures (reshape apply, jq, Python + orjson, simdjson)
 # over the 8 MB document. Writes the Markdown report to OUT (default bench/RESULTS.md).
@@ -9,7 +9,7 @@
 #   DURATION=3 WARMUP=1 SIZES=3kb TARGETS="nginx-pass reshape" OFFLINE=0 OUT=/tmp/r.md bench/peers/run.sh
 #
 # Environment: DURATION (10 s measured per target and size), WARMUP (3 s), SIZES ("3kb 150kb
-# 8mb"), TARGETS ("direct nginx-pass nginx-lua node aiohttp reshape"), UNPINNED (1: also Reshape
+# 8mb"), TARGETS ("direct nginx-pass nginx-cache nginx-lua node aiohttp reshape reshape-cached"), UNPINNED (1: also Reshape
 # --workers 2 unpinned at 3kb), OFFLINE (1), OFFLINE_RUNS (7), SCRATCH (.build-peers: release
 # build, venv, simdjson binary), RESHAPE_BIN, OUT, KEEP (1: keep the work directory).
 #
@@ -25,7 +25,7 @@ STARTED=$(date +%s)
 DURATION=${DURATION:-10}
 WARMUP=${WARMUP:-3}
 SIZES=${SIZES:-3kb 150kb 8mb}
-TARGETS=${TARGETS:-direct nginx-pass nginx-lua node aiohttp reshape reshape-cached}
+TARGETS=${TARGETS:-direct nginx-pass nginx-cache nginx-lua node aiohttp reshape reshape-cached}
 UNPINNED=${UNPINNED:-1}
 OFFLINE=${OFFLINE:-1}
 OFFLINE_RUNS=${OFFLINE_RUNS:-7}
@@ -39,7 +39,7 @@ conns_for() {
 }
 for s in $SIZES; do conns_for "$s" >/dev/null; done
 for t in $TARGETS; do
-  case $t in direct | nginx-pass | nginx-lua | node | aiohttp | reshape | reshape-cached) ;; *) echo "unknown target '$t'" >&2; exit 2 ;; esac
+  case $t in direct | nginx-pass | nginx-cache | nginx-lua | node | aiohttp | reshape | reshape-cached) ;; *) echo "unknown target '$t'" >&2; exit 2 ;; esac
 done
 say() { echo "[peers $(date +%H:%M:%S)] $*" >&2; }
 export PYTHONDONTWRITEBYTECODE=1   # leave no __pycache__ in bench/peers
@@ -192,6 +192,7 @@ start_target() {
   case $t in
     direct) SERVER_PID=$ORIGIN_PID BASE=$ORIGIN_URL LOG=$ORIGIN_LOG; return ;;
     nginx-pass) start_nginx passthrough "$port" 0 ;;
+    nginx-cache) start_nginx cache "$port" 0 ;;
     nginx-lua) start_nginx lua "$port" 0 ;;
     node) cmd=(taskset -c 0 node "$PEERS/node_proxy.js" "$port" "$ORIGIN_PORT") ;;
     aiohttp) cmd=(taskset -c 0 "$VENV/bin/python" "$PEERS/aiohttp_proxy.py" "$port" "$ORIGIN_PORT") ;;
@@ -287,6 +288,10 @@ for t in $TARGETS; do
     fetch "$t" "$s" "$f"
     case $t in
       direct | nginx-pass) cmp -s "$f" "$WORK/data/$s.json" || { echo "FAIL: $t's $s answer is not the origin file" >&2; exit 1; } ;;
+      nginx-cache)  # the origin's file, and from the cache the second time, or the row measures nothing
+        cmp -s "$f" "$WORK/data/$s.json" || { echo "FAIL: $t's $s answer is not the origin file" >&2; exit 1; }
+        fetch "$t" "$s" "$f"
+        grep -qi '^x-cache-status: HIT' "$f.headers" || { echo "FAIL: nginx-cache did not cache $s" >&2; exit 1; } ;;
       nginx-lua) "$PY" "$PEERS/check.py" "$WORK/answers/reshape-$s.json" "$f" --any-member-order --label "$t/$s" >&2 ;;
       *) "$PY" "$PEERS/check.py" "$WORK/answers/reshape-$s.json" "$f" --label "$t/$s" >&2 ;;
     esac
