@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "ReshapeSchemaTests", dependencies: ["ReshapeSchema", "ReshapeJSON", "ReshapeRegex"]),
         .testTarget(name: "ReshapeRulesTests", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
         .testTarget(name: "ReshapeContractTests", dependencies: ["ReshapeContract", "ReshapeRules", "ReshapeJSON"]),
-        .testTarget(name: "ReshapeProxyTests", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON", "ReshapeCompression"]),
+        .testTarget(name: "ReshapeProxyTests", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON", "ReshapeCompression", "ReshapeDigest"]),
         .testTarget(
             name: "ReshapeServerTests", dependencies: ["ReshapeServer", "ReshapeJSON", "ReshapeLive", "reshape", "reshape-demo-upstream"],
             exclude: ["Harness/otlp_receiver.py"]),

@@ -21,8 +21,23 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     /// request is refused anyway).
     public static func of(route: Route, parameters: [String: String], request: HTTPRequest) -> CacheKey? {
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
         func add(_ text: String) {
-            bytes += Array(String(text.utf8.count).utf8) + [0x3A] + Array(text.utf8)
+            // The length in decimal, a colon, the bytes: no temporary String or Array per part.
+            var length = text.utf8.count
+            var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            var count = 0
+            withUnsafeMutableBytes(of: &digits) { buffer in
+                repeat {
+                    buffer[count] = UInt8(ascii: "0") + UInt8(length % 10)
+                    length /= 10
+                    count += 1
+                } while length > 0
+                for i in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[i]) }
+            }
+            bytes.append(0x3A)
+            bytes.append(contentsOf: text.utf8)
         }
         add(route.name)
         add(route.fingerprint)

@@ -22,7 +22,7 @@ public final class Metrics: Sendable {
     }
 
     struct State {
-        var requests: [String: Int] = [:]  // route|status
+        var requests: [RouteStatus: Int] = [:]
         var latency: [String: Histogram] = [:]  // route
         var upstreamLatency: [String: Histogram] = [:]  // upstream
         var upstreamErrors: [String: Int] = [:]  // upstream|kind
@@ -63,7 +63,7 @@ public final class Metrics: Sendable {
 
     public func recordRequest(route: String, status: Int, seconds: Double) {
         state.withLock {
-            $0.requests["\(route)|\(status)", default: 0] += 1
+            $0.requests[RouteStatus(route: route, status: status), default: 0] += 1
             $0.latency[route, default: Histogram()].observe(seconds)
         }
     }
@@ -183,8 +183,7 @@ public final class Metrics: Sendable {
         out +=
             "# HELP reshape_requests_total Requests answered, by route and status.\n# TYPE reshape_requests_total counter\n"
         for (key, count) in merged.requests.sorted(by: { $0.key < $1.key }) {
-            let parts = key.split(separator: "|", maxSplits: 1).map(String.init)
-            out += "reshape_requests_total{route=\"\(label(parts[0]))\",status=\"\(parts[1])\"} \(count)\n"
+            out += "reshape_requests_total{route=\"\(label(key.route))\",status=\"\(key.status)\"} \(count)\n"
         }
         func histogram(_ name: String, _ help: String, _ labelName: String, _ values: [String: Histogram]) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
@@ -267,5 +266,15 @@ public final class Metrics: Sendable {
         out +=
             "reshape_rule_reloads_total{result=\"ok\"} \(reloads)\nreshape_rule_reloads_total{result=\"refused\"} \(reloadFailures)\n"
         return out
+    }
+}
+
+/// The key of the requests counter: a struct, so counting a request builds no string.
+struct RouteStatus: Hashable, Comparable, Sendable {
+    let route: String
+    let status: Int
+
+    static func < (a: RouteStatus, b: RouteStatus) -> Bool {
+        (a.route, a.status) < (b.route, b.status)
     }
 }

@@ -12,9 +12,7 @@ public struct MetricsSnapshot: Sendable {
         for worker in workers {
             let state = worker.state.withLock { $0 }
             for (key, count) in state.requests {
-                let parts = key.split(separator: "|", maxSplits: 1)
-                guard parts.count == 2, let status = Int(parts[1]) else { continue }
-                merged.requests[String(parts[0]), default: [:]][status, default: 0] += count
+                merged.requests[key.route, default: [:]][key.status, default: 0] += count
             }
             for (route, histogram) in state.latency { merged.latency[route, default: .init()].merge(histogram) }
             for (key, count) in state.dropped {

@@ -1,0 +1,32 @@
+import ReshapeDigest
+import ReshapeRules
+import XCTest
+
+@testable import ReshapeProxy
+
+/// The cache key's encoding is what a shared cache (Redis) stores under: it must not change
+/// from one version to the next, or every shared entry is lost at an upgrade.
+final class CacheKeyTests: XCTestCase {
+    func testTheDigestIsOfTheLengthPrefixedPartsInOrder() throws {
+        var route = makeRoute("user", "GET", "/users/{id}", forwardQuery: ["orderBy"])
+        route.fingerprint = "f1"
+        let request = HTTPRequest(method: "GET", target: "/users/7?orderBy=%22name%22&x=1")
+        let key = try XCTUnwrap(CacheKey.of(route: route, parameters: ["id": "7"], request: request))
+        let parts = ["user", "f1", "id", "7", "q", "orderBy", "\"name\""]
+        let expected = parts.flatMap { Array("\($0.utf8.count):".utf8) + Array($0.utf8) }
+        XCTAssertEqual(key.digest, SHA256Digest.hex(expected))
+        XCTAssertEqual(key.route, "user")
+    }
+
+    func testLengthsOfSeveralDigitsAreWrittenInFull() throws {
+        var route = makeRoute("user", "GET", "/users/{id}")
+        route.fingerprint = ""
+        let long = String(repeating: "é", count: 600)  // 1,200 bytes
+        let key = try XCTUnwrap(
+            CacheKey.of(route: route, parameters: ["id": long], request: HTTPRequest(method: "GET", target: "/users/x"))
+        )
+        let parts = ["user", "", "id", long]
+        let expected = parts.flatMap { Array("\($0.utf8.count):".utf8) + Array($0.utf8) }
+        XCTAssertEqual(key.digest, SHA256Digest.hex(expected))
+    }
+}
