@@ -17,6 +17,31 @@ public final class JSONTextWriter {
         state.initialize(to: JSONWriter(pretty: false, capacity: capacity))
     }
 
+    /// Writes into `buffer` (see `ByteSink.init(borrowing:)`) while it has room.
+    init(borrowing buffer: UnsafeMutableBufferPointer<UInt8>) {
+        state = .allocate(capacity: 1)
+        state.initialize(to: JSONWriter(pretty: false, sink: ByteSink(borrowing: buffer)))
+    }
+
+    /// Runs `body` with a writer whose output becomes the returned array: written in place
+    /// when it fits in `capacity` bytes, copied once from the writer's own memory when not.
+    public static func bytes(capacity: Int, _ body: (JSONTextWriter) -> Void) -> [UInt8] {
+        var spilled: [UInt8]? = nil
+        let written = [UInt8](unsafeUninitializedCapacity: max(capacity, 64)) { buffer, count in
+            let writer = JSONTextWriter(borrowing: buffer)
+            body(writer)
+            if writer.writer.sink.isBorrowing {
+                count = writer.count
+            } else {
+                var copy: [UInt8] = []
+                writer.copy(into: &copy)
+                spilled = copy
+                count = 0
+            }
+        }
+        return spilled ?? written
+    }
+
     deinit {
         state.pointee.sink.release()
         state.deinitialize(count: 1)

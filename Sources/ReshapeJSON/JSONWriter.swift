@@ -33,8 +33,12 @@ struct JSONWriter {
     private var indentLevel = 0
 
     init(pretty: Bool, capacity: Int) {
+        self.init(pretty: pretty, sink: ByteSink(capacity: capacity))
+    }
+
+    init(pretty: Bool, sink: ByteSink) {
         self.pretty = pretty
-        sink = ByteSink(capacity: capacity)
+        self.sink = sink
     }
 
     mutating func write(_ value: JSON) {

@@ -69,9 +69,8 @@ public struct PipelineOutput: Sendable {
 
     /// The result as compact canonical JSON, the same bytes as `value.serialized()`.
     public func serialized() -> [UInt8] {
-        var output: [UInt8] = []
-        serialize(into: &output)
-        return output
+        // Written in place: a large answer is not copied from the writer's buffer afterwards.
+        JSONTextWriter.bytes(capacity: tapeValue.expectedSize + 64) { tapeValue.serialize(into: $0) }
     }
 
     /// Appends the result as compact canonical JSON to `output`.
