@@ -46,13 +46,17 @@ public final class JSONTape: @unchecked Sendable {
     /// Largest document a tape indexes (offsets are 32-bit).
     public static let maxBytes = Int(UInt32.max) - 1
 
-    init(bytes: [UInt8], nodes: UnsafeMutablePointer<TapeNode>, count: Int) {
+    /// Nodes allocated, for handing the block to the next parse (`TapeNodeBlocks`).
+    private let nodeCapacity: Int
+
+    init(bytes: [UInt8], nodes: UnsafeMutablePointer<TapeNode>, count: Int, capacity: Int) {
         self.bytes = bytes
         self.nodes = nodes
         self.nodeCount = count
+        self.nodeCapacity = capacity
     }
 
-    deinit { free(nodes) }
+    deinit { TapeNodeBlocks.give(nodes, capacity: nodeCapacity) }
 
     /// The root value's node.
     public var root: Int { 0 }

@@ -13,7 +13,7 @@ extension JSONTape {
     /// Parses and indexes one JSON document (`JSON.parse` builds its tree from this tape).
     public static func parse(_ bytes: [UInt8], options: JSONParseOptions = .init()) throws(JSONParseError) -> JSONTape {
         let result = bytes.withUnsafeBufferPointer {
-            buffer -> Result<(UnsafeMutablePointer<TapeNode>, Int), JSONParseError> in
+            buffer -> Result<(UnsafeMutablePointer<TapeNode>, Int, Int), JSONParseError> in
             guard let base = buffer.baseAddress, !buffer.isEmpty else {
                 return .failure(
                     JSONParseError(message: "unexpected end of input, expected a value", offset: 0, line: 1, column: 1))
@@ -32,8 +32,8 @@ extension JSONTape {
                 return .failure(error)
             }
         }
-        let (nodes, count) = try result.get()
-        return JSONTape(bytes: bytes, nodes: nodes, count: count)
+        let (nodes, count, capacity) = try result.get()
+        return JSONTape(bytes: bytes, nodes: nodes, count: count, capacity: capacity)
     }
 }
 
@@ -54,19 +54,23 @@ struct TapeBuilder {
         // Room for a node per 8 bytes of text, more than typical records use, so most documents
         // never grow; growing is a realloc, which for a large block remaps pages instead of copying.
         capacity = max(64, scanner.end / 8)
-        nodes = TapeBuilder.reallocate(nil, capacity: capacity)
+        if let kept = TapeNodeBlocks.take(capacity: capacity) {
+            (nodes, capacity) = kept
+        } else {
+            nodes = TapeBuilder.reallocate(nil, capacity: capacity)
+        }
     }
 
-    /// Hands over the nodes; the builder must not be used afterwards.
-    mutating func finish() -> (UnsafeMutablePointer<TapeNode>, Int) {
+    /// Hands over the nodes and their capacity; the builder must not be used afterwards.
+    mutating func finish() -> (UnsafeMutablePointer<TapeNode>, Int, Int) {
         release()
-        return (nodes, count)
+        return (nodes, count, capacity)
     }
 
     /// Frees everything after an error.
     mutating func discard() {
         release()
-        free(nodes)
+        TapeNodeBlocks.give(nodes, capacity: capacity)
     }
 
     private func release() {
