@@ -24,6 +24,8 @@ final class UpstreamClient {
     /// The curl header lists kept for header sets that recur.
     private var headerLists = HeaderListCache<HeaderList>()
     private(set) var sockets: SocketWatches!
+    /// Large body buffers of finished fetches, for the next large body.
+    let spareBodies = SpareBodies()
     /// Every upstream's circuit and retry budget on this worker.
     private var health = UpstreamHealth()
     private let metrics: Metrics
@@ -105,6 +107,7 @@ final class UpstreamClient {
             self.perform(action, for: fetch)
         }
         transfer.configure(for: request, sockets: sockets)
+        transfer.spareBodies = spareBodies
         fetch.transfer = transfer
         transfers.insert(ObjectIdentifier(transfer))
         curl_multi_add_handle(multi, easy)
@@ -196,6 +199,7 @@ final class UpstreamClient {
             guard let privatePointer else { continue }
             let transfer = Unmanaged<UpstreamTransfer>.fromOpaque(privatePointer).takeUnretainedValue()
             let result = UpstreamResult(transfer, code: code)
+            spareBodies.keep(transfer.body)
             let end = result.attemptEnd(transfer, code: code)
             let completion = transfer.completion
             transfers.remove(ObjectIdentifier(transfer))

@@ -27,6 +27,8 @@ final class UpstreamTransfer {
     /// Where the connections it opens are watched. Strong: a weak reference's side table is
     /// held by pointer bits LeakSanitizer cannot follow, and nothing here refers back.
     private(set) var sockets: SocketWatches?
+    /// Where a large body's buffer comes from (and goes back to when the fetch is done).
+    var spareBodies: SpareBodies?
 
     init(
         easy: UnsafeMutableRawPointer, headerList: HeaderList, maxBodyBytes: Int,
@@ -150,7 +152,13 @@ final class UpstreamTransfer {
             // body several times and leave up to twice its size allocated.
             var length: curl_off_t = -1
             reshape_easy_getinfo_off(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
-            if length > 0 && length <= maxBodyBytes { body.reserveCapacity(Int(length)) }
+            if length > 0 && length <= maxBodyBytes {
+                if let spareBodies {
+                    body = spareBodies.take(capacity: Int(length))
+                } else {
+                    body.reserveCapacity(Int(length))
+                }
+            }
         }
         body.append(contentsOf: data)
         return true
