@@ -11,7 +11,12 @@ public enum SHA256Digest {
         var digest = [UInt8](repeating: 0, count: byteCount)
         bytes.withUnsafeBufferPointer { input in
             digest.withUnsafeMutableBufferPointer { output in
-                _ = SHA256(input.baseAddress, input.count, output.baseAddress)
+                if let algorithm = sha256Algorithm {
+                    let ok = EVP_Digest(input.baseAddress, input.count, output.baseAddress, nil, algorithm, nil)
+                    precondition(ok == 1, "libcrypto failed to compute SHA-256")
+                } else {
+                    _ = SHA256(input.baseAddress, input.count, output.baseAddress)
+                }
             }
         }
         return digest
@@ -29,3 +34,8 @@ public enum SHA256Digest {
         return String(decoding: text, as: UTF8.self)
     }
 }
+
+/// SHA-256 fetched from libcrypto's providers once per process (a global is initialized once,
+/// thread-safely; an EVP_MD is safe to share between threads): OpenSSL 3's one-shot `SHA256()` fetches it again on every call, which costs
+/// more than hashing a cache key. Nil if the fetch failed; `SHA256()` is used then.
+nonisolated(unsafe) private let sha256Algorithm: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil)

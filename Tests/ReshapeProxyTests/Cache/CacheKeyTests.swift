@@ -15,6 +15,8 @@ final class CacheKeyTests: XCTestCase {
         let parts = ["user", "f1", "id", "7", "q", "orderBy", "\"name\""]
         let expected = parts.flatMap { Array("\($0.utf8.count):".utf8) + Array($0.utf8) }
         XCTAssertEqual(key.digest, SHA256Digest.hex(expected))
+        // The same, from Python's hashlib: what a shared cache already holds stays found.
+        XCTAssertEqual(key.digest, "994c8c7cbbc82273b48d0f2d445322ec5595c88c849f0482da6c184ed66ce7ad")
         XCTAssertEqual(key.route, "user")
     }
 
@@ -28,5 +30,12 @@ final class CacheKeyTests: XCTestCase {
         let parts = ["user", "", "id", long]
         let expected = parts.flatMap { Array("\($0.utf8.count):".utf8) + Array($0.utf8) }
         XCTAssertEqual(key.digest, SHA256Digest.hex(expected))
+    }
+
+    func testSHA256GivesTheStandardsVectors() {
+        // FIPS 180-2 appendix B.1, and the empty message.
+        XCTAssertEqual(
+            SHA256Digest.hex(Array("abc".utf8)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        XCTAssertEqual(SHA256Digest.hex([]), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     }
 }
