@@ -43,35 +43,76 @@ public struct AccessLogEntry: Sendable {
         self.traceID = traceID
     }
 
+    /// The line, written member by member (no JSON tree is built for it): the same text
+    /// `JSON.object(...).serialized()` would give, with the members in this order.
     public func line(redactor: Redactor) -> [UInt8] {
-        var object = JSONObject()
-        object["time_ms"] = .number(JSONNumber(timeMilliseconds))
-        object["method"] = .string(method)
-        object["path"] = .string(redactor.redact(path))
-        if let route { object["route"] = .string(route) }
-        object["status"] = .number(JSONNumber(status))
-        if let upstreamStatus { object["upstream_status"] = .number(JSONNumber(upstreamStatus)) }
-        object["duration_ms"] = .number(JSONNumber(uncheckedText: String(format3(durationMilliseconds))))
+        let out = JSONTextWriter(capacity: 256 + dropped.count * 160)
+        func name(_ key: StaticString, first: Bool = false) {
+            out.appendRaw(first ? "\"" : ",\"")
+            out.appendRaw(key)
+            out.appendRaw("\":")
+        }
+        func number(_ text: String) { out.appendRaw(Array(text.utf8)) }
+        out.appendRaw("{")
+        name("time_ms", first: true)
+        number(String(timeMilliseconds))
+        name("method")
+        out.appendString(method)
+        name("path")
+        out.appendString(redactor.redact(path))
+        if let route {
+            name("route")
+            out.appendString(route)
+        }
+        name("status")
+        number(String(status))
+        if let upstreamStatus {
+            name("upstream_status")
+            number(String(upstreamStatus))
+        }
+        name("duration_ms")
+        number(format3(durationMilliseconds))
         if let upstreamMilliseconds {
-            object["upstream_ms"] = .number(JSONNumber(uncheckedText: format3(upstreamMilliseconds)))
+            name("upstream_ms")
+            number(format3(upstreamMilliseconds))
         }
-        object["bytes"] = .number(JSONNumber(bytes))
-        object["fetches"] = .number(JSONNumber(fetches))
-        object["dropped"] = .number(JSONNumber(dropped.count))
+        name("bytes")
+        number(String(bytes))
+        name("fetches")
+        number(String(fetches))
+        name("dropped")
+        number(String(dropped.count))
         if !dropped.isEmpty {
-            object["dropped_elements"] = .array(
-                dropped.prefix(20).map {
-                    .object(
-                        JSONObject([
-                            "pointer": .string($0.pointer), "type": .string($0.type),
-                            "reason": .string(redactor.redact($0.reason)),
-                        ]))
-                })
+            name("dropped_elements")
+            out.appendRaw("[")
+            for (index, element) in dropped.prefix(20).enumerated() {
+                out.appendRaw(index == 0 ? "{" : ",{")
+                name("pointer", first: true)
+                out.appendString(element.pointer)
+                name("type")
+                out.appendString(element.type)
+                name("reason")
+                out.appendString(redactor.redact(element.reason))
+                out.appendRaw("}")
+            }
+            out.appendRaw("]")
         }
-        if let errorCode { object["error"] = .string(errorCode) }
-        if let traceID { object["trace_id"] = .string(traceID) }
-        if let liveEvents { object["live_events"] = .number(JSONNumber(liveEvents)) }
-        return JSON.object(object).serialized() + [0x0A]
+        if let errorCode {
+            name("error")
+            out.appendString(errorCode)
+        }
+        if let traceID {
+            name("trace_id")
+            out.appendString(traceID)
+        }
+        if let liveEvents {
+            name("live_events")
+            number(String(liveEvents))
+        }
+        out.appendRaw("}\n")
+        var line: [UInt8] = []
+        out.copy(into: &line)
+        return line
     }
 
     private func format3(_ value: Double) -> String {
