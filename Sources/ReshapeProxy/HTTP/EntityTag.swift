@@ -5,12 +5,28 @@ public enum EntityTag {
     /// `"<16 hex digits>"`, quotes included, as the `ETag` header carries it.
     public static func of(_ bytes: [UInt8]) -> String {
         let hash = bytes.withUnsafeBytes { raw -> UInt64 in
-            // One multiply per 8 bytes, then a final mix (the finalizer of splitmix64).
-            var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(truncatingIfNeeded: raw.count)
-            var offset = 0
-            while offset + 8 <= raw.count {
-                h = (h ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
+            // Four independent lanes of one multiply per 8 bytes (a single lane's chain of
+            // dependent multiplies runs at a quarter of the speed), then a final mix (the
+            // finalizer of splitmix64).
+            let seed: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(truncatingIfNeeded: raw.count)
+            var lanes: (UInt64, UInt64, UInt64, UInt64) = (seed, ~seed, seed &+ 1, ~seed &- 1)
+            @inline(__always) func step(_ h: inout UInt64, _ word: UInt64) {
+                h = (h ^ word) &* 0xBF58_476D_1CE4_E5B9
                 h ^= h >> 29
+            }
+            var offset = 0
+            while offset + 32 <= raw.count {
+                step(&lanes.0, raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                step(&lanes.1, raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+                step(&lanes.2, raw.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
+                step(&lanes.3, raw.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self))
+                offset += 32
+            }
+            var h =
+                lanes.0 ^ (lanes.1 << 16 | lanes.1 >> 48) ^ (lanes.2 << 32 | lanes.2 >> 32)
+                ^ (lanes.3 << 48 | lanes.3 >> 16)
+            while offset + 8 <= raw.count {
+                step(&h, raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
                 offset += 8
             }
             var tail: UInt64 = 0

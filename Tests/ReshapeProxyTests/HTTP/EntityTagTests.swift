@@ -25,4 +25,28 @@ final class EntityTagTests: XCTestCase {
         XCTAssertFalse(EntityTag.ifNoneMatch("0123456789abcdef", matches: tag), "an unquoted value is not the tag")
         XCTAssertFalse(EntityTag.ifNoneMatch("", matches: tag))
     }
+
+    func testEveryByteOfEveryLaneAndOfTheTailCounts() {
+        // 77 bytes: two rounds of the four 8-byte lanes, one word after them, a 5-byte tail.
+        let base = (0..<77).map { UInt8($0 &* 37 & 0xFF) }
+        let tag = EntityTag.of(base)
+        for index in base.indices {
+            var changed = base
+            changed[index] ^= 0x01
+            XCTAssertNotEqual(EntityTag.of(changed), tag, "byte \(index)")
+        }
+    }
+
+    func testNoTwoOfManyDifferentAnswersShareATag() {
+        var generator = SystemRandomNumberGenerator()
+        var seen: [String: [UInt8]] = [:]
+        for _ in 0..<20_000 {
+            let bytes = (0..<Int.random(in: 0...150, using: &generator)).map { _ in
+                UInt8.random(in: 0...255, using: &generator)
+            }
+            let tag = EntityTag.of(bytes)
+            if let other = seen[tag] { XCTAssertEqual(other, bytes, "two answers share \(tag)") }
+            seen[tag] = bytes
+        }
+    }
 }
