@@ -149,4 +149,28 @@ final class TapePipelineTests: XCTestCase {
                 ids, ids.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }, "round \(round)")
         }
     }
+
+    func testLongNamesSharingTheirFirstWordsSortByEveryByte() throws {
+        // Push-id-like names: long shared prefixes, lengths across the 8- and 16-byte words,
+        // and multi-byte characters at the word edges.
+        let alphabet = ["-", "N", "j", "E", "t", "a", "b", "é", "東", "_"]
+        var state: UInt64 = 5
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        for round in 0..<200 {
+            let stem = (0..<next(18)).map { _ in alphabet[next(3)] }.joined()
+            var names: Set<String> = []
+            for _ in 0..<(2 + next(30)) { names.insert(stem + (0..<next(12)).map { _ in alphabet[next(10)] }.joined()) }
+            let text = "{" + names.map { "\"\($0)\":0" }.joined(separator: ",") + "}"
+            let tape = try JSONTape.parse(Array(text.utf8))
+            var nameNodes: [Int] = []
+            tape.forEachMember(tape.root) { name, _ in nameNodes.append(name) }
+            let order = try XCTUnwrap(KeyOrder.byteOrder(of: nameNodes, in: tape))
+            let sorted = order.map { tape.string(nameNodes[$0]) }
+            XCTAssertEqual(
+                sorted, names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }, "round \(round)")
+        }
+    }
 }

@@ -155,8 +155,11 @@ enum KeyOrder {
     /// rest. Zero padding is exact: an unescaped name holds no NUL byte. Names of one object are
     /// unique, so any sort gives the same order.
     static func byteOrder(of names: [Int], in tape: JSONTape) -> [Int]? {
+        // The first sixteen bytes as two big-endian words: push ids made close together share
+        // their first eight (the time), so one word alone leaves most comparisons to memcmp.
         struct Key {
             var prefix: UInt64
+            var next: UInt64
             var start: Int
             var count: Int
         }
@@ -171,7 +174,9 @@ enum KeyOrder {
                 let count = text.count - 2
                 var prefix: UInt64 = 0
                 for i in 0..<min(count, 8) { prefix |= UInt64(base[start + i]) << (56 - 8 * UInt64(i)) }
-                keys.append(Key(prefix: prefix, start: start, count: count))
+                var next: UInt64 = 0
+                for i in 8..<max(8, min(count, 16)) { next |= UInt64(base[start + i]) << (120 - 8 * UInt64(i)) }
+                keys.append(Key(prefix: prefix, next: next, start: start, count: count))
             }
             var order = Array(names.indices)
             keys.withUnsafeBufferPointer { keys in
@@ -179,7 +184,9 @@ enum KeyOrder {
                     let x = keys[a]
                     let y = keys[b]
                     if x.prefix != y.prefix { return x.prefix < y.prefix }
-                    let common = memcmp(base + x.start, base + y.start, min(x.count, y.count))
+                    if x.next != y.next { return x.next < y.next }
+                    let shorter = min(x.count, y.count)
+                    let common = shorter > 16 ? memcmp(base + x.start + 16, base + y.start + 16, shorter - 16) : 0
                     return common < 0 || (common == 0 && x.count < y.count)
                 }
             }

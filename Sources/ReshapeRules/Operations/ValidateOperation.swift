@@ -175,7 +175,11 @@ extension ValidateOperation {
         var order = Array(records.indices)
         if records.count >= 64, !records.indices.dropFirst().allSatisfy({ node(records[$0 - 1]) <= node(records[$0]) })
         {
-            order.sort { node(records[$0]) < node(records[$1]) }
+            // Sorted as plain integers, node above index (so ties keep list order), rather than
+            // through a closure that reads each record's node again at every comparison.
+            var keys = records.indices.map { UInt64(node(records[$0]) + 1) << 32 | UInt64($0) }
+            keys.sort()
+            order = keys.map { Int(truncatingIfNeeded: $0 & 0xFFFF_FFFF) }
         }
         var valid = [Bool](repeating: true, count: records.count)
         for i in order {
