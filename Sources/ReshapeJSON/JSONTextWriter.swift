@@ -39,7 +39,13 @@ public final class JSONTextWriter {
                 count = 0
             }
         }
-        return spilled ?? written
+        if let spilled { return spilled }
+        // An estimate far above what was written (a few records out of a large document) would
+        // keep its memory for as long as the answer lives, in a cache too: copy to fit instead.
+        if written.capacity - written.count > max(4096, written.count / 8) {
+            return written.withUnsafeBufferPointer { Array($0) }
+        }
+        return written
     }
 
     deinit {

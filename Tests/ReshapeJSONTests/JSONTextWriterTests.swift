@@ -40,4 +40,14 @@ final class JSONTextWriterTests: XCTestCase {
         }
         XCTAssertEqual(Array(storage.prefix(3)), Array("abc".utf8), "the borrowed room held the first bytes")
     }
+
+    func testAnAnswerFarSmallerThanItsEstimateKeepsNoMoreThanItNeeds() {
+        let small = JSONTextWriter.bytes(capacity: 1 << 20) { $0.appendRaw("[1,2,3]") }
+        XCTAssertEqual(small, Array("[1,2,3]".utf8))
+        XCTAssertLessThan(small.capacity, 4096, "a 7-byte answer does not keep a megabyte")
+        let close = JSONTextWriter.bytes(capacity: 100_000) { writer in
+            for _ in 0..<9_500 { writer.appendRaw("1234567890") }
+        }
+        XCTAssertEqual(close.count, 95_000)
+    }
 }
