@@ -15,32 +15,42 @@ import CJSONIndex
 
 struct IndexedTapeBuilder {
     var builder: TapeBuilder
-    /// Stage 1's positions, then `end` as a sentinel.
+    /// Stage 1's positions for the window being walked, then `end` as a sentinel once the
+    /// text is done. Windows keep the index small enough to stay in cache and its memory
+    /// bounded whatever the document's size.
     let index: UnsafeMutablePointer<UInt32>
     var cursor = 0
+    var filled = 0
+    var stage1 = json_index_scanner()
     let base: UnsafePointer<UInt8>
     let end: Int
+    /// Bytes stage 1 indexes per window (a multiple of 64).
+    let window: Int
+
+    static let defaultWindow = 64 << 10
 
     /// Thrown to give up; never reaches a caller (the scalar parser reports the real error).
     static let giveUp = JSONParseError(message: "", offset: 0, line: 0, column: 0)
 
     /// The tape's nodes, or nil when the document is not valid JSON or stage 2 gave up.
-    static func parse(_ buffer: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, options: JSONParseOptions)
-        -> (UnsafeMutablePointer<TapeNode>, Int)?
-    {
+    static func parse(
+        _ buffer: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, options: JSONParseOptions,
+        window: Int = defaultWindow
+    ) -> (UnsafeMutablePointer<TapeNode>, Int)? {
         let count = buffer.count
         // A byte order mark is an error the scalar parser words.
         if count >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF { return nil }
-        let index = UnsafeMutablePointer<UInt32>.allocate(capacity: count + 1)
+        // A window's positions, the 64 stage 1 may write past them, the one left over from
+        // the last window, and the sentinel.
+        let capacity = min(count, window) + 66
+        let index = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
         defer { index.deallocate() }
-        var flags: UInt32 = 0
-        let path = options.path == .portableIndex ? JSON_INDEX_PATH_PORTABLE : JSON_INDEX_PATH_AUTO
-        let found = json_index_build(base, count, index, &flags, path)
-        guard flags == 0 else { return nil }
-        index[found] = UInt32(truncatingIfNeeded: count)
         var walker = IndexedTapeBuilder(
             builder: TapeBuilder(JSONScanner(buffer, base: base, maxDepth: options.maxDepth)), index: index, base: base,
-            end: count)
+            end: count, window: window)
+        json_index_begin(
+            &walker.stage1, base, count,
+            options.path == .portableIndex ? JSON_INDEX_PATH_PORTABLE : JSON_INDEX_PATH_AUTO)
         do throws(JSONParseError) {
             try walker.parseDocument()
             return walker.builder.finish()
@@ -50,16 +60,41 @@ struct IndexedTapeBuilder {
         }
     }
 
+    /// The position at the cursor (`ahead` 0) or the one after it (1), indexing the next
+    /// window first when the current one is used up (a window may hold no position at all).
+    @inline(__always) private mutating func entry(_ ahead: Int) throws(JSONParseError) -> Int {
+        while cursor + ahead >= filled { try refill() }
+        return Int(index[cursor + ahead])
+    }
+
+    private mutating func refill() throws(JSONParseError) {
+        // Keeps the positions from the cursor on (at most one), then appends a window's.
+        let kept = filled - cursor
+        for k in 0..<kept { index[k] = index[cursor + k] }
+        cursor = 0
+        filled = kept
+        if stage1.offset < end {
+            filled += json_index_next(&stage1, index + filled, window)
+        }
+        guard json_index_flags(&stage1) == 0 else { throw IndexedTapeBuilder.giveUp }
+        if stage1.offset >= end {
+            index[filled] = UInt32(truncatingIfNeeded: end)
+            filled += 1
+        }
+    }
+
     mutating func parseDocument() throws(JSONParseError) {
         try parseValue()
         // Only whitespace after the root value: nothing but the sentinel is left.
-        guard Int(index[cursor]) == end else { throw IndexedTapeBuilder.giveUp }
+        guard try entry(0) == end else { throw IndexedTapeBuilder.giveUp }
+        // Stage 1's flags cover the whole text only now.
+        guard stage1.offset >= end, json_index_flags(&stage1) == 0 else { throw IndexedTapeBuilder.giveUp }
     }
 
     /// Moves to the token at the cursor. A gap before it is whitespace: stage 1 indexes the
     /// first byte of anything else, and `scalarEnd` checks the bytes after a scalar.
-    @inline(__always) private mutating func token() -> Int {
-        let position = Int(index[cursor])
+    @inline(__always) private mutating func token() throws(JSONParseError) -> Int {
+        let position = try entry(0)
         if position != builder.scanner.position {
             builder.irregularities += 1
             builder.scanner.position = position
@@ -70,7 +105,7 @@ struct IndexedTapeBuilder {
     /// Steps past a scalar's position; what follows the scalar up to the next one must be whitespace.
     @inline(__always) private mutating func scalarEnd() throws(JSONParseError) {
         cursor += 1
-        let next = Int(index[cursor])
+        let next = try entry(0)
         var i = builder.scanner.position
         guard i <= next else { throw IndexedTapeBuilder.giveUp }
         while i < next {
@@ -82,7 +117,7 @@ struct IndexedTapeBuilder {
     }
 
     private mutating func parseValue() throws(JSONParseError) {
-        let position = token()
+        let position = try token()
         guard position < end else { throw IndexedTapeBuilder.giveUp }
         switch base[position] {
         case UInt8(ascii: "{"): try parseObject(position)
@@ -111,7 +146,7 @@ struct IndexedTapeBuilder {
     /// A string at its opening quote's position (the cursor's).
     @inline(__always) private mutating func parseString(_ start: Int) throws(JSONParseError) -> Int {
         // Inside a string stage 1 indexes only escaping backslashes and the closing quote.
-        let close = Int(index[cursor + 1])
+        let close = try entry(1)
         if close < end, base[close] == UInt8(ascii: "\"") {
             cursor += 2
             builder.scanner.position = close + 1
@@ -120,7 +155,7 @@ struct IndexedTapeBuilder {
         // Escapes are checked, and flagged, by the scalar parser's code.
         builder.scanner.position = start
         let node = try builder.parseString()
-        while Int(index[cursor]) < builder.scanner.position { cursor += 1 }
+        while try entry(0) < builder.scanner.position { cursor += 1 }
         return node
     }
 
@@ -130,7 +165,7 @@ struct IndexedTapeBuilder {
         let irregularitiesAtOpen = builder.irregularities
         cursor += 1
         builder.scanner.position = open + 1
-        var position = token()
+        var position = try token()
         if position < end, base[position] == UInt8(ascii: "}") {
             cursor += 1
             builder.scanner.position = position + 1
@@ -142,17 +177,17 @@ struct IndexedTapeBuilder {
         var large = LargeObjectNames()
         var members = 0
         while true {
-            position = token()
+            position = try token()
             guard position < end, base[position] == UInt8(ascii: "\"") else { throw IndexedTapeBuilder.giveUp }
             let name = try parseString(position)
             try builder.checkDuplicate(name, since: mark, large: &large)
-            position = token()
+            position = try token()
             guard position < end, base[position] == UInt8(ascii: ":") else { throw IndexedTapeBuilder.giveUp }
             cursor += 1
             builder.scanner.position = position + 1
             try parseValue()
             members += 1
-            position = token()
+            position = try token()
             guard position < end else { throw IndexedTapeBuilder.giveUp }
             cursor += 1
             builder.scanner.position = position + 1
@@ -173,7 +208,7 @@ struct IndexedTapeBuilder {
         let irregularitiesAtOpen = builder.irregularities
         cursor += 1
         builder.scanner.position = open + 1
-        var position = token()
+        var position = try token()
         if position < end, base[position] == UInt8(ascii: "]") {
             cursor += 1
             builder.scanner.position = position + 1
@@ -185,7 +220,7 @@ struct IndexedTapeBuilder {
         while true {
             try parseValue()
             elements += 1
-            position = token()
+            position = try token()
             guard position < end else { throw IndexedTapeBuilder.giveUp }
             cursor += 1
             builder.scanner.position = position + 1

@@ -10,7 +10,7 @@ final class JSONStructuralIndexTests: XCTestCase {
     static let paths = [JSON_INDEX_PATH_PORTABLE, JSON_INDEX_PATH_SSE42, JSON_INDEX_PATH_AVX2]
 
     private func index(_ bytes: [UInt8], _ path: json_index_path) -> ([UInt32], UInt32) {
-        var positions = [UInt32](repeating: 0, count: bytes.count + 1)
+        var positions = [UInt32](repeating: 0, count: bytes.count + 64)
         var flags: UInt32 = 0
         let count = bytes.withUnsafeBufferPointer { input in
             positions.withUnsafeMutableBufferPointer {
@@ -81,6 +81,33 @@ final class JSONStructuralIndexTests: XCTestCase {
         }
     }
 
+    func testWindowsGiveTheWholeIndex() {
+        var random = TestRandom(state: 77)
+        for _ in 0..<300 {
+            let value = JSONGenerator.value(&random, depth: 0)
+            var bytes = JSONGenerator.messy(value, &random)
+            if random.below(3) == 0 { JSONGenerator.mutate(&bytes, &random) }
+            for path in Self.paths {
+                let whole = index(bytes, path)
+                var scanner = json_index_scanner()
+                var positions: [UInt32] = []
+                bytes.withUnsafeBufferPointer { input in
+                    json_index_begin(&scanner, input.baseAddress ?? UnsafePointer(bitPattern: 1)!, input.count, path)
+                    while scanner.offset < input.count {
+                        let window = 64 * (1 + random.below(4))
+                        var part = [UInt32](repeating: 0, count: window + 64)
+                        let count = part.withUnsafeMutableBufferPointer {
+                            json_index_next(&scanner, $0.baseAddress!, window)
+                        }
+                        positions += part.prefix(count)
+                    }
+                }
+                XCTAssertEqual(positions, whole.0, "path \(path.rawValue)")
+                XCTAssertEqual(json_index_flags(&scanner), whole.1, "path \(path.rawValue)")
+            }
+        }
+    }
+
     func testPathsAgreeOnRandomJSON() {
         var random = TestRandom(state: 2121)
         for _ in 0..<400 {
@@ -124,13 +151,36 @@ final class JSONStructuralIndexTests: XCTestCase {
             }
         }
         guard !bytes.isEmpty else { return false }
-        return bytes.withUnsafeBufferPointer { buffer in
-            guard let built = IndexedTapeBuilder.parse(buffer, base: buffer.baseAddress!, options: .init()) else {
-                return false
+        let reference = try? JSONTape.parse(bytes, options: .init(path: .scalar))
+        var built = false
+        bytes.withUnsafeBufferPointer { buffer in
+            // Small windows too, so that strings, escapes and scalars straddle them.
+            for window in [IndexedTapeBuilder.defaultWindow, 64, 128, 192] {
+                guard
+                    let (nodes, count) = IndexedTapeBuilder.parse(
+                        buffer, base: buffer.baseAddress!, options: .init(), window: window)
+                else {
+                    XCTAssertFalse(built, "window \(window) gave up where another did not", file: file, line: line)
+                    continue
+                }
+                defer { free(nodes) }
+                if window == IndexedTapeBuilder.defaultWindow { built = true }
+                guard let reference else {
+                    XCTFail("window \(window) accepts what the scalar parser rejects", file: file, line: line)
+                    continue
+                }
+                XCTAssertEqual(count, reference.nodeCount, "window \(window)", file: file, line: line)
+                for i in 0..<min(count, reference.nodeCount) {
+                    let x = reference.nodes[i]
+                    let y = nodes[i]
+                    if x.offset != y.offset || x.length != y.length || x.next != y.next || x.tag != y.tag {
+                        XCTFail("window \(window) node \(i): \(y) but scalar \(x)", file: file, line: line)
+                        break
+                    }
+                }
             }
-            free(built.0)
-            return true
         }
+        return built
     }
 
     func testFixturesGiveTheScalarParsersTape() throws {

@@ -25,13 +25,39 @@ enum {
     JSON_INDEX_UNTERMINATED_STRING = 4, ///< the text ends inside a string
 };
 
-/// Writes to `positions`, in increasing order, the offset of every structural character
-/// outside strings (`{` `}` `[` `]` `:` `,`), every unescaped quote (opening and closing),
-/// every backslash that starts an escape inside a string, and the first byte of every run of
-/// other non-whitespace bytes outside strings (numbers, literals, anything else). Bytes
-/// between two positions that are none of these are whitespace, except after such a run.
-/// `positions` must have room for `length` entries. Returns the number written; `*flags`
-/// gets the JSON_INDEX_ flags. `length` must be below 2^32.
+/// Stage 1 over a text a window at a time: what one call carries to the next. The fields
+/// are json_index.c's; callers only allocate it.
+typedef struct {
+    const uint8_t *bytes;
+    size_t length;
+    size_t offset;             // where the next window starts (a multiple of 64, or length)
+    uint64_t next_is_escaped;  // 1 when the last block ended in an escaping backslash
+    uint64_t in_string;        // all ones when the last block ended inside a string
+    uint64_t prev_scalar;      // 1 when the last block ended in a scalar's byte
+    uint64_t control_in_string;
+    size_t utf8_resume;        // first byte the UTF-8 check has not passed yet
+    int utf8_invalid;
+    json_index_path path;
+} json_index_scanner;
+
+/// Starts indexing `bytes` (`length` below 2^32).
+void json_index_begin(json_index_scanner *scanner, const uint8_t *bytes, size_t length, json_index_path path);
+
+/// Indexes the next window of at most `max_bytes` (rounded down to a multiple of 64, at least
+/// 64) and writes to `positions`, in increasing order, the offset of every structural
+/// character outside strings (`{` `}` `[` `]` `:` `,`), every unescaped quote (opening and
+/// closing), every backslash that starts an escape inside a string, and the first byte of
+/// every run of other non-whitespace bytes outside strings (numbers, literals, anything else).
+/// Bytes between two positions that are none of these are whitespace, except after such a
+/// run. `positions` must have room for `max_bytes + 64` entries (entries past the count
+/// returned are scratch). Returns the number written; the text is done when
+/// `scanner->offset == length`.
+size_t json_index_next(json_index_scanner *scanner, uint32_t *positions, size_t max_bytes);
+
+/// JSON_INDEX_ flags of what has been indexed so far (unterminated only once done).
+uint32_t json_index_flags(const json_index_scanner *scanner);
+
+/// The whole text at once: `positions` must have room for `length + 64` entries.
 size_t json_index_build(
     const uint8_t *bytes, size_t length, uint32_t *positions, uint32_t *flags, json_index_path path);
 
