@@ -32,6 +32,13 @@ _ = run("JSONTape scalar-path parse") { blackHole(try! JSONTape.parse(document.b
 _ = run("JSONTape portable-index parse") {
     blackHole(try! JSONTape.parse(document.bytes, options: .init(path: .portableIndex)))
 }
+let prettyDocument = parsed.serialized(pretty: true)
+_ = run("JSONTape parse of the pretty document", bytes: prettyDocument.count) {
+    blackHole(try! JSONTape.parse(prettyDocument))
+}
+_ = run("JSONTape scalar-path parse of the pretty document", bytes: prettyDocument.count) {
+    blackHole(try! JSONTape.parse(prettyDocument, options: .init(path: .scalar)))
+}
 let tape = try JSONTape.parse(document.bytes)
 _ = run("JSONTape materialize") { blackHole(tape.materialize(tape.root)) }
 _ = run("JSONTape serialize (copy)") {
