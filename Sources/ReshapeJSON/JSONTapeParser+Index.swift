@@ -15,8 +15,8 @@ import CJSONIndex
 
 struct IndexedTapeBuilder {
     var builder: TapeBuilder
-    /// Stage 1's positions for the window being walked, then `end` as a sentinel once the
-    /// text is done. Windows keep the index small enough to stay in cache and its memory
+    /// Stage 1's positions for the window being walked, then two markers (`end` once the
+    /// text is done). Windows keep the index small enough to stay in cache and its memory
     /// bounded whatever the document's size.
     let index: UnsafeMutablePointer<UInt32>
     var cursor = 0
@@ -41,13 +41,15 @@ struct IndexedTapeBuilder {
         // A byte order mark is an error the scalar parser words.
         if count >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF { return nil }
         // A window's positions, the 64 stage 1 may write past them, the one left over from
-        // the last window, and the sentinel.
-        let capacity = min(count, window) + 66
+        // the last window, and two markers or sentinels.
+        let capacity = min(count, window) + 67
         let index = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
         defer { index.deallocate() }
         var walker = IndexedTapeBuilder(
             builder: TapeBuilder(JSONScanner(buffer, base: base, maxDepth: options.maxDepth)), index: index, base: base,
             end: count, window: window)
+        index[0] = marker
+        index[1] = marker
         json_index_begin(
             &walker.stage1, base, count,
             options.path == .portableIndex ? JSON_INDEX_PATH_PORTABLE : JSON_INDEX_PATH_AUTO)
@@ -60,11 +62,19 @@ struct IndexedTapeBuilder {
         }
     }
 
+    /// Follows the last position of a window not yet walked; never a position (a document has
+    /// fewer than 2^32 - 1 bytes).
+    static let marker = UInt32.max
+
     /// The position at the cursor (`ahead` 0) or the one after it (1), indexing the next
     /// window first when the current one is used up (a window may hold no position at all).
     @inline(__always) private mutating func entry(_ ahead: Int) throws(JSONParseError) -> Int {
-        while cursor + ahead >= filled { try refill() }
-        return Int(index[cursor + ahead])
+        var value = index[cursor + ahead]
+        while value == IndexedTapeBuilder.marker {
+            try refill()
+            value = index[cursor + ahead]
+        }
+        return Int(value)
     }
 
     private mutating func refill() throws(JSONParseError) {
@@ -77,10 +87,11 @@ struct IndexedTapeBuilder {
             filled += json_index_next(&stage1, index + filled, window)
         }
         guard json_index_flags(&stage1) == 0 else { throw IndexedTapeBuilder.giveUp }
-        if stage1.offset >= end {
-            index[filled] = UInt32(truncatingIfNeeded: end)
-            filled += 1
-        }
+        // Two after the last, as the cursor may look one ahead: markers, or the end twice.
+        let next = stage1.offset >= end ? UInt32(truncatingIfNeeded: end) : IndexedTapeBuilder.marker
+        index[filled] = next
+        index[filled + 1] = next
+        if stage1.offset >= end { filled += 1 }
     }
 
     mutating func parseDocument() throws(JSONParseError) {
