@@ -135,15 +135,15 @@ struct IndexedTapeBuilder {
         case UInt8(ascii: "["): try parseArray(position)
         case UInt8(ascii: "\""): _ = try parseString(position)
         case UInt8(ascii: "t"):
-            try builder.scanner.expectLiteral("true")
+            try literal(at: position, 0x6575_7274, length: 4)  // "true"
             _ = builder.append(.true, offset: position, length: 4)
             try scalarEnd()
         case UInt8(ascii: "f"):
-            try builder.scanner.expectLiteral("false")
+            try literal(at: position, 0x736C_6166, length: 5)  // "fals", then "e"
             _ = builder.append(.false, offset: position, length: 5)
             try scalarEnd()
         case UInt8(ascii: "n"):
-            try builder.scanner.expectLiteral("null")
+            try literal(at: position, 0x6C6C_756E, length: 4)  // "null"
             _ = builder.append(.null, offset: position, length: 4)
             try scalarEnd()
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
@@ -152,6 +152,18 @@ struct IndexedTapeBuilder {
             try scalarEnd()
         default: throw IndexedTapeBuilder.giveUp
         }
+    }
+
+    /// Checks a literal by one four-byte load (its first four bytes, little-endian) and, for
+    /// `false`, the fifth byte.
+    @inline(__always) private mutating func literal(at position: Int, _ word: UInt32, length: Int)
+        throws(JSONParseError)
+    {
+        guard position + length <= end,
+            UInt32(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt32.self)) == word,
+            length == 4 || base[position + 4] == UInt8(ascii: "e")
+        else { throw IndexedTapeBuilder.giveUp }
+        builder.scanner.position = position + length
     }
 
     /// A string at its opening quote's position (the cursor's).
