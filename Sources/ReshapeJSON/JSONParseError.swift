@@ -55,7 +55,8 @@ public struct JSONParseOptions: Sendable {
 /// The parser's first stage (docs/benchmarks.md, "The parser's two stages"). Only tests, fuzz
 /// targets and benchmarks need anything but `.automatic`.
 public enum JSONParsePath: Sendable, CaseIterable {
-    /// A structural index by the widest SIMD code this CPU runs (AVX2, SSE4.2, else portable C).
+    /// A structural index by the widest SIMD code this CPU runs (AVX2, else SSE4.2); on a CPU
+    /// with neither (and off x86-64), the scalar parser alone, as the portable index is slower.
     case automatic
     /// The structural index by the portable C code, as on a CPU without SIMD support.
     case portableIndex

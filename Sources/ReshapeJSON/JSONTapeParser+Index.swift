@@ -29,6 +29,10 @@ struct IndexedTapeBuilder {
 
     static let defaultWindow = 64 << 10
 
+    /// True when stage 1 has a SIMD path on this CPU. Without one, `.automatic` parses by the
+    /// scalar parser alone, which is faster than stage 2 over the portable index.
+    static let hasSIMD = json_index_resolve(JSON_INDEX_PATH_AUTO) != JSON_INDEX_PATH_PORTABLE
+
     /// Thrown to give up; never reaches a caller (the scalar parser reports the real error).
     static let giveUp = JSONParseError(message: "", offset: 0, line: 0, column: 0)
 

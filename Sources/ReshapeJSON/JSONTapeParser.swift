@@ -25,7 +25,7 @@ extension JSONTape {
                     JSONParseError(
                         message: "document larger than \(JSONTape.maxBytes) bytes", offset: 0, line: 1, column: 1))
             }
-            if options.path != .scalar,
+            if options.path == .portableIndex || (options.path == .automatic && IndexedTapeBuilder.hasSIMD),
                 let indexed = IndexedTapeBuilder.parse(buffer, base: base, options: options)
             {
                 return .success(indexed)
