@@ -4,7 +4,8 @@ import PackageDescription
 // Dependencies point one way:
 // reshape -> ReshapeServer -> ReshapeProxy -> ReshapeRules -> ReshapeSchema -> ReshapeJSON.
 // Only ReshapeServer (and the demo upstream) touch C, apart from PCRE2, which ReshapeSchema
-// reaches through a module of its own (ReshapeRegex) for `pattern`.
+// reaches through a module of its own (ReshapeRegex) for `pattern`, and CJSONIndex, the
+// parser's first stage, which is the package's own C.
 let package = Package(
     name: "Reshape",
     platforms: [.macOS(.v13)],
@@ -33,7 +34,10 @@ let package = Package(
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CCompression", providers: [.apt(["libisal-dev", "libbrotli-dev", "libzstd-dev"])]),
 
-        .target(name: "ReshapeJSON"),
+        // Stage 1 of the JSON parser (SIMD structural index); C so it can pick AVX2 or SSE4.2 at run time.
+        // DWARF 4, because clang's default DWARF 5 stops Debian 12's valgrind (bench/callgrind) reading the binary.
+        .target(name: "CJSONIndex", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
+        .target(name: "ReshapeJSON", dependencies: ["CJSONIndex"]),
         .target(name: "ReshapeRegex", dependencies: ["CPCRE2"]),
         .target(name: "ReshapeSchema", dependencies: ["ReshapeJSON", "ReshapeRegex"]),
         .target(name: "ReshapeYAML", dependencies: ["CYAML"]),
@@ -61,7 +65,7 @@ let package = Package(
             name: "reshape-live-bench", dependencies: ["ReshapeLive", "ReshapeProxy", "ReshapeRules", "ReshapeJSON"],
             path: "bench/Live"),
 
-        .testTarget(name: "ReshapeJSONTests", dependencies: ["ReshapeJSON"]),
+        .testTarget(name: "ReshapeJSONTests", dependencies: ["ReshapeJSON", "CJSONIndex"]),
         .testTarget(name: "ReshapeCompressionTests", dependencies: ["ReshapeCompression"]),
         .testTarget(name: "ReshapeLiveTests", dependencies: ["ReshapeLive", "ReshapeJSON", "ReshapeRules", "ReshapeProxy"]),
         .testTarget(name: "ReshapeSchemaTests", dependencies: ["ReshapeSchema", "ReshapeJSON", "ReshapeRegex"]),

@@ -44,7 +44,22 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
 public struct JSONParseOptions: Sendable {
     /// Deepest nesting of arrays and objects accepted; deeper input is an error, never a stack overflow.
     public var maxDepth: Int
-    public init(maxDepth: Int = 512) {
+    /// How the parser finds the document's structure; every choice gives the same tape and errors.
+    public var path: JSONParsePath
+    public init(maxDepth: Int = 512, path: JSONParsePath = .automatic) {
         self.maxDepth = maxDepth
+        self.path = path
     }
+}
+
+/// The parser's first stage (docs/benchmarks.md, "The parser's two stages"). Only tests, fuzz
+/// targets and benchmarks need anything but `.automatic`.
+public enum JSONParsePath: Sendable, CaseIterable {
+    /// A structural index by the widest SIMD code this CPU runs (AVX2, else SSE4.2); on a CPU
+    /// with neither (and off x86-64), the scalar parser alone, as the portable index is slower.
+    case automatic
+    /// The structural index by the portable C code, as on a CPU without SIMD support.
+    case portableIndex
+    /// No index: the byte-by-byte recursive-descent parser alone (the one that reports errors).
+    case scalar
 }

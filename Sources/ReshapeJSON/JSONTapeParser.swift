@@ -8,6 +8,8 @@
 // `JSONScanner` reads. It is the only one; `JSON.parse` materializes its tape, so a tree and
 // a tape accept the same documents and fail with the same message and position. Strings are
 // in JSONTapeParser+Strings.swift, the duplicate-name check in JSONTapeParser+MemberNames.swift.
+// Documents are first tried by the two-stage parser (JSONTapeParser+Index.swift); this one
+// runs when that one gives up, so it alone reports errors.
 
 extension JSONTape {
     /// Parses and indexes one JSON document (`JSON.parse` builds its tree from this tape).
@@ -22,6 +24,11 @@ extension JSONTape {
                 return .failure(
                     JSONParseError(
                         message: "document larger than \(JSONTape.maxBytes) bytes", offset: 0, line: 1, column: 1))
+            }
+            if options.path == .portableIndex || (options.path == .automatic && IndexedTapeBuilder.hasSIMD),
+                let indexed = IndexedTapeBuilder.parse(buffer, base: base, options: options)
+            {
+                return .success(indexed)
             }
             var builder = TapeBuilder(JSONScanner(buffer, base: base, maxDepth: options.maxDepth))
             do throws(JSONParseError) {
@@ -114,7 +121,7 @@ struct TapeBuilder {
     }
 
     /// Fills in a container's node once its closing bracket is consumed.
-    @inline(__always) private mutating func close(_ node: Int, children: Int, irregularitiesAtOpen: Int)
+    @inline(__always) mutating func close(_ node: Int, children: Int, irregularitiesAtOpen: Int)
         throws(JSONParseError)
     {
         guard children <= TapeNode.maxCount else {

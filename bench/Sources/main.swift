@@ -27,6 +27,18 @@ func run(_ name: String, bytes: Int = size, runs: Int = runs, _ body: () -> Void
 
 _ = run("ReshapeJSON parse") { blackHole(try! JSON.parse(document.bytes)) }
 _ = run("JSONTape parse") { blackHole(try! JSONTape.parse(document.bytes)) }
+// The same parse by each path (docs/benchmarks.md, "The parser's two stages").
+_ = run("JSONTape scalar-path parse") { blackHole(try! JSONTape.parse(document.bytes, options: .init(path: .scalar))) }
+_ = run("JSONTape portable-index parse") {
+    blackHole(try! JSONTape.parse(document.bytes, options: .init(path: .portableIndex)))
+}
+let prettyDocument = parsed.serialized(pretty: true)
+_ = run("JSONTape parse of the pretty document", bytes: prettyDocument.count) {
+    blackHole(try! JSONTape.parse(prettyDocument))
+}
+_ = run("JSONTape scalar-path parse of the pretty document", bytes: prettyDocument.count) {
+    blackHole(try! JSONTape.parse(prettyDocument, options: .init(path: .scalar)))
+}
 let tape = try JSONTape.parse(document.bytes)
 _ = run("JSONTape materialize") { blackHole(tape.materialize(tape.root)) }
 _ = run("JSONTape serialize (copy)") {

@@ -11,7 +11,9 @@ import ReshapeJSON
 // - a slice that does not start at index 0 parses exactly as the same bytes in an array;
 // - numbers compare by exact decimal value (docs/json.md): for pairs of the document's numbers,
 //   `==`, `<` and `hash` agree with an independent exact comparison, and `int64Value` and
-//   `isMultiple(of:)` with Int64 arithmetic where it applies.
+//   `isMultiple(of:)` with Int64 arithmetic where it applies;
+// - the parser's paths (stage 1 by SIMD, by portable C, or no index at all: the scalar parser)
+//   accept the same documents with the same tape and reject them with the same error.
 
 @main enum JSONFuzzTarget {
     static func main() { runFuzzer(fuzzJSON) }
@@ -22,6 +24,7 @@ func fuzzJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = fuzzInput(data, size)
     let tape = Result { () throws(JSONParseError) in try JSONTape.parse(bytes) }
     let tree = Result { () throws(JSONParseError) in try JSON.parse(bytes) }
+    checkPaths(bytes, tape)
 
     switch (tape, tree) {
     case (.success(let tape), .success(let tree)):
@@ -47,6 +50,26 @@ func fuzzJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         require(false, "a slice and an array of the same bytes disagree on acceptance")
     }
     return 0
+}
+
+private func checkPaths(_ bytes: [UInt8], _ automatic: Result<JSONTape, JSONParseError>) {
+    for path in [JSONParsePath.portableIndex, .scalar] {
+        let other = Result { () throws(JSONParseError) in try JSONTape.parse(bytes, options: .init(path: path)) }
+        switch (automatic, other) {
+        case (.success(let a), .success(let b)):
+            require(a.nodeCount == b.nodeCount, "\(path): \(b.nodeCount) nodes, not \(a.nodeCount): \(describe(bytes))")
+            for node in 0..<a.nodeCount {
+                let same = a.kind(node) == b.kind(node) && a.textRange(node) == b.textRange(node)
+                    && a.next(node) == b.next(node) && a.count(node) == b.count(node)
+                    && a.isEscaped(node) == b.isEscaped(node) && a.isCanonical(node) == b.isCanonical(node)
+                require(same, "\(path): node \(node) differs from the automatic path's: \(describe(bytes))")
+            }
+        case (.failure(let a), .failure(let b)):
+            require(a == b, "\(path) error \(b) but automatic error \(a)")
+        default:
+            require(false, "\(path) and the automatic path disagree on acceptance: \(describe(bytes))")
+        }
+    }
 }
 
 private func checkAccepted(_ bytes: [UInt8], _ tape: JSONTape, _ tree: JSON) {

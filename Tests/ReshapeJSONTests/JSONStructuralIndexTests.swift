@@ -1,0 +1,272 @@
+import CJSONIndex
+import Foundation
+import XCTest
+
+@testable import ReshapeJSON
+
+/// The parser's two stages (docs/benchmarks.md): every stage-1 path writes the same index, and
+/// the two-stage parser builds the scalar parser's tape node for node, or gives up.
+final class JSONStructuralIndexTests: XCTestCase {
+    static let paths = [JSON_INDEX_PATH_PORTABLE, JSON_INDEX_PATH_SSE42, JSON_INDEX_PATH_AVX2]
+
+    private func index(_ bytes: [UInt8], _ path: json_index_path) -> ([UInt32], UInt32) {
+        var positions = [UInt32](repeating: 0, count: bytes.count + 64)
+        var flags: UInt32 = 0
+        let count = bytes.withUnsafeBufferPointer { input in
+            positions.withUnsafeMutableBufferPointer {
+                json_index_build(
+                    input.baseAddress ?? UnsafePointer(bitPattern: 1)!, input.count, $0.baseAddress!, &flags, path)
+            }
+        }
+        return (Array(positions.prefix(count)), flags)
+    }
+
+    private func assertPathsAgree(_ bytes: [UInt8], file: StaticString = #filePath, line: UInt = #line) {
+        let expected = index(bytes, JSON_INDEX_PATH_PORTABLE)
+        for path in Self.paths.dropFirst() {
+            let got = index(bytes, path)
+            XCTAssertEqual(got.0, expected.0, "positions, path \(path.rawValue): \(bytes)", file: file, line: line)
+            XCTAssertEqual(got.1, expected.1, "flags, path \(path.rawValue): \(bytes)", file: file, line: line)
+        }
+    }
+
+    func testPathsResolveOnThisMachine() {
+        XCTAssertEqual(json_index_resolve(JSON_INDEX_PATH_PORTABLE), JSON_INDEX_PATH_PORTABLE)
+        #if arch(x86_64)
+            print("stage 1 on this CPU: path \(json_index_resolve(JSON_INDEX_PATH_AUTO).rawValue)")
+        #else
+            XCTAssertEqual(json_index_resolve(JSON_INDEX_PATH_AUTO), JSON_INDEX_PATH_PORTABLE)
+        #endif
+    }
+
+    func testIndexOfASmallDocument() {
+        let text = Array(#"{"a\"b": [1, true,"x\\"], "c":nul}"#.utf8)
+        let (positions, flags) = index(text, JSON_INDEX_PATH_AUTO)
+        XCTAssertEqual(flags, 0)
+        // { " \ " : [ 1 , true , " \ " ] , " " : nul }
+        XCTAssertEqual(positions, [0, 1, 3, 6, 7, 9, 10, 11, 13, 17, 18, 20, 22, 23, 24, 26, 28, 29, 30, 33])
+        XCTAssertEqual(index(Array(#"["a"#.utf8), JSON_INDEX_PATH_AUTO).1, UInt32(JSON_INDEX_UNTERMINATED_STRING))
+        XCTAssertEqual(index([0x22, 0x01, 0x22], JSON_INDEX_PATH_AUTO).1, UInt32(JSON_INDEX_CONTROL_IN_STRING))
+        XCTAssertEqual(index([0x22, 0xC3, 0x22], JSON_INDEX_PATH_AUTO).1, UInt32(JSON_INDEX_INVALID_UTF8))
+    }
+
+    func testPathsAgreeOnRandomBytesOfEveryLength() {
+        var random = TestRandom(state: 21)
+        // Bytes that matter to stage 1 weighted up, so quotes and backslash runs cross blocks.
+        let alphabet =
+            Array("\"\\\\\\{}[]:, \t\n\r a1-e".utf8) + [0x01, 0x1F, 0x7F, 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xF0, 0x9F]
+        for length in 0...200 {
+            for _ in 0..<40 {
+                let bytes = (0..<length).map { _ in
+                    random.below(5) == 0
+                        ? UInt8(truncatingIfNeeded: random.next()) : alphabet[random.below(alphabet.count)]
+                }
+                assertPathsAgree(bytes)
+            }
+        }
+    }
+
+    func testPathsAgreeOnBackslashRunsAndUTF8AcrossBlockBoundaries() {
+        for run in 0..<8 {
+            for shift in 0..<70 {
+                var bytes = [UInt8](repeating: UInt8(ascii: " "), count: shift) + [UInt8(ascii: "\"")]
+                bytes += [UInt8](repeating: UInt8(ascii: "\\"), count: run) + Array("\"é😀\"]".utf8)
+                assertPathsAgree(bytes)
+                assertTapesAgree(bytes)
+                var split = [UInt8](repeating: UInt8(ascii: "a"), count: shift) + Array("😀€".utf8)
+                split = [UInt8(ascii: "\"")] + split + [UInt8(ascii: "\"")]
+                assertPathsAgree(split)
+                assertTapesAgree(split)
+            }
+        }
+    }
+
+    func testWindowsGiveTheWholeIndex() {
+        var random = TestRandom(state: 77)
+        for _ in 0..<300 {
+            let value = JSONGenerator.value(&random, depth: 0)
+            var bytes = JSONGenerator.messy(value, &random)
+            if random.below(3) == 0 { JSONGenerator.mutate(&bytes, &random) }
+            for path in Self.paths {
+                let whole = index(bytes, path)
+                var scanner = json_index_scanner()
+                var positions: [UInt32] = []
+                bytes.withUnsafeBufferPointer { input in
+                    json_index_begin(&scanner, input.baseAddress ?? UnsafePointer(bitPattern: 1)!, input.count, path)
+                    while scanner.offset < input.count {
+                        let window = 64 * (1 + random.below(4))
+                        var part = [UInt32](repeating: 0, count: window + 64)
+                        let count = part.withUnsafeMutableBufferPointer {
+                            json_index_next(&scanner, $0.baseAddress!, window)
+                        }
+                        positions += part.prefix(count)
+                    }
+                }
+                XCTAssertEqual(positions, whole.0, "path \(path.rawValue)")
+                XCTAssertEqual(json_index_flags(&scanner), whole.1, "path \(path.rawValue)")
+            }
+        }
+    }
+
+    func testPathsAgreeOnRandomJSON() {
+        var random = TestRandom(state: 2121)
+        for _ in 0..<400 {
+            let value = JSONGenerator.value(&random, depth: 0)
+            var bytes = JSONGenerator.messy(value, &random)
+            assertPathsAgree(bytes)
+            JSONGenerator.mutate(&bytes, &random)
+            assertPathsAgree(bytes)
+        }
+    }
+
+    // MARK: - Tapes
+
+    /// Parses with every path; all must reject with the same error or accept with the same
+    /// nodes. Returns true when the two-stage parser built the tape itself (did not give up).
+    @discardableResult
+    private func assertTapesAgree(_ bytes: [UInt8], file: StaticString = #filePath, line: UInt = #line) -> Bool {
+        let scalar = Result { () throws(JSONParseError) in try JSONTape.parse(bytes, options: .init(path: .scalar)) }
+        for path in [JSONParsePath.automatic, .portableIndex] {
+            let other = Result { () throws(JSONParseError) in try JSONTape.parse(bytes, options: .init(path: path)) }
+            switch (scalar, other) {
+            case (.success(let a), .success(let b)):
+                XCTAssertEqual(
+                    a.nodeCount, b.nodeCount, "\(path): \(String(decoding: bytes, as: UTF8.self))", file: file,
+                    line: line)
+                for i in 0..<min(a.nodeCount, b.nodeCount) {
+                    let x = a.nodes[i]
+                    let y = b.nodes[i]
+                    if x.offset != y.offset || x.length != y.length || x.next != y.next || x.tag != y.tag {
+                        XCTFail(
+                            "\(path) node \(i): \(y) but scalar \(x) in \(String(decoding: bytes, as: UTF8.self))",
+                            file: file, line: line)
+                        break
+                    }
+                }
+            case (.failure(let a), .failure(let b)):
+                XCTAssertEqual(a, b, "\(path)", file: file, line: line)
+            default:
+                XCTFail(
+                    "\(path) and scalar disagree on \(String(decoding: bytes, as: UTF8.self))", file: file, line: line)
+            }
+        }
+        guard !bytes.isEmpty else { return false }
+        let reference = try? JSONTape.parse(bytes, options: .init(path: .scalar))
+        var built = false
+        bytes.withUnsafeBufferPointer { buffer in
+            // Small windows too, so that strings, escapes and scalars straddle them.
+            for window in [IndexedTapeBuilder.defaultWindow, 64, 128, 192] {
+                guard
+                    let (nodes, count) = IndexedTapeBuilder.parse(
+                        buffer, base: buffer.baseAddress!, options: .init(), window: window)
+                else {
+                    XCTAssertFalse(built, "window \(window) gave up where another did not", file: file, line: line)
+                    continue
+                }
+                defer { free(nodes) }
+                if window == IndexedTapeBuilder.defaultWindow { built = true }
+                guard let reference else {
+                    XCTFail("window \(window) accepts what the scalar parser rejects", file: file, line: line)
+                    continue
+                }
+                XCTAssertEqual(count, reference.nodeCount, "window \(window)", file: file, line: line)
+                for i in 0..<min(count, reference.nodeCount) {
+                    let x = reference.nodes[i]
+                    let y = nodes[i]
+                    if x.offset != y.offset || x.length != y.length || x.next != y.next || x.tag != y.tag {
+                        XCTFail("window \(window) node \(i): \(y) but scalar \(x)", file: file, line: line)
+                        break
+                    }
+                }
+            }
+        }
+        return built
+    }
+
+    func testFixturesGiveTheScalarParsersTape() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        var files: [URL] = []
+        for directory in ["examples", "fuzz/corpus/json", "Tests", "bench", "docs"] {
+            let enumerator = FileManager.default.enumerator(
+                at: root.appendingPathComponent(directory), includingPropertiesForKeys: nil)
+            while let url = enumerator?.nextObject() as? URL {
+                if directory == "fuzz/corpus/json" || url.pathExtension == "json" { files.append(url) }
+            }
+        }
+        var built = 0
+        for file in files {
+            guard let data = try? Data(contentsOf: file), data.count < 4 << 20 else { continue }
+            let bytes = [UInt8](data)
+            let accepted = (try? JSONTape.parse(bytes, options: .init(path: .scalar))) != nil
+            let indexed = assertTapesAgree(bytes)
+            XCTAssertEqual(indexed, accepted, "two-stage parser on \(file.path)")
+            if indexed { built += 1 }
+        }
+        print("fixtures: \(files.count) files, \(built) valid and built by the two-stage parser")
+        XCTAssertGreaterThan(files.count, 50)
+    }
+
+    func testRandomDocumentsGiveTheScalarParsersTape() {
+        var random = TestRandom(state: 4242)
+        var built = 0
+        for round in 0..<1500 {
+            let value = JSONGenerator.value(&random, depth: 0)
+            let spellings = [
+                value.serialized(), value.serialized(pretty: true),
+                JSONGenerator.messy(value, &random), JSONGenerator.messy(value, &random, whitespace: 1, escapes: 2),
+            ]
+            for bytes in spellings {
+                if assertTapesAgree(bytes) {
+                    built += 1
+                } else {
+                    XCTFail("gave up on valid \(String(decoding: bytes, as: UTF8.self))")
+                }
+                var damaged = bytes
+                JSONGenerator.mutate(&damaged, &random)
+                assertTapesAgree(damaged)
+            }
+            // Duplicates: a member repeated, maybe spelled with an escape.
+            if case .object(let object) = value, let first = object.members.first, round % 3 == 0 {
+                var text = Array(value.serialized().dropLast())
+                text += object.members.count > 0 ? Array(",".utf8) : []
+                JSONGenerator.writeMessyString(first.key, &random, escapes: 2, into: &text)
+                text += Array(":1}".utf8)
+                XCTAssertFalse(assertTapesAgree(text))
+            }
+        }
+        XCTAssertGreaterThan(built, 5000)
+    }
+
+    func testDeepNestingAndLimitsAgree() {
+        for depth in [1, 63, 64, 65, 511, 512, 513, 600] {
+            let open = [UInt8](repeating: UInt8(ascii: "["), count: depth)
+            let close = [UInt8](repeating: UInt8(ascii: "]"), count: depth)
+            assertTapesAgree(open + close)
+            assertTapesAgree(open + Array(" 1 ".utf8) + close)
+            assertTapesAgree(open + close.dropLast())
+            var objects: [UInt8] = []
+            for _ in 0..<depth { objects += Array(#"{"k":"#.utf8) }
+            objects += Array("null".utf8) + [UInt8](repeating: UInt8(ascii: "}"), count: depth)
+            assertTapesAgree(objects)
+        }
+    }
+
+    func testOddCornersAgree() {
+        let cases = [
+            "", " ", "1", "-", "1 ", " 1", "1x", "truex", "true false", "nul", "\"", "\"\\\"", "\"\\u00e9\"",
+            "\"\\u00E9\"",
+            "\"\\ud83d\\ude00\"", "\"\\ud83d\"", "\"\\/\"", "\"\\x\"", "[1,]", "{\"a\":1,}", "{,}", "[,1]", "{\"a\" 1}",
+            "{\"a\":}", "[1 2]", "[\"a\"\"b\"]", "{\"a\":1}x", "\u{FEFF}{}", "[]]", "{}}", "[\"\\\\\"]",
+            "[1.5e+3, -0, 0.0e-0]",
+            "01", "-01", "1.", "1e", "[\"a\" , \"b\" ]", "{ }", "[ ]", "\"\u{7F}\"", "\t\n\r [\t1\n]\r ", "\\", "[\\]",
+            "{\"a\":1\\}", "[1]\\", "\"é\"", "[é]", "{\"\":0,\"\":1}",
+        ]
+        for text in cases { assertTapesAgree(Array(text.utf8)) }
+        for byte in 0...255 {
+            assertTapesAgree([UInt8(byte)])
+            assertTapesAgree([UInt8(ascii: "\""), UInt8(byte), UInt8(ascii: "\"")])
+            assertTapesAgree([UInt8(ascii: "["), UInt8(byte), UInt8(ascii: "]")])
+        }
+    }
+}
