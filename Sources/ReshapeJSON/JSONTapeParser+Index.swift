@@ -36,11 +36,12 @@ struct IndexedTapeBuilder {
     /// Thrown to give up; never reaches a caller (the scalar parser reports the real error).
     static let giveUp = JSONParseError(message: "", offset: 0, line: 0, column: 0)
 
-    /// The tape's nodes, or nil when the document is not valid JSON or stage 2 gave up.
+    /// The tape's nodes, their count and capacity, or nil when the document is not valid JSON
+    /// or stage 2 gave up.
     static func parse(
         _ buffer: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, options: JSONParseOptions,
         window: Int = defaultWindow
-    ) -> (UnsafeMutablePointer<TapeNode>, Int)? {
+    ) -> (UnsafeMutablePointer<TapeNode>, Int, Int)? {
         let count = buffer.count
         // A byte order mark is an error the scalar parser words.
         if count >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF { return nil }

@@ -157,13 +157,13 @@ final class JSONStructuralIndexTests: XCTestCase {
             // Small windows too, so that strings, escapes and scalars straddle them.
             for window in [IndexedTapeBuilder.defaultWindow, 64, 128, 192] {
                 guard
-                    let (nodes, count) = IndexedTapeBuilder.parse(
+                    let (nodes, count, capacity) = IndexedTapeBuilder.parse(
                         buffer, base: buffer.baseAddress!, options: .init(), window: window)
                 else {
                     XCTAssertFalse(built, "window \(window) gave up where another did not", file: file, line: line)
                     continue
                 }
-                defer { free(nodes) }
+                defer { TapeNodeBlocks.give(nodes, capacity: capacity) }
                 if window == IndexedTapeBuilder.defaultWindow { built = true }
                 guard let reference else {
                     XCTFail("window \(window) accepts what the scalar parser rejects", file: file, line: line)
