@@ -293,7 +293,8 @@ final class MemberLookupTests: XCTestCase {
     }
 
     /// One compiled schema shared by threads, as server workers share a route's validator
-    /// (run under ThreadSanitizer by scripts/sanitize.sh): the tables are only read.
+    /// (`scripts/sanitize.sh thread --filter MemberLookupTests` runs it under ThreadSanitizer):
+    /// the tables are only read.
     func testSharedAcrossThreads() throws {
         let schema = try JSON(parsing: Self.objectSchemas[1].replacingOccurrences(of: "{P}", with: Self.properties))
         let validator = try Validator(schema: schema)
