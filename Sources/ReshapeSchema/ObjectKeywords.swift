@@ -240,7 +240,8 @@ final class RequiredKeyword: KeywordCheck, @unchecked Sendable {
     private let utf8Names: NameList
     init(_ names: [String], _ site: KeywordSite) {
         self.names = names
-        utf8Names = NameList(names)
+        // Read by position only: no table to look names up.
+        utf8Names = NameList(names, perfect: false)
         super.init(site)
     }
 
@@ -284,8 +285,9 @@ final class DependentRequiredKeyword: KeywordCheck, @unchecked Sendable {
     private let utf8Required: [NameList]
     init(_ dependencies: [(String, [String])], _ site: KeywordSite) {
         self.dependencies = dependencies
-        utf8Triggers = NameList(dependencies.map(\.0))
-        utf8Required = dependencies.map { NameList($0.1) }
+        // Read by position only: no tables to look names up.
+        utf8Triggers = NameList(dependencies.map(\.0), perfect: false)
+        utf8Required = dependencies.map { NameList($0.1, perfect: false) }
         super.init(site)
     }
 
@@ -323,7 +325,7 @@ final class DependentSchemasKeyword: KeywordCheck, @unchecked Sendable {
     private let utf8Triggers: NameList
     init(_ dependencies: [(String, SchemaNode)], _ site: KeywordSite) {
         self.dependencies = dependencies
-        utf8Triggers = NameList(dependencies.map(\.0))
+        utf8Triggers = NameList(dependencies.map(\.0), perfect: false)
         super.init(site)
     }
 
