@@ -243,15 +243,20 @@ struct NameList {
         return Int(truncatingIfNeeded: h ^ (h >> 32))
     }
 
-    /// Index of `key` (the first, with duplicates). Without a perfect table it tries first the
-    /// name after the previous match, which is where records in the schema's order have it.
+    /// Index of a name equal to `key`, trying first the name after the previous match: records
+    /// in the schema's order have it there, and one well-predicted comparison is cheaper than
+    /// hashing. Then the perfect table, or a probe or a scan (the first of equal names).
     @inline(__always)
     func index(of key: UnsafeBufferPointer<UInt8>, cursor: inout Int) -> Int? {
-        if isPerfect { return perfectIndex(key) }
-        if count > Self.scanLimit {
+        if count > Self.scanLimit || isPerfect {
             if cursor < count, Self.equal(name(cursor), key) {
                 cursor += 1
                 return cursor - 1
+            }
+            if isPerfect {
+                guard let i = perfectIndex(key) else { return nil }
+                cursor = i + 1
+                return i
             }
             var slot = Self.hash(key) & slotMask
             while slots[slot] != 0 {

@@ -20,11 +20,8 @@ final class MemberLookupTests: XCTestCase {
     /// The index of the first equal name, by bytes: what every lookup must answer.
     private func reference(_ names: [[UInt8]], _ key: [UInt8]) -> Int? { names.firstIndex(of: key) }
 
-    private func lookup(_ list: NameList, _ key: [UInt8]) -> Int? {
-        key.withUnsafeBufferPointer { buffer in
-            var cursor = 0
-            return list.index(of: buffer, cursor: &cursor)
-        }
+    private func lookup(_ list: NameList, _ key: [UInt8], cursor: inout Int) -> Int? {
+        key.withUnsafeBufferPointer { list.index(of: $0, cursor: &cursor) }
     }
 
     /// Names of every length up to 40 (so short, two-word and longer-than-16-byte keys), names
@@ -68,10 +65,19 @@ final class MemberLookupTests: XCTestCase {
                 keys.append(Array(name.dropLast()))
             }
             keys.append(Array("stranger".utf8))
-            for key in keys {
+            // From a fresh cursor: the first equal name. Carrying the cursor along, as a
+            // properties pass does: a name equal to the key (with duplicates, maybe a later one).
+            var cursors = [0, 0]
+            for key in keys + keys.shuffled(using: &random) {
                 let expected = reference(names, key)
-                XCTAssertEqual(lookup(list, key), expected, "\(strings) \(key)")
-                XCTAssertEqual(lookup(plain, key), expected, "\(strings) \(key) (without the perfect table)")
+                var fresh = 0
+                XCTAssertEqual(lookup(list, key, cursor: &fresh), expected, "\(strings) \(key)")
+                fresh = 0
+                XCTAssertEqual(lookup(plain, key, cursor: &fresh), expected, "\(strings) \(key) (no perfect table)")
+                for (i, each) in [list, plain].enumerated() {
+                    let found = lookup(each, key, cursor: &cursors[i])
+                    XCTAssertEqual(found.map { names[$0] }, expected.map { names[$0] }, "\(strings) \(key) (cursor)")
+                }
                 key.withUnsafeBufferPointer { XCTAssertEqual(list.contains($0), expected != nil) }
             }
         }
