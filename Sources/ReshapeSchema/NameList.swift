@@ -3,10 +3,11 @@
 /// so the per-member lookup touches no reference counts; the owning keyword frees it.
 ///
 /// Lists of 2 to `perfectLimit` names get a perfect hash, found when the schema is compiled:
-/// each name has a slot of its own, so looking up a member is one hash and one comparison
-/// whatever order records list their members in (records of real collections each have an
-/// order of their own, so a name scan or a cache keyed by member order seldom hits). Lists
-/// without one (too long, or names alike in length, first and last eight bytes) scan or probe.
+/// each name has a slot of its own, so a member that is not the name after the previous
+/// match is found with one hash and one comparison whatever order records list their members
+/// in (records of real collections each have an order of their own, so a name scan or a
+/// cache keyed by member order seldom hits). Lists without one (too long, or names alike in
+/// length, first and last eight bytes) scan or probe.
 struct NameList {
     let count: Int
     private let bytes: UnsafeMutablePointer<UInt8>
@@ -111,7 +112,7 @@ struct NameList {
         return keys
     }
 
-    /// A seed and table size (a power of two, at most 16 slots a name) under which every key
+    /// A seed and table size (a power of two, fewer than 32 slots a name) under which every key
     /// lands in a slot of its own; nil when none was found, or two keys are the same (long
     /// names alike at both ends), which no seed separates.
     private static func findPerfect(_ keys: [PerfectSlot]) -> (slots: [PerfectSlot], seed: UInt64, shift: UInt64)? {
