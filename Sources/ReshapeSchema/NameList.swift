@@ -25,6 +25,8 @@ struct NameList {
     let isPerfect: Bool
     /// Slots of the perfect table (0 without one): fixed when the schema is compiled.
     let perfectCount: Int
+    /// `isPerfect || count > scanLimit`, in one field for the per-member test.
+    private let hashed: Bool
 
     /// Lists longer than this are looked up by hash instead of scanning.
     static let scanLimit = 8
@@ -75,6 +77,7 @@ struct NameList {
             isPerfect = false
             perfectCount = 0
         }
+        hashed = isPerfect || count > Self.scanLimit
         if count > Self.scanLimit, !isPerfect {
             // Reversed, so that with duplicate names the first one wins (as in a scan).
             for i in (0..<count).reversed() {
@@ -249,7 +252,7 @@ struct NameList {
     /// hashing. Then the perfect table, or a probe or a scan (the first of equal names).
     @inline(__always)
     func index(of key: UnsafeBufferPointer<UInt8>, cursor: inout Int) -> Int? {
-        if count > Self.scanLimit || isPerfect {
+        if hashed {
             if cursor < count, Self.equal(name(cursor), key) {
                 cursor += 1
                 return cursor - 1

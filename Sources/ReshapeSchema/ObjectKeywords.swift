@@ -91,7 +91,8 @@ final class PropertiesKeyword: KeywordCheck, @unchecked Sendable {
     /// `additional` when given (so that each name is looked up once).
     @inline(__always)
     func check(
-        tape e: inout TapeEvaluation, _ instance: Int, seen: inout UInt64, additional: AdditionalPropertiesKeyword?
+        tape e: inout TapeEvaluation, _ instance: Int, seen: inout UInt64,
+        additional: Unmanaged<AdditionalPropertiesKeyword>?
     ) -> Bool {
         guard e.view.kind(instance) == .object else { return true }
         var cursor = 0
@@ -99,7 +100,7 @@ final class PropertiesKeyword: KeywordCheck, @unchecked Sendable {
         return view.allMembers(instance) { name, value in
             guard let i = utf8Names.index(of: name, cursor: &cursor) else {
                 guard let additional else { return true }
-                return additional.check(tape: &e, unnamed: name, value)
+                return additional._withUnsafeGuaranteedRef { $0.check(tape: &e, unnamed: name, value) }
             }
             seen |= 1 &<< UInt64(truncatingIfNeeded: i & 63)
             return tapeNodes[i]._withUnsafeGuaranteedRef { e.at($0, value) }

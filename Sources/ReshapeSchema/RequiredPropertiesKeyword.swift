@@ -15,6 +15,8 @@ final class RequiredPropertiesKeyword: KeywordCheck, @unchecked Sendable {
     let additional: AdditionalPropertiesKeyword?
     /// Bit `i` for each required property `i`.
     let mask: UInt64
+    /// `additional` without reference counting for each object checked (`additional` keeps it).
+    private let unretainedAdditional: Unmanaged<AdditionalPropertiesKeyword>?
 
     init?(_ properties: PropertiesKeyword, _ required: RequiredKeyword?, _ additional: AdditionalPropertiesKeyword?) {
         guard properties.names.count <= 64 else { return nil }
@@ -42,6 +44,7 @@ final class RequiredPropertiesKeyword: KeywordCheck, @unchecked Sendable {
         self.required = fusedRequired
         self.additional = fusedAdditional
         self.mask = mask
+        unretainedAdditional = fusedAdditional.map { Unmanaged.passUnretained($0) }
         super.init((fusedRequired ?? properties).site)
     }
 
@@ -63,6 +66,7 @@ final class RequiredPropertiesKeyword: KeywordCheck, @unchecked Sendable {
     override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
         guard e.view.kind(instance) == .object else { return true }
         var seen: UInt64 = 0
-        return properties.check(tape: &e, instance, seen: &seen, additional: additional) && seen & mask == mask
+        return properties.check(tape: &e, instance, seen: &seen, additional: unretainedAdditional)
+            && seen & mask == mask
     }
 }
