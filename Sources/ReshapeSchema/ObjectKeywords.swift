@@ -15,12 +15,12 @@ final class PropertiesKeyword: KeywordCheck, @unchecked Sendable {
     private let utf8Names: NameList
     private let tapeNodes: UnsafeMutableBufferPointer<Unmanaged<SchemaNode>>
 
-    init(_ list: [(String, SchemaNode)], _ site: KeywordSite) {
+    init(_ list: [(String, SchemaNode)], _ site: KeywordSite, perfect: Bool = true) {
         names = list.map(\.0)
         nodes = list.map(\.1)
         unretainedNodes = nodes.map { Unmanaged.passUnretained($0) }
         table = list.count > 12 ? Dictionary(list, uniquingKeysWith: { first, _ in first }) : nil
-        utf8Names = NameList(names)
+        utf8Names = NameList(names, perfect: perfect)
         tapeNodes = .allocate(capacity: nodes.count)
         _ = tapeNodes.initialize(from: unretainedNodes)
         super.init(site)
@@ -30,6 +30,9 @@ final class PropertiesKeyword: KeywordCheck, @unchecked Sendable {
         utf8Names.deallocate()
         tapeNodes.deallocate()
     }
+
+    /// Slots of the names' perfect table (for tests: nothing is added after compiling).
+    var tableSlots: Int { utf8Names.perfectCount }
 
     /// Index of a member's schema, starting after the previous match: records usually list
     /// their members in the schema's order, so most lookups succeed at the first comparison.
@@ -80,18 +83,25 @@ final class PropertiesKeyword: KeywordCheck, @unchecked Sendable {
 
     override func check(tape e: inout TapeEvaluation, _ instance: Int) -> Bool {
         var seen: UInt64 = 0
-        return check(tape: &e, instance, seen: &seen)
+        return check(tape: &e, instance, seen: &seen, additional: nil)
     }
 
     /// The tape check, also setting bit `i & 63` of `seen` for each property `i` the object
-    /// has (`RequiredPropertiesKeyword` reads them).
+    /// has (`RequiredPropertiesKeyword` reads them), and checking the other members against
+    /// `additional` when given (so that each name is looked up once).
     @inline(__always)
-    func check(tape e: inout TapeEvaluation, _ instance: Int, seen: inout UInt64) -> Bool {
+    func check(
+        tape e: inout TapeEvaluation, _ instance: Int, seen: inout UInt64,
+        additional: Unmanaged<AdditionalPropertiesKeyword>?
+    ) -> Bool {
         guard e.view.kind(instance) == .object else { return true }
         var cursor = 0
         let view = e.view
         return view.allMembers(instance) { name, value in
-            guard let i = utf8Names.index(of: name, cursor: &cursor) else { return true }
+            guard let i = utf8Names.index(of: name, cursor: &cursor) else {
+                guard let additional else { return true }
+                return additional._withUnsafeGuaranteedRef { $0.check(tape: &e, unnamed: name, value) }
+            }
             seen |= 1 &<< UInt64(truncatingIfNeeded: i & 63)
             return tapeNodes[i]._withUnsafeGuaranteedRef { e.at($0, value) }
         }
@@ -139,11 +149,13 @@ final class AdditionalPropertiesKeyword: KeywordCheck, @unchecked Sendable {
     let named: Set<String>
     let patterns: [CompiledPattern]
     private let utf8Named: NameList
-    init(_ node: SchemaNode, named: Set<String>, patterns: [CompiledPattern], _ site: KeywordSite) {
+    init(
+        _ node: SchemaNode, named: Set<String>, patterns: [CompiledPattern], _ site: KeywordSite, perfect: Bool = true
+    ) {
         self.node = node
         self.named = named
         self.patterns = patterns
-        utf8Named = NameList(Array(named))
+        utf8Named = NameList(Array(named), perfect: perfect)
         super.init(site)
     }
 
@@ -173,10 +185,21 @@ final class AdditionalPropertiesKeyword: KeywordCheck, @unchecked Sendable {
         guard e.view.kind(instance) == .object else { return true }
         let view = e.view
         return view.allMembers(instance) { name, value in
-            if utf8Named.contains(name) { return true }
-            if patterns.contains(where: { $0.matches(utf8: name) }) { return true }
-            return e.at(node, value)
+            utf8Named.contains(name) || check(tape: &e, unnamed: name, value)
         }
+    }
+
+    /// A member that is none of the named properties: taken by a pattern, or checked here.
+    @inline(__always)
+    func check(tape e: inout TapeEvaluation, unnamed name: UnsafeBufferPointer<UInt8>, _ value: Int) -> Bool {
+        if patterns.contains(where: { $0.matches(utf8: name) }) { return true }
+        return e.at(node, value)
+    }
+
+    /// Whether the named properties are exactly `names`, compared by bytes.
+    func covers(_ names: [String]) -> Bool {
+        let bytes = Set(names.map { Array($0.utf8) })
+        return bytes.count == utf8Named.count && bytes == Set(named.map { Array($0.utf8) })
     }
 }
 
@@ -218,7 +241,8 @@ final class RequiredKeyword: KeywordCheck, @unchecked Sendable {
     private let utf8Names: NameList
     init(_ names: [String], _ site: KeywordSite) {
         self.names = names
-        utf8Names = NameList(names)
+        // Read by position only: no table to look names up.
+        utf8Names = NameList(names, perfect: false)
         super.init(site)
     }
 
@@ -262,8 +286,9 @@ final class DependentRequiredKeyword: KeywordCheck, @unchecked Sendable {
     private let utf8Required: [NameList]
     init(_ dependencies: [(String, [String])], _ site: KeywordSite) {
         self.dependencies = dependencies
-        utf8Triggers = NameList(dependencies.map(\.0))
-        utf8Required = dependencies.map { NameList($0.1) }
+        // Read by position only: no tables to look names up.
+        utf8Triggers = NameList(dependencies.map(\.0), perfect: false)
+        utf8Required = dependencies.map { NameList($0.1, perfect: false) }
         super.init(site)
     }
 
@@ -301,7 +326,7 @@ final class DependentSchemasKeyword: KeywordCheck, @unchecked Sendable {
     private let utf8Triggers: NameList
     init(_ dependencies: [(String, SchemaNode)], _ site: KeywordSite) {
         self.dependencies = dependencies
-        utf8Triggers = NameList(dependencies.map(\.0))
+        utf8Triggers = NameList(dependencies.map(\.0), perfect: false)
         super.init(site)
     }
 

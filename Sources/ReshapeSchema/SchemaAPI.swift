@@ -9,6 +9,9 @@ public struct SchemaOptions: Sendable {
     /// guards against schemas that recurse without consuming the instance. Exceeding it is a
     /// violation. Nesting of the instance itself is not limited here (the parser limits it).
     public var maxDepth: Int
+    /// Perfect hashes of property names and the fused `properties`/`required`/
+    /// `additionalProperties` check on the tape; off only in tests that compare the two paths.
+    var memberTables = true
 
     public init(assertFormat: Bool = false, maxDepth: Int = 256) {
         self.assertFormat = assertFormat

@@ -109,7 +109,7 @@ extension SchemaCompiler {
                 if vocab.validation, let v = object["maxContains"] { maximum = try count("maxContains", v) }
                 add(ContainsKeyword(target, min: minimum, max: maximum, site(key)))
             case "properties" where vocab.applicator:
-                add(PropertiesKeyword(try map(key, value), site(key)))
+                add(PropertiesKeyword(try map(key, value), site(key), perfect: options.memberTables))
             case "patternProperties" where vocab.applicator:
                 guard case .object(let members) = value else { throw bad(key, "an object of schemas") }
                 var patterns: [(CompiledPattern, SchemaNode)] = []
@@ -132,7 +132,8 @@ extension SchemaCompiler {
                 }
                 add(
                     AdditionalPropertiesKeyword(
-                        try subschema(pointer(key)), named: named, patterns: patterns, site(key)))
+                        try subschema(pointer(key)), named: named, patterns: patterns, site(key),
+                        perfect: options.memberTables))
             case "propertyNames" where vocab.applicator:
                 add(PropertyNamesKeyword(try subschema(pointer(key)), site(key)))
             case "dependentSchemas" where vocab.applicator: add(DependentSchemasKeyword(try map(key, value), site(key)))
@@ -206,6 +207,7 @@ extension SchemaCompiler {
                 continue
             }
         }
+        node.fusesAdditional = options.memberTables
         node.keywords = compiled + last
     }
 }

@@ -21,10 +21,13 @@ final class SchemaNode: @unchecked Sendable {
             tapeKeywords.deallocate()
             var others = keywords.filter { $0 !== type }
             if let properties = others.first(where: { $0 is PropertiesKeyword }) as? PropertiesKeyword,
-                let required = others.first(where: { $0 is RequiredKeyword }) as? RequiredKeyword,
-                let fused = RequiredPropertiesKeyword(properties, required)
+                let fused = RequiredPropertiesKeyword(
+                    properties, others.first { $0 is RequiredKeyword } as? RequiredKeyword,
+                    fusesAdditional
+                        ? others.first { $0 is AdditionalPropertiesKeyword } as? AdditionalPropertiesKeyword : nil)
             {
-                others = others.filter { $0 !== properties && $0 !== required } + [fused]
+                let replaced = fused.fused
+                others = others.filter { keyword in !replaced.contains { $0 === keyword } } + [fused]
                 tapeOnlyKeywords = [fused]
             }
             tapeKeywords = .allocate(capacity: others.count)
@@ -50,6 +53,9 @@ final class SchemaNode: @unchecked Sendable {
         unretainedKeywords.deallocate()
         tapeKeywords.deallocate()
     }
+    /// Whether `additionalProperties` joins the fused object keyword on the tape (set before
+    /// `keywords`; off only to compare with the separate keywords in tests).
+    var fusesAdditional = true
     /// True when the node has `unevaluatedProperties`/`unevaluatedItems`, so its other keywords
     /// must report which properties/items they evaluated.
     var tracksEvaluated = false

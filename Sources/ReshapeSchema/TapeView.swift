@@ -59,10 +59,17 @@ struct TapeView {
         var i = object + 1
         let end = next(object)
         while i < end {
-            if !withString(i, { body($0, i + 1) }) { return false }
+            if !withName(i, { body($0, i + 1) }) { return false }
             i = next(i + 1)
         }
         return true
+    }
+
+    /// `withString` for a member name node on the tape (never `extraNameNode`).
+    @inline(__always) private func withName<R>(_ node: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if tapeRef._withUnsafeGuaranteedRef({ $0.isEscaped(node) }) { return tape.withString(node, body) }
+        let range = tapeRef._withUnsafeGuaranteedRef { $0.textRange(node) }
+        return body(UnsafeBufferPointer(start: base + range.lowerBound + 1, count: range.count - 2))
     }
 
     /// Calls `body(position, elementNode)` for each element of an array; stops (and returns
