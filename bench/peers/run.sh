@@ -11,7 +11,8 @@
 # Environment: DURATION (10 s measured per target and size), WARMUP (3 s), SIZES ("3kb 150kb
 # 8mb"), TARGETS ("direct nginx-pass nginx-cache nginx-lua node aiohttp reshape reshape-cached"), UNPINNED (1: also Reshape
 # --workers 2 unpinned at 3kb), OFFLINE (1), OFFLINE_RUNS (7), SCRATCH (.build-peers: release
-# build, venv, simdjson binary), RESHAPE_BIN, OUT, KEEP (1: keep the work directory).
+# build, venv, simdjson binary), RESHAPE_BIN, RESHAPE_COMMIT (the commit RESHAPE_BIN was built
+# from, for the report), OUT, KEEP (1: keep the work directory).
 #
 # Placement: every server under test is one process on core 0 (taskset -c 0); wrk and the
 # origin nginx share core 1, so the proxy under test has a core to itself. Only 127.0.0.1 is
@@ -358,7 +359,12 @@ dirty=
 [[ -z $(git status --porcelain -- Sources Package.swift 2>/dev/null) ]] || dirty=" (with uncommitted changes under Sources/)"
 {
   echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$dirty"
+  # With RESHAPE_BIN built elsewhere, RESHAPE_COMMIT says from what (the checkout is only the harness).
+  if [[ -n ${RESHAPE_COMMIT:-} ]]; then
+    echo "commit=$RESHAPE_COMMIT (binary), harness at $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  else
+    echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$dirty"
+  fi
   echo "reshape_version=reshape $("$RESHAPE_BIN" --version 2>/dev/null), release build"
   echo "nproc=$(nproc)"
   echo "cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
