@@ -42,6 +42,7 @@ struct IndexedTapeBuilder {
         _ buffer: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, options: JSONParseOptions,
         window: Int = defaultWindow
     ) -> (UnsafeMutablePointer<TapeNode>, Int, Int)? {
+        precondition(window >= 64 && window % 64 == 0, "stage 1 indexes whole 64-byte blocks")
         let count = buffer.count
         // A byte order mark is an error the scalar parser words.
         if count >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF { return nil }

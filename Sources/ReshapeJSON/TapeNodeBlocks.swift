@@ -31,13 +31,14 @@ enum TapeNodeBlocks {
         return body()
     }
 
-    /// A kept block of at least `capacity` nodes (the smallest such), or nil: the caller
-    /// allocates. Small requests never take one.
+    /// A kept block of at least `capacity` nodes and at most four times that (the smallest
+    /// such: a small document does not pin a large block), or nil: the caller allocates.
+    /// Small requests never take one.
     static func take(capacity: Int) -> (nodes: UnsafeMutablePointer<TapeNode>, capacity: Int)? {
         guard capacity * MemoryLayout<TapeNode>.stride >= minimumBytes else { return nil }
         return locked {
             var best: Int? = nil
-            for (index, block) in kept.enumerated() where block.capacity >= capacity {
+            for (index, block) in kept.enumerated() where block.capacity >= capacity && block.capacity <= 4 * capacity {
                 if best.map({ block.capacity < kept[$0].capacity }) ?? true { best = index }
             }
             guard let best else { return nil }

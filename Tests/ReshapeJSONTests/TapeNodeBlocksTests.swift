@@ -46,4 +46,16 @@ final class TapeNodeBlocksTests: XCTestCase {
         XCTAssertGreaterThan(TapeNodeBlocks.keptCount, 0)
         _ = try JSONTape.parse(document(records: 40_000))
     }
+
+    func testASmallParseDoesNotTakeAMuchLargerBlock() throws {
+        TapeNodeBlocks.drain()
+        var big: JSONTape? = try JSONTape.parse(document(records: 200_000))  // a block of about 11 MB
+        let bigNodes = big!.nodes
+        big = nil
+        XCTAssertEqual(TapeNodeBlocks.keptCount, 1)
+        let small = try JSONTape.parse(document(records: 40_000))  // needs about 2 MB
+        XCTAssertNotEqual(small.nodes, bigNodes)
+        XCTAssertEqual(TapeNodeBlocks.keptCount, 1, "the large block stays kept")
+        TapeNodeBlocks.drain()
+    }
 }

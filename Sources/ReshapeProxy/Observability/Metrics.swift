@@ -182,7 +182,10 @@ public final class Metrics: Sendable {
         }
         out +=
             "# HELP reshape_requests_total Requests answered, by route and status.\n# TYPE reshape_requests_total counter\n"
-        for (key, count) in merged.requests.sorted(by: { $0.key < $1.key }) {
+        // In the order of "route|status" as text, as the rows have always come.
+        for (_, key, count) in merged.requests.map({ ("\($0.key.route)|\($0.key.status)", $0.key, $0.value) })
+            .sorted(by: { $0.0 < $1.0 })
+        {
             out += "reshape_requests_total{route=\"\(label(key.route))\",status=\"\(key.status)\"} \(count)\n"
         }
         func histogram(_ name: String, _ help: String, _ labelName: String, _ values: [String: Histogram]) {
@@ -270,11 +273,7 @@ public final class Metrics: Sendable {
 }
 
 /// The key of the requests counter: a struct, so counting a request builds no string.
-struct RouteStatus: Hashable, Comparable, Sendable {
+struct RouteStatus: Hashable, Sendable {
     let route: String
     let status: Int
-
-    static func < (a: RouteStatus, b: RouteStatus) -> Bool {
-        (a.route, a.status) < (b.route, b.status)
-    }
 }

@@ -10,10 +10,14 @@ final class SpareBodies {
 
     private var kept: [[UInt8]] = []
 
-    /// An empty buffer with room for `capacity` bytes.
+    /// An empty buffer with room for `capacity` bytes: the smallest kept one that fits and is
+    /// at most twice that (a small body does not pin a large buffer), else a new one.
     func take(capacity: Int) -> [UInt8] {
-        if capacity >= SpareBodies.minimumBytes, let index = kept.firstIndex(where: { $0.capacity >= capacity }) {
+        let fits = kept.indices.filter { kept[$0].capacity >= capacity && kept[$0].capacity <= 2 * capacity }
+        if capacity >= SpareBodies.minimumBytes, let index = fits.min(by: { kept[$0].capacity < kept[$1].capacity }) {
             var body = kept.remove(at: index)
+            // Unique, the buffer is emptied in place; still read by a request, this gives a new
+            // buffer of its capacity (at most twice what is needed) and leaves the old one be.
             body.removeAll(keepingCapacity: true)
             return body
         }

@@ -74,4 +74,21 @@ final class MetricsTests: XCTestCase {
         }
         XCTAssertEqual(Metrics.circuitStates([first, second]), ["firebase": 1])
     }
+
+    func testRequestRowsComeInTheOrderOfRouteBarStatusAsText() {
+        let metrics = Metrics()
+        for (route, status) in [("users", 200), ("users-by-id", 404), ("users", 502), ("users-by-id", 200)] {
+            metrics.recordRequest(route: route, status: status, seconds: 0.01)
+        }
+        let rows = Metrics.exposition([metrics], digest: "d", reloads: 0, reloadFailures: 0)
+            .split(separator: "\n").filter { $0.hasPrefix("reshape_requests_total{") }
+        XCTAssertEqual(
+            rows,
+            [
+                #"reshape_requests_total{route="users-by-id",status="200"} 1"#,
+                #"reshape_requests_total{route="users-by-id",status="404"} 1"#,
+                #"reshape_requests_total{route="users",status="200"} 1"#,
+                #"reshape_requests_total{route="users",status="502"} 1"#,
+            ])
+    }
 }

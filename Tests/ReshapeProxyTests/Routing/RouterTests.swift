@@ -90,6 +90,25 @@ final class RouterTests: XCTestCase {
             return XCTFail("no 405 either: the admin port knows no rule paths")
         }
     }
+
+    func testPathsAreMatchedByteForByte() {
+        let router = Router(routes: [makeRoute("cafe", "GET", "/caf\u{E9}"), makeRoute("user", "GET", "/users/{id}")])
+        guard case .route(let route, _) = router.match(method: "GET", path: "/caf\u{E9}"), route.name == "cafe" else {
+            return XCTFail("the same bytes match")
+        }
+        // Canonically equivalent but other bytes (e + combining acute): not the literal.
+        guard case .notFound = router.match(method: "GET", path: "/cafe\u{301}") else {
+            return XCTFail("a decomposed spelling is other bytes")
+        }
+        // A slash is a separator whatever follows it, a combining mark included.
+        guard case .route(_, let parameters) = router.match(method: "GET", path: "/users/\u{301}x") else {
+            return XCTFail("the slash before a combining mark separates")
+        }
+        XCTAssertEqual(parameters["id"], "\u{301}x")
+        XCTAssertEqual(
+            Router.segments(of: "a//b/"), "a//b/".split(separator: "/", omittingEmptySubsequences: false))
+        XCTAssertEqual(Router.segments(of: ""), [""])
+    }
 }
 
 extension Router {

@@ -43,4 +43,15 @@ final class SpareBodiesTests: XCTestCase {
         for _ in 0..<5 { spares.keep(Array(repeating: 1, count: large)) }
         XCTAssertEqual(spares.keptCount, SpareBodies.maximumKept)
     }
+
+    func testASmallBodyDoesNotTakeAMuchLargerBuffer() {
+        let spares = SpareBodies()
+        var huge = spares.take(capacity: 8 * large)
+        huge.append(contentsOf: repeatElement(1, count: 8 * large))
+        spares.keep(huge)
+        huge = []
+        let small = spares.take(capacity: large)
+        XCTAssertLessThan(small.capacity, 2 * large + 64, "a buffer of eight times the size stays kept")
+        XCTAssertEqual(spares.keptCount, 1)
+    }
 }
