@@ -119,6 +119,25 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
     public var parameterNames: [String] {
         segments.compactMap { if case .parameter(let name) = $0 { name } else { nil } }
     }
+
+    /// A path's segments, split at every `/` byte (as `split(separator: "/",
+    /// omittingEmptySubsequences: false)` would, but by byte: a slash followed by a combining
+    /// mark still separates). Templates and request paths are split the same way.
+    public static func segments(of path: Substring) -> [Substring] {
+        var segments: [Substring] = []
+        var start = path.startIndex
+        var index = start
+        let utf8 = path.utf8
+        while index != path.endIndex {
+            if utf8[index] == UInt8(ascii: "/") {
+                segments.append(path[start..<index])
+                start = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+        segments.append(path[start..<path.endIndex])
+        return segments
+    }
 }
 
 /// One client-facing endpoint: which requests it answers, where it fetches, how it reshapes.

@@ -7,8 +7,7 @@ import ReshapeRules
 
 /// A client template: `/users/{id}` → [literal users, parameter id].
 func clientTemplate(_ text: String) -> PathTemplate {
-    let segments: [PathTemplate.Segment] = text.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map
-    {
+    let segments: [PathTemplate.Segment] = PathTemplate.segments(of: text.dropFirst()).map {
         $0.hasPrefix("{") && $0.hasSuffix("}") ? .parameter(String($0.dropFirst().dropLast())) : .literal(String($0))
     }
     return PathTemplate(segments: segments, description: text)

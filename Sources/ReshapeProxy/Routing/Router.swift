@@ -35,7 +35,7 @@ public struct Router: Sendable {
         }
         if endpoints == .admin { return .notFound }
         guard path.hasPrefix("/") else { return .badRequest("the request target must be an absolute path") }
-        let segments = Router.segments(of: path.dropFirst())
+        let segments = PathTemplate.segments(of: path.dropFirst())
         var allowed: [String] = []
         for route in routes {
             guard let raw = Router.captures(route.path, segments) else { continue }
@@ -54,24 +54,6 @@ public struct Router: Sendable {
             return .route(route, parameters: parameters)
         }
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
-    }
-
-    /// Splits at every `/` by its byte (as `split(separator:omittingEmptySubsequences: false)`,
-    /// without comparing Characters: a path is matched byte for byte).
-    static func segments(of path: Substring) -> [Substring] {
-        var segments: [Substring] = []
-        var start = path.startIndex
-        var index = start
-        let utf8 = path.utf8
-        while index != path.endIndex {
-            if utf8[index] == UInt8(ascii: "/") {
-                segments.append(path[start..<index])
-                start = utf8.index(after: index)
-            }
-            index = utf8.index(after: index)
-        }
-        segments.append(path[start..<path.endIndex])
-        return segments
     }
 
     private static func captures(_ template: PathTemplate, _ segments: [Substring]) -> [(String, Substring)]? {

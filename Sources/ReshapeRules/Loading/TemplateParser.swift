@@ -7,7 +7,7 @@ enum TemplateParser {
         guard text.hasPrefix("/") else { throw Failure(message: "the path must start with '/'") }
         var segments: [PathTemplate.Segment] = []
         var seen: Set<String> = []
-        for raw in text.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+        for raw in PathTemplate.segments(of: text.dropFirst()) {
             if raw.hasPrefix("{") && raw.hasSuffix("}") && raw.count > 2 {
                 let name = String(raw.dropFirst().dropLast())
                 try checkName(name)

@@ -64,7 +64,9 @@ private func checkPercentEncoding(_ text: String) {
 }
 
 private func checkParameters(_ request: HTTPRequest, _ route: Route, _ parameters: [String: String]) {
-    let segments = request.path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+    // Split by the slash byte, as paths are matched (docs/http.md), not by Character.
+    let segments = request.path.dropFirst().utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        .map { Substring($0) }
     require(segments.count == route.path.segments.count, "route \(route.name) matched \(request.path)")
     for (part, segment) in zip(route.path.segments, segments) {
         guard case .parameter(let name) = part else { continue }
