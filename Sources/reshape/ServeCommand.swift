@@ -252,22 +252,24 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode(2)
         }
         configuration.traceSampleRatio = ratio
-        let compressText = compressMinBytes.map(String.init) ?? environment["RESHAPE_COMPRESS_MIN_BYTES"]
-        if let compressText {
-            guard let bytes = Int(compressText), bytes >= 0 else {
-                Terminal.error(
-                    "reshape: --compress-min-bytes takes a whole number of bytes, 0 or more (got '\(compressText)')")
+        /// A flag or its variable as a whole number of `unit` from `minimum` up; nil when neither is given.
+        func wholeNumber(_ flag: Int?, _ variable: String, _ name: String, _ unit: String, minimum: Int) throws -> Int?
+        {
+            guard let text = flag.map(String.init) ?? environment[variable] else { return nil }
+            guard let value = Int(text), value >= minimum else {
+                Terminal.error("reshape: \(name) takes a whole number of \(unit), \(minimum) or more (got '\(text)')")
                 throw ExitCode(2)
             }
+            return value
+        }
+        if let bytes = try wholeNumber(
+            compressMinBytes, "RESHAPE_COMPRESS_MIN_BYTES", "--compress-min-bytes", "bytes", minimum: 0)
+        {
             configuration.compressMinBytes = bytes
         }
-        let stallText = liveStallTimeout.map(String.init) ?? environment["RESHAPE_LIVE_STALL_TIMEOUT"]
-        if let stallText {
-            guard let seconds = Int(stallText), seconds >= 1 else {
-                Terminal.error(
-                    "reshape: --live-stall-timeout takes a whole number of seconds, 1 or more (got '\(stallText)')")
-                throw ExitCode(2)
-            }
+        if let seconds = try wholeNumber(
+            liveStallTimeout, "RESHAPE_LIVE_STALL_TIMEOUT", "--live-stall-timeout", "seconds", minimum: 1)
+        {
             configuration.liveStallSeconds = seconds
         }
         let status = Server(configuration: configuration, environment: environment).run()

@@ -13,8 +13,16 @@ final class SpareBodies {
     /// An empty buffer with room for `capacity` bytes: the smallest kept one that fits and is
     /// at most twice that (a small body does not pin a large buffer), else a new one.
     func take(capacity: Int) -> [UInt8] {
-        let fits = kept.indices.filter { kept[$0].capacity >= capacity && kept[$0].capacity <= 2 * capacity }
-        if capacity >= SpareBodies.minimumBytes, let index = fits.min(by: { kept[$0].capacity < kept[$1].capacity }) {
+        var best: Int? = nil
+        if capacity >= SpareBodies.minimumBytes {
+            for (index, body) in kept.enumerated()
+            where body.capacity >= capacity && body.capacity <= 2 * capacity
+                && best.map({ body.capacity < kept[$0].capacity }) ?? true
+            {
+                best = index
+            }
+        }
+        if let index = best {
             var body = kept.remove(at: index)
             // Unique, the buffer is emptied in place; still read by a request, this gives a new
             // buffer of its capacity (at most twice what is needed) and leaves the old one be.

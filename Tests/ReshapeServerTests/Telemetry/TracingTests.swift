@@ -242,4 +242,29 @@ final class TracingTests: XCTestCase {
             try child.waitFor(2, "the reason") { $0.stderr.contains(message) }
         }
     }
+
+    func testBadSizeAndStallSettingsAreRefusedAtStart() throws {
+        let cases: [([String], [String: String], String)] = [
+            (
+                ["--compress-min-bytes=-1"], [:],
+                "--compress-min-bytes takes a whole number of bytes, 0 or more (got '-1')"
+            ),
+            ([], ["RESHAPE_COMPRESS_MIN_BYTES": "1k"], "--compress-min-bytes takes a whole number of bytes, 0 or more"),
+            (
+                ["--live-stall-timeout", "0"], [:],
+                "--live-stall-timeout takes a whole number of seconds, 1 or more (got '0')"
+            ),
+            (
+                [], ["RESHAPE_LIVE_STALL_TIMEOUT": "soon"],
+                "--live-stall-timeout takes a whole number of seconds, 1 or more"
+            ),
+        ]
+        for (arguments, environment, message) in cases {
+            let child = try ChildProcess(
+                "reshape", ["serve", "--rules", "/nonexistent", "--listen", "127.0.0.1:0"] + arguments,
+                environment: environment)
+            XCTAssertEqual(child.waitForExit(), 2, "\(arguments) \(environment): \(child.stderr)")
+            try child.waitFor(2, "the reason") { $0.stderr.contains(message) }
+        }
+    }
 }
