@@ -200,6 +200,7 @@ public enum OpenAPIDocument {
                 502,
                 [
                     "upstream-status", "upstream-not-json", "upstream-invalid-json", "upstream-too-large",
+                    "upstream-redirect-refused",
                     "upstream-unreachable", "upstream-failed", "fetch-failed", "validation-failed", "select-missing",
                     "not-an-array", "not-an-object", "coerce-failed", "merge-missing", "follow-up-missing",
                     "too-many-fetches", "missing-key", "invalid-key", "duplicate-key", "key-conflict",

@@ -80,6 +80,8 @@ public struct Upstream: Sendable {
     public var circuit: CircuitRule?
     /// The idle kept-alive connections (`max-idle`, `idle-timeout`).
     public var idlePool = IdlePoolRule.standard
+    /// Which redirects are followed (`redirects:`); nil: none.
+    public var redirects: RedirectRule?
 
     public init(
         name: String, scheme: String, host: String, port: Int?, basePath: String,

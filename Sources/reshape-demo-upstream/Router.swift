@@ -9,11 +9,17 @@ struct Router: Sendable {
     let keepAliveMilliseconds: Int
     let pushIds = PushIds()
     let seenTags = SeenTags()
+    /// `HOST:PORT` of the second listener `/redirect/` sends requests to; nil: this one.
+    let redirectHost: String?
 
-    init(log: RequestLog, store: DemoStore = DemoStore(), keepAliveMilliseconds: Int = 30_000) {
+    init(
+        log: RequestLog, store: DemoStore = DemoStore(), keepAliveMilliseconds: Int = 30_000,
+        redirectHost: String? = nil
+    ) {
         self.log = log
         self.store = store
         self.keepAliveMilliseconds = keepAliveMilliseconds
+        self.redirectHost = redirectHost
     }
 
     /// Body of `/fault/invalid-json`: the syntax error is at line 3, column 5 (a `]` where a
@@ -34,6 +40,7 @@ struct Router: Sendable {
         if segments.first == "_demo" {
             return demoControl(Array(segments.dropFirst()), request)
         }
+        if let reply = redirect(segments, request) { return reply }
         if path == "/echo" || path.hasPrefix("/echo/") {
             return .respond(.json(echo(request)))
         }
@@ -152,7 +159,7 @@ struct Router: Sendable {
             return .respond(
                 .firebaseError(
                     404,
-                    "Unknown fault. Known: hang, slow?ms=N, reset, stall, close, reset-once/TAG, status/NNN, status-once/NNN/TAG, html, invalid-json, big?bytes=N, gzip."
+                    "Unknown fault. Known: hang, slow?ms=N, redirect/STATUS/HOST:PORT/<path>, reset, stall, close, reset-once/TAG, status/NNN, status-once/NNN/TAG, html, invalid-json, big?bytes=N, gzip."
                 ))
         }
     }

@@ -5,10 +5,12 @@
 #endif
 
 let usage = """
-    usage: reshape-demo-upstream [--listen HOST:PORT] [--keep-alive SECONDS]
+    usage: reshape-demo-upstream [--listen HOST:PORT] [--redirect-listen HOST:PORT] [--keep-alive SECONDS]
 
     Serves Firebase-shaped demo data over HTTP/1.1 (default 127.0.0.1:8081; port 0 picks a
-    free port). Prints "listening on HOST:PORT" once ready. The data lives in memory: it starts
+    free port). Prints "listening on HOST:PORT" once ready; with --redirect-listen, a second
+    listener serving the same data, which /redirect/ sends requests to as Firebase sends
+    streams to another machine, and "redirect listener on HOST:PORT" before that line. The data lives in memory: it starts
     the same on every run and writes change it until the process ends.
 
       GET /users.json  /users/{id}.json  /devices.json  /devices/{uid}.json  /posts.json
@@ -24,9 +26,14 @@ let usage = """
       POST /_demo/streams/cancel  /revoke  send "cancel" / "auth_revoked" and end the streams
       POST /_demo/streams/drop  reset every stream connection mid-stream
           (?path=/users: only the streams of that path; ?reason=TEXT: the event's data)
+      /redirect/N/<any path>  307 to /redirect/N-1/<any path> (N from 1 to 20; the last hop to
+          <any path>) on the redirect listener, or on this one without it; method, body and
+          query go along
       /delay/MS/<any path>  that path's answer after MS milliseconds
       /fault/hang  /fault/slow?ms=N  /fault/reset  /fault/stall  /fault/close
       /fault/status/NNN (429 and 503 with Retry-After: 7)  /fault/html
+      /fault/redirect/STATUS/HOST:PORT/<any path>  STATUS (301, 302, 303, 307, 308) with
+          Location http://HOST:PORT/<any path> (- for HOST:PORT: the relative /<any path>)
       /fault/invalid-json (error at line 3, column 5)  /fault/big?bytes=N  /fault/gzip
       /echo[/...]  the request as received
       /_log[?clear=1]  the last requests: method, target, headers, body, timings, whether
@@ -41,6 +48,7 @@ func fail(_ message: String, status: Int32 = 2) -> Never {
 }
 
 var listenText = "127.0.0.1:8081"
+var redirectListenText: String?
 var keepAliveMilliseconds = 30_000
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
@@ -48,6 +56,9 @@ while let argument = arguments.popFirst() {
     case "--listen":
         guard let value = arguments.popFirst() else { fail("--listen needs HOST:PORT\n\n" + usage) }
         listenText = value
+    case "--redirect-listen":
+        guard let value = arguments.popFirst() else { fail("--redirect-listen needs HOST:PORT\n\n" + usage) }
+        redirectListenText = value
     case "--keep-alive":
         guard let value = arguments.popFirst(), let seconds = Double(value), seconds > 0, seconds <= 86_400 else {
             fail("--keep-alive needs SECONDS, more than 0\n\n" + usage)
@@ -79,14 +90,30 @@ spawnDetachedThread { [stopSignals] in
 }
 
 let listener: Listener
+var redirectListener: Listener?
 do {
     listener = try Listener.open(address)
+    if let redirectListenText {
+        guard let redirectAddress = ListenAddress(redirectListenText) else {
+            fail("--redirect-listen wants HOST:PORT, got \(redirectListenText)")
+        }
+        redirectListener = try Listener.open(redirectAddress)
+    }
 } catch {
     fail("\(error)", status: 1)
+}
+let redirectHost = redirectListener.map { "\($0.bound.host):\($0.bound.port)" }
+if let redirectHost {
+    let line = "redirect listener on \(redirectHost)\n"
+    _ = line.withCString { write(1, $0, strlen($0)) }
 }
 // Written straight to fd 1 so it is never held in a buffer: scripts wait for this line.
 let ready = "listening on \(listener.bound.host):\(listener.bound.port)\n"
 _ = ready.withCString { write(1, $0, strlen($0)) }
 
 let log = RequestLog()
-listener.serve(router: Router(log: log, keepAliveMilliseconds: keepAliveMilliseconds), log: log)
+let router = Router(log: log, keepAliveMilliseconds: keepAliveMilliseconds, redirectHost: redirectHost)
+if let redirectListener {
+    spawnDetachedThread { redirectListener.serve(router: router, log: log) }
+}
+listener.serve(router: router, log: log)

@@ -61,6 +61,7 @@ public enum ResponseRenderer {
         case .dns, .connect, .tls: context.problem(502, "upstream-unreachable", "Upstream unreachable", message)
         case .transfer, .other: context.problem(502, "upstream-failed", "Upstream transfer failed", message)
         case .unavailable: unavailableProblem(message, context: context)
+        case .redirectRefused: context.problem(502, "upstream-redirect-refused", "Upstream redirect refused", message)
         }
     }
 

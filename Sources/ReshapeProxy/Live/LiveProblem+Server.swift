@@ -28,6 +28,13 @@ extension LiveProblem {
             detail: "the upstream answered \(what) to the stream request, not an event stream", extra: context)
     }
 
+    /// The upstream redirected the stream request where its `redirects:` does not allow.
+    public static func redirectRefused(_ detail: String, context: [JSONMember]) -> LiveProblem {
+        LiveProblem(
+            status: 502, code: "upstream-redirect-refused", title: "Upstream redirect refused",
+            detail: detail, extra: context)
+    }
+
     /// The upstream sent something that is not a Firebase event stream.
     public static func streamInvalid(_ detail: String, context: [JSONMember]) -> LiveProblem {
         LiveProblem(

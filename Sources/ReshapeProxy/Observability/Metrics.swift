@@ -42,9 +42,11 @@ public final class Metrics: Sendable {
         var retries: [String: Int] = [:]  // upstream|reason
         var circuitRejections: [String: Int] = [:]  // upstream
         var circuitStates: [String: Int] = [:]  // upstream: 0 closed, 1 open, 2 half-open
+        var redirects: [String: Int] = [:]  // upstream|result
 
         mutating func merge(_ other: Resilience) {
             retries.merge(other.retries, uniquingKeysWith: +)
+            redirects.merge(other.redirects, uniquingKeysWith: +)
             circuitRejections.merge(other.circuitRejections, uniquingKeysWith: +)
             // The worst worker's state: a circuit open on one worker is worth seeing.
             circuitStates.merge(other.circuitStates, uniquingKeysWith: max)
@@ -115,6 +117,12 @@ public final class Metrics: Sendable {
         state.withLock { $0.resilience.retries["\(upstream)|\(reason)", default: 0] += 1 }
     }
 
+    /// A fetch or stream to `upstream` was redirected: the redirect was `followed`, or refused.
+    public func upstreamRedirected(upstream: String, followed: Bool) {
+        let key = upstream + (followed ? "|followed" : "|refused")
+        state.withLock { $0.resilience.redirects[key, default: 0] += 1 }
+    }
+
     /// A fetch failed at once because `upstream`'s circuit is open.
     public func circuitRejected(upstream: String) {
         state.withLock { $0.resilience.circuitRejections[upstream, default: 0] += 1 }
@@ -150,6 +158,12 @@ public final class Metrics: Sendable {
             "# HELP reshape_upstream_circuit_rejections_total Fetches failed at once because the upstream's circuit was open.\n# TYPE reshape_upstream_circuit_rejections_total counter\n"
         for (upstream, count) in resilience.circuitRejections.sorted(by: { $0.key < $1.key }) {
             out += "reshape_upstream_circuit_rejections_total{upstream=\"\(label(upstream))\"} \(count)\n"
+        }
+        out +=
+            "# HELP reshape_upstream_redirects_total Upstream redirects, by upstream and result (followed, refused).\n# TYPE reshape_upstream_redirects_total counter\n"
+        for (key, count) in resilience.redirects.sorted(by: { $0.key < $1.key }) {
+            let parts = key.split(separator: "|", maxSplits: 1).map(String.init)
+            out += "reshape_upstream_redirects_total{upstream=\"\(label(parts[0]))\",result=\"\(parts[1])\"} \(count)\n"
         }
         return out
     }

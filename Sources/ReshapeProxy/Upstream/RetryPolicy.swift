@@ -4,6 +4,9 @@ import ReshapeRules
 public enum AttemptEnd: Sendable, Equatable {
     /// The upstream answered (any status); `retryAfter` is its `Retry-After`, if any.
     case answered(status: Int, retryAfter: String?)
+    /// The upstream answered a redirect status (`RedirectPolicy.isRedirect`), pointing at
+    /// `location` (nil: no Location, or one that is not a URL).
+    case redirected(status: Int, location: RedirectLocation?)
     /// The connection was reset or closed before any byte of the answer arrived.
     case reset
     /// No connection could be made (refused, unreachable).
@@ -18,7 +21,7 @@ public enum AttemptEnd: Sendable, Equatable {
     public var isTransportFailure: Bool {
         switch self {
         case .reset, .connectFailure, .timeout, .transportFailure: true
-        case .answered, .otherFailure: false
+        case .answered, .redirected, .otherFailure: false
         }
     }
 }

@@ -34,6 +34,8 @@ public struct UpstreamRequest: Sendable {
     /// Whether sending it again is harmless: GET and HEAD, and PUT and DELETE on a route that
     /// says `idempotent: true`; never POST or PATCH.
     public var retryable = false
+    /// Which redirects are followed; nil: none (the upstream has no `redirects:`).
+    public var redirects: RedirectPolicy?
 
     public init(
         method: String, url: String, headers: [NameValue], body: [UInt8]?, timeoutMilliseconds: Int,
@@ -138,6 +140,7 @@ public enum UpstreamRequestBuilder {
         request.retry = upstream.retry
         request.circuit = upstream.circuit
         request.idlePool = upstream.idlePool
+        request.redirects = upstream.redirects.map { RedirectPolicy(rule: $0, upstream: upstream) }
         request.retryable =
             switch method {
             case "GET", "HEAD": true

@@ -36,6 +36,8 @@ public enum UpstreamFailure: String, Sendable, CaseIterable {
     case other
     /// Not contacted: its circuit is open after repeated failures (see `circuitOpen`).
     case unavailable
+    /// It redirected where the upstream's `redirects:` does not allow (or has none for a write).
+    case redirectRefused = "redirect-refused"
 }
 
 extension UpstreamResult {

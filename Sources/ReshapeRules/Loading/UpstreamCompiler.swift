@@ -119,6 +119,7 @@ extension RuleSetBuilder {
         upstream.retry = resilience.retry
         upstream.circuit = resilience.circuit
         upstream.idlePool = resilience.idlePool
+        upstream.redirects = resilience.redirects
         return upstream
     }
 }

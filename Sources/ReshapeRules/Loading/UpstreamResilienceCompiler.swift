@@ -1,14 +1,16 @@
 import ReshapeJSON
 
-/// An upstream's `retry`, `circuit`, `max-idle` and `idle-timeout`, checked like its other keys.
+/// An upstream's `retry`, `circuit`, `max-idle`, `idle-timeout` and `redirects`, checked like
+/// its other keys.
 struct UpstreamResilience {
     var retry = RetryRule.standard
     var circuit: CircuitRule?
     var idlePool = IdlePoolRule.standard
+    var redirects: RedirectRule?
 }
 
 extension RuleSetBuilder {
-    static let resilienceKeys: Set<String> = ["retry", "circuit", "max-idle", "idle-timeout"]
+    static let resilienceKeys: Set<String> = ["retry", "circuit", "max-idle", "idle-timeout", "redirects"]
     private static let retryKeys: Set<String> = ["attempts", "on", "budget"]
     private static let circuitKeys: Set<String> = ["failures", "open-for"]
 
@@ -50,6 +52,9 @@ extension RuleSetBuilder {
         result.idlePool = IdlePoolRule(
             maxIdle: maxIdle ?? IdlePoolRule.standard.maxIdle,
             idleTimeoutMilliseconds: idleTimeout ?? IdlePoolRule.standard.idleTimeoutMilliseconds)
+        if let value = object["redirects"] {
+            result.redirects = compileRedirects(value, document, pointer + "/redirects")
+        }
         return problems.count == before ? result : nil
     }
 

@@ -10,8 +10,8 @@ import ReshapeProxy
 final class LiveUpstreamStream {
     /// Where the stream is in its life.
     private enum Phase {
-        /// The upstream transfer is open (or being opened).
-        case connected(UpstreamTransfer)
+        /// The upstream stream is open (or being opened, or redirected).
+        case connected(UpstreamStream)
         /// Waiting to reconnect after a transient disconnect.
         case reconnecting(RouteTimer)
         /// The transfer ended, or could not start; what next is being decided.
@@ -114,8 +114,8 @@ final class LiveUpstreamStream {
     /// Closes the upstream transfer and the timers; the hub forgets the stream.
     func close() {
         switch phase {
-        case .connected(let transfer):
-            hub.upstream.cancelStream(transfer)
+        case .connected(let upstream):
+            hub.upstream.cancelStream(upstream)
             hub.metrics.liveUpstreamStreamsChanged(by: -1)
         case .reconnecting(let timer): timer.stop()
         case .disconnected: break
@@ -139,15 +139,15 @@ final class LiveUpstreamStream {
 
     private func connect() {
         parser = ServerSentEventParser()
-        let transfer = hub.upstream.startStream(
+        let upstream = hub.upstream.startStream(
             subscription.request, stallSeconds: hub.stallSeconds,
             received: { [weak self] bytes in self?.received(bytes) },
             ended: { [weak self] result in self?.ended(result) })
-        guard let transfer else {
+        guard let upstream else {
             phase = .disconnected
             return reconnectLater()
         }
-        phase = .connected(transfer)
+        phase = .connected(upstream)
         connectedAt = Clock.monotonicSeconds()
         hub.metrics.liveUpstreamStreamsChanged(by: 1)
     }
@@ -186,8 +186,9 @@ final class LiveUpstreamStream {
         }
     }
 
-    /// The transfer ended by itself: anything but a 200 event stream ends the stream for good;
-    /// an event stream that ended, or a transport failure, is transient and reconnects.
+    /// The transfer ended by itself: anything but a 200 event stream ends the stream for good,
+    /// and so does a redirect its upstream's `redirects:` refuses; an event stream that ended,
+    /// or a transport failure, is transient and reconnects.
     private func ended(_ result: UpstreamResult) {
         guard case .connected = phase else { return }
         hub.metrics.liveUpstreamStreamsChanged(by: -1)
@@ -196,6 +197,9 @@ final class LiveUpstreamStream {
             response.status != 200 || !(response.contentType ?? "").lowercased().hasPrefix("text/event-stream")
         {
             return endAll(.streamRefused(status: response.status, contentType: response.contentType, context: context))
+        }
+        if case .failure(.redirectRefused, let reason) = result {
+            return endAll(.redirectRefused(reason, context: context))
         }
         if Clock.monotonicSeconds() - connectedAt >= Self.stableSeconds { failures = 0 }
         reconnectLater()

@@ -28,7 +28,7 @@ final class UpstreamClient {
     let spareBodies = SpareBodies()
     /// Every upstream's circuit and retry budget on this worker.
     private var health = UpstreamHealth()
-    private let metrics: Metrics
+    let metrics: Metrics
 
     init(loop: UnsafeMutablePointer<uv_loop_t>, metrics: Metrics) {
         self.loop = loop
@@ -70,6 +70,14 @@ final class UpstreamClient {
         switch action {
         case .attempt(let timeout):
             startTransfer(fetch.attemptRequest(timeoutMilliseconds: timeout), for: fetch)
+        case .follow(let timeout):
+            metrics.upstreamRedirected(upstream: upstream, followed: true)
+            startTransfer(fetch.attemptRequest(timeoutMilliseconds: timeout), for: fetch)
+        case .refuseRedirect(let reason):
+            metrics.upstreamRedirected(upstream: upstream, followed: false)
+            finish(fetch, .failure(.redirectRefused, message: reason))
+        case .expire(let reason):
+            finish(fetch, .failure(.timeout, message: reason))
         case .retryLater(let reason, let delay):
             metrics.upstreamRetried(upstream: upstream, reason: reason.label)
             fetch.retryTimer = RouteTimer(loop: loop, milliseconds: delay) { [unowned self] in

@@ -19,9 +19,11 @@ final class UpstreamFetch {
         self.completion = completion
     }
 
-    /// The request for one attempt, given `timeoutMilliseconds` of what is left.
+    /// The request for one attempt, given `timeoutMilliseconds` of what is left: to the URL
+    /// the last redirect named, if one was followed.
     func attemptRequest(timeoutMilliseconds: Int) -> UpstreamRequest {
         var attempt = request
+        attempt.url = plan.url
         attempt.timeoutMilliseconds = max(1, min(request.timeoutMilliseconds, timeoutMilliseconds))
         attempt.connectTimeoutMilliseconds = min(request.connectTimeoutMilliseconds, attempt.timeoutMilliseconds)
         return attempt

@@ -44,7 +44,11 @@ extension UpstreamResult {
     /// did not cure, so a reset is never counted twice.
     func attemptEnd(_ transfer: UpstreamTransfer, code: CURLcode) -> AttemptEnd {
         switch self {
-        case .response(let response): return .answered(status: response.status, retryAfter: response.retryAfter)
+        case .response(let response):
+            if RedirectPolicy.isRedirect(response.status) {
+                return .redirected(status: response.status, location: RedirectLocation(of: transfer.easy))
+            }
+            return .answered(status: response.status, retryAfter: response.retryAfter)
         case .failure(let failure, _):
             switch code {
             case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING:
@@ -57,7 +61,7 @@ extension UpstreamResult {
             case .connect: return .connectFailure
             case .timeout: return .timeout
             case .dns, .tls, .transfer: return .transportFailure
-            case .tooLarge, .other, .unavailable: return .otherFailure
+            case .tooLarge, .other, .unavailable, .redirectRefused: return .otherFailure
             }
         }
     }
