@@ -117,6 +117,7 @@ final class ResponseRendererTests: XCTestCase {
             (.tls, 502, "upstream-unreachable"), (.tooLarge, 502, "upstream-too-large"),
             (.transfer, 502, "upstream-failed"),
             (.other, 502, "upstream-failed"), (.unavailable, 503, "upstream-unavailable"),
+            (.redirectRefused, 502, "upstream-redirect-refused"),
         ]
         XCTAssertEqual(expected.count, UpstreamFailure.allCases.count, "every failure kind has a mapping test")
         for (kind, status, code) in expected {
