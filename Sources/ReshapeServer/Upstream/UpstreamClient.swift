@@ -60,12 +60,13 @@ final class UpstreamClient {
             request: request, plan: UpstreamHealth.Fetch(request, now: now), completion: completion)
         sockets.idlePool(request.upstreamName, rule: request.idlePool)
         let action = health.begin(&fetch.plan, now: now)
-        perform(action, for: fetch)
-        return fetch.completion == nil ? nil : fetch
+        perform(action, for: fetch, last: nil)
+        return fetch.isDone ? nil : fetch
     }
 
-    /// Carries out what `UpstreamHealth` decided for a fetch.
-    private func perform(_ action: UpstreamHealth.Action, for fetch: UpstreamFetch) {
+    /// Carries out what `UpstreamHealth` decided for a fetch; `last` is the last attempt's
+    /// result, which `finish` gives over.
+    private func perform(_ action: UpstreamHealth.Action, for fetch: UpstreamFetch, last: UpstreamResult?) {
         let upstream = fetch.plan.upstream
         switch action {
         case .attempt(let timeout):
@@ -75,48 +76,42 @@ final class UpstreamClient {
             startTransfer(fetch.attemptRequest(timeoutMilliseconds: timeout), for: fetch)
         case .refuseRedirect(let reason):
             metrics.upstreamRedirected(upstream: upstream, followed: false)
-            finish(fetch, .failure(.redirectRefused, message: reason))
+            fetch.finish(.failure(.redirectRefused, message: reason))
         case .expire(let reason):
-            finish(fetch, .failure(.timeout, message: reason))
+            fetch.finish(.failure(.timeout, message: reason))
         case .retryLater(let reason, let delay):
             metrics.upstreamRetried(upstream: upstream, reason: reason.label)
-            fetch.retryTimer = RouteTimer(loop: loop, milliseconds: delay) { [unowned self] in
-                fetch.retryTimer = nil
+            guard let last else { impossible("retryLater without a result", in: fetch.phaseName) }
+            let timer = RouteTimer(loop: loop, milliseconds: delay) { [unowned self] in
+                let last = fetch.retryDue()
                 let action = self.health.retryDue(&fetch.plan, now: Clock.monotonicSeconds())
-                self.perform(action, for: fetch)
+                self.perform(action, for: fetch, last: last)
             }
+            fetch.waitToRetry(timer, last: last)
         case .finish:
-            finish(fetch, fetch.lastResult ?? .failure(.other, message: "the fetch ended without a result"))
+            fetch.finish(last ?? .failure(.other, message: "the fetch ended without a result"))
         case .reject(let seconds):
             metrics.circuitRejected(upstream: upstream)
-            finish(fetch, .circuitOpen(retryAfterSeconds: seconds))
+            fetch.finish(.circuitOpen(retryAfterSeconds: seconds))
         }
         if let state = health.circuitGauge(upstream) { metrics.circuitState(upstream: upstream, value: state) }
     }
 
-    private func finish(_ fetch: UpstreamFetch, _ result: UpstreamResult) {
-        let completion = fetch.completion
-        fetch.completion = nil
-        completion?(result, Clock.seconds(since: fetch.started))
-    }
-
     private func startTransfer(_ request: UpstreamRequest, for fetch: UpstreamFetch) {
         guard let easy = idleHandles.popLast() ?? curl_easy_init() else {
-            fetch.lastResult = .failure(.other, message: "cannot create a transfer")
             health.cancelled(&fetch.plan, timedOut: false, now: Clock.monotonicSeconds())
-            return finish(fetch, fetch.lastResult!)
+            return fetch.finish(.failure(.other, message: "cannot create a transfer"))
         }
         let transfer = UpstreamTransfer(
             easy: easy, headerList: headerList(for: request), maxBodyBytes: request.maxBodyBytes
         ) { [unowned self] result, end in
-            fetch.transfer = nil
-            fetch.lastResult = result
+            fetch.transferEnded()
             let action = self.health.attemptEnded(&fetch.plan, end, now: Clock.monotonicSeconds())
-            self.perform(action, for: fetch)
+            self.perform(action, for: fetch, last: result)
         }
         transfer.configure(for: request, sockets: sockets)
         transfer.spareBodies = spareBodies
-        fetch.transfer = transfer
+        fetch.transferStarted(transfer)
         transfers.insert(ObjectIdentifier(transfer))
         curl_multi_add_handle(multi, easy)
     }
@@ -135,15 +130,12 @@ final class UpstreamClient {
     /// Stops a fetch at once (its client went away, or the route's timeout passed: `timedOut`,
     /// which its upstream's circuit counts as a failure); its completion never runs.
     func cancel(_ fetch: UpstreamFetch, timedOut: Bool = false) {
-        guard fetch.completion != nil else { return }
-        fetch.completion = nil
-        fetch.retryTimer?.stop()
-        fetch.retryTimer = nil
+        guard !fetch.isDone else { return }
+        let transfer = fetch.cancel()
         health.cancelled(&fetch.plan, timedOut: timedOut, now: Clock.monotonicSeconds())
         let upstream = fetch.plan.upstream
         if let state = health.circuitGauge(upstream) { metrics.circuitState(upstream: upstream, value: state) }
-        guard let transfer = fetch.transfer, transfers.remove(ObjectIdentifier(transfer)) != nil else { return }
-        fetch.transfer = nil
+        guard let transfer, transfers.remove(ObjectIdentifier(transfer)) != nil else { return }
         transfer.completion = nil
         release(transfer)
     }
