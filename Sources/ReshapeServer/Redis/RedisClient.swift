@@ -14,11 +14,19 @@ final class RedisClient {
     private let address: RedisAddress
     private let commandTimeoutMilliseconds: Int
     private let metrics: Metrics
-    private var context: UnsafeMutablePointer<redisAsyncContext>?
-    private var connected = false
-    private var closed = false
-    /// Logged once per outage, not once per failed command.
-    private var reportedDown = false
+    /// Where the connection is. `reported`: the outage is logged already (once per outage, not
+    /// once per failed command).
+    private enum Connection {
+        /// No connection; the reconnect timer will try again.
+        case waiting(reported: Bool)
+        /// hiredis is connecting; its connect callback says how it went.
+        case connecting(UnsafeMutablePointer<redisAsyncContext>, reported: Bool)
+        case connected(UnsafeMutablePointer<redisAsyncContext>)
+        /// Closed for good (the worker is stopping).
+        case closed
+    }
+
+    private var connection = Connection.waiting(reported: false)
     private let reconnectTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
 
     init(
@@ -36,7 +44,7 @@ final class RedisClient {
     /// The stored value, or nil (a miss, an error, no connection, or no answer in time).
     /// `completion` runs exactly once, on this loop.
     func get(_ key: String, completion: @escaping ([UInt8]?) -> Void) {
-        guard connected, let context else {
+        guard case .connected(let context) = connection else {
             metrics.recordSharedCache(.unavailable)
             return completion(nil)
         }
@@ -62,27 +70,38 @@ final class RedisClient {
 
     /// Stores `value` for `milliseconds` (Redis expires it). Nothing waits for the answer.
     func set(_ key: String, _ value: [UInt8], milliseconds: Int) {
-        guard connected, let context else { return }
+        guard case .connected(let context) = connection else { return }
         _ = send(
             context, [Array("SET".utf8), Array(key.utf8), value, Array("PX".utf8), Array(String(milliseconds).utf8)],
             privateData: nil, callback: nil)
     }
 
     func close() {
-        closed = true
+        let context: UnsafeMutablePointer<redisAsyncContext>? =
+            switch connection {
+            case .connecting(let context, _), .connected(let context): context
+            case .waiting, .closed: nil
+            }
+        // Closed first: freeing the context runs its disconnect callback, which must not reconnect.
+        connection = .closed
         uv_timer_stop(reconnectTimer)
         uv_close(reshape_timer_handle(reconnectTimer)) { $0?.deallocate() }
-        if let context {
-            self.context = nil
-            connected = false
-            redisAsyncFree(context)
+        if let context { redisAsyncFree(context) }
+    }
+
+    /// Whether the outage in progress is logged already.
+    private var reported: Bool {
+        switch connection {
+        case .waiting(let reported), .connecting(_, let reported): reported
+        case .connected, .closed: false
         }
     }
 
     // MARK: - Connection
 
     private func connect() {
-        guard !closed, let context = redisAsyncConnect(address.ip, Int32(address.port)) else {
+        guard case .waiting(let reported) = connection else { return }
+        guard let context = redisAsyncConnect(address.ip, Int32(address.port)) else {
             return scheduleReconnect()
         }
         if reshape_redis_has_error(context) != 0
@@ -92,16 +111,16 @@ final class RedisClient {
             redisAsyncFree(context)
             return scheduleReconnect()
         }
-        self.context = context
+        connection = .connecting(context, reported: reported)
         reshape_redis_set_data(context, Unmanaged.passUnretained(self).toOpaque())
         redisAsyncSetConnectCallback(context) { context, status in
             guard let context, let data = reshape_redis_get_data(context) else { return }
             let client = Unmanaged<RedisClient>.fromOpaque(data).takeUnretainedValue()
+            guard case .connecting(let own, _) = client.connection else { return }
             if status == REDIS_OK {
-                client.up()
+                client.up(own)
             } else {
                 // hiredis frees the context after this callback.
-                client.context = nil
                 client.down(String(cString: reshape_redis_error(context)))
                 client.scheduleReconnect()
             }
@@ -109,9 +128,7 @@ final class RedisClient {
         redisAsyncSetDisconnectCallback(context) { context, _ in
             guard let context, let data = reshape_redis_get_data(context) else { return }
             let client = Unmanaged<RedisClient>.fromOpaque(data).takeUnretainedValue()
-            client.context = nil
-            client.connected = false
-            guard !client.closed else { return }
+            if case .closed = client.connection { return }
             client.down(
                 reshape_redis_has_error(context) != 0
                     ? String(cString: reshape_redis_error(context)) : "connection closed")
@@ -123,26 +140,27 @@ final class RedisClient {
         }
     }
 
-    private func up() {
-        connected = true
-        if reportedDown {
-            reportedDown = false
+    private func up(_ context: UnsafeMutablePointer<redisAsyncContext>) {
+        let wasReported = reported
+        connection = .connected(context)
+        if wasReported {
             Log.event("shared cache reachable again", ["redis": .string("\(address.host):\(address.port)")])
         }
     }
 
+    /// The connection failed or was lost (hiredis frees its context): logged once per outage.
     private func down(_ reason: String) {
-        connected = false
+        let wasReported = reported
+        connection = .waiting(reported: true)
         metrics.recordSharedCache(.error)
-        guard !reportedDown else { return }
-        reportedDown = true
+        guard !wasReported else { return }
         Log.event(
             "shared cache unavailable; serving from this replica's cache and the upstreams",
             ["redis": .string("\(address.host):\(address.port)"), "error": .string(reason)])
     }
 
     private func scheduleReconnect() {
-        guard !closed else { return }
+        if case .closed = connection { return }
         uv_timer_start(
             reconnectTimer,
             { timer in
