@@ -12,14 +12,9 @@ let package = Package(
     products: [
         .executable(name: "reshape", targets: ["reshape"]),
         .executable(name: "reshape-demo-upstream", targets: ["reshape-demo-upstream"]),
-        // For fuzz/Package.swift, which builds its fuzz targets against these modules by path
-        // (with libFuzzer and ASan flags, apart from this build); see docs/hardening.md.
-        .library(name: "ReshapeJSON", targets: ["ReshapeJSON"]),
-        .library(name: "ReshapeSchema", targets: ["ReshapeSchema"]),
-        .library(name: "ReshapeRules", targets: ["ReshapeRules"]),
-        .library(name: "ReshapeLive", targets: ["ReshapeLive"]),
-        .library(name: "ReshapeProxy", targets: ["ReshapeProxy"]),
-        .library(name: "ReshapeServer", targets: ["ReshapeServer"]),
+        // For fuzz/Package.swift, whose libFuzzer drivers call these properties (built there with
+        // libFuzzer and ASan flags, apart from this build); see docs/hardening.md.
+        .library(name: "ReshapeFuzzTargets", targets: ["ReshapeFuzzTargets"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -59,6 +54,13 @@ let package = Package(
         // A small blocking HTTP server with canned Firebase-shaped data and fault modes,
         // used by the quick start, docker-compose and the integration tests.
         .executableTarget(name: "reshape-demo-upstream"),
+        // Every fuzz target's input properties (fuzz/ holds only the libFuzzer drivers): here, so
+        // they reach the modules' package-visible API; the only public API is one function each.
+        .target(
+            name: "ReshapeFuzzTargets",
+            dependencies: [
+                "ReshapeJSON", "ReshapeSchema", "ReshapeRules", "ReshapeLive", "ReshapeProxy", "ReshapeServer", "CCurl",
+            ]),
         .executableTarget(name: "reshape-bench", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"], path: "bench/Sources"),
         // CPU per upstream change of a live stream, record by record against the whole pipeline.
         .executableTarget(

@@ -6,7 +6,7 @@ import ReshapeRules
 // replacing it with llhttp means replacing this file. Its callbacks become the connection
 // state machine's events; it decides nothing itself.
 
-final class HTTPParserAdapter {
+package final class HTTPParserAdapter {
     // C structs in memory of their own: http_parser calls back into this object while it
     // holds them, which Swift's exclusivity rules forbid for stored properties.
     private let parser = UnsafeMutablePointer<http_parser>.allocate(capacity: 1)
@@ -28,7 +28,7 @@ final class HTTPParserAdapter {
         settings.deallocate()
     }
 
-    init(deliver: @escaping (HTTPConnectionStateMachine.Event) -> Bool) {
+    package init(deliver: @escaping (HTTPConnectionStateMachine.Event) -> Bool) {
         self.deliver = deliver
         parser.initialize(to: http_parser())
         settings.initialize(to: http_parser_settings())
@@ -43,7 +43,7 @@ final class HTTPParserAdapter {
     }
 
     /// Feeds bytes read from the socket.
-    func feed(_ bytes: UnsafeRawBufferPointer) {
+    package func feed(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         let me = Unmanaged.passUnretained(self).toOpaque()
         parser.pointee.data = me

@@ -1,4 +1,3 @@
-import FuzzSupport
 import ReshapeJSON
 import ReshapeLive
 
@@ -11,12 +10,8 @@ import ReshapeLive
 //   value to the new one, applied to the previous value, gives the new value's exact bytes;
 // - nothing traps on any input: a malformed event is an error, not a crash.
 
-@main enum LiveFuzzTarget {
-    static func main() { runFuzzer(fuzzLive) }
-}
-
-@_cdecl("LLVMFuzzerTestOneInput")
-func fuzzLive(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// One libFuzzer input (`LLVMFuzzerTestOneInput` of its fuzz target); always 0.
+public func fuzzLive(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = fuzzInput(data, size)
     guard let first = input.first else { return 0 }
     let stream = Array(input.dropFirst())

@@ -1,5 +1,4 @@
-import CCurlURL
-import FuzzSupport
+import CCurl
 import ReshapeProxy
 import ReshapeRules
 
@@ -14,10 +13,6 @@ import ReshapeRules
 // - every capture is non-empty, not `.` or `..`, and is the client's segment percent-decoded.
 // And for any text, percent-encoding then decoding gives it back, using only unreserved bytes
 // and `%XX`.
-
-@main enum URLFuzzTarget {
-    static func main() { runFuzzer(fuzzURL) }
-}
 
 private let rules: ServingRules = {
     let text = """
@@ -40,8 +35,8 @@ private let rules: ServingRules = {
     }
 }()
 
-@_cdecl("LLVMFuzzerTestOneInput")
-func fuzzURL(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// One libFuzzer input (`LLVMFuzzerTestOneInput` of its fuzz target); always 0.
+public func fuzzURL(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let target = String(decoding: fuzzInput(data, size), as: UTF8.self)
     checkPercentEncoding(target)
     for method in ["GET", "HEAD", "POST"] {
@@ -49,8 +44,11 @@ func fuzzURL(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         guard case .route(let route, let parameters) = rules.decide(request) else { continue }
         require(method != "POST", "a POST reached GET route \(route.name)")
         // The request the proxy would send: the builder refuses a capture that would leave the path.
-        guard let upstreamRequest = try? UpstreamRequestBuilder.build(route: route, upstream: rules.ruleSet.upstreams[route.upstream]!,
-                                                                     parameters: parameters, rawQuery: request.rawQuery) else { continue }
+        guard
+            let upstreamRequest = try? UpstreamRequestBuilder.build(
+                route: route, upstream: rules.ruleSet.upstreams[route.upstream]!,
+                parameters: parameters, rawQuery: request.rawQuery)
+        else { continue }
         checkParameters(request, route, parameters)
         checkURL(upstreamRequest.url, route, rules.ruleSet.upstreams[route.upstream]!, target: target)
     }
@@ -59,8 +57,11 @@ func fuzzURL(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
 private func checkPercentEncoding(_ text: String) {
     let encoded = PercentEncoding.encode(text)
-    require(encoded.utf8.allSatisfy { isUnreserved($0) || $0 == UInt8(ascii: "%") }, "encode left a reserved byte: \(encoded)")
-    require(PercentEncoding.decode(Substring(encoded)) == text, "decode(encode(x)) != x for \(describe(Array(text.utf8)))")
+    require(
+        encoded.utf8.allSatisfy { isUnreserved($0) || $0 == UInt8(ascii: "%") },
+        "encode left a reserved byte: \(encoded)")
+    require(
+        PercentEncoding.decode(Substring(encoded)) == text, "decode(encode(x)) != x for \(describe(Array(text.utf8)))")
 }
 
 private func checkParameters(_ request: HTTPRequest, _ route: Route, _ parameters: [String: String]) {
@@ -71,7 +72,9 @@ private func checkParameters(_ request: HTTPRequest, _ route: Route, _ parameter
     for (part, segment) in zip(route.path.segments, segments) {
         guard case .parameter(let name) = part else { continue }
         let value = parameters[name]
-        require(value != nil && value == PercentEncoding.decode(segment), "capture \(name) = \(value ?? "nil") for segment \(segment)")
+        require(
+            value != nil && value == PercentEncoding.decode(segment),
+            "capture \(name) = \(value ?? "nil") for segment \(segment)")
         require(value != "" && value != "." && value != "..", "capture \(name) = '\(value!)' reached the builder")
     }
 }
@@ -111,8 +114,9 @@ private func checkURL(_ url: String, _ route: Route, _ upstream: Upstream, targe
 
 private func isUnreserved(_ byte: UInt8) -> Bool {
     switch byte {
-    case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-         UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+    case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"),
+        UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
         return true
     default:
         return false

@@ -1,4 +1,3 @@
-import FuzzSupport
 import ReshapeJSON
 import ReshapeRules
 
@@ -15,15 +14,11 @@ import ReshapeRules
 //   the pipeline never answers differently on the tape and on the tree (ExampleRunner reports
 //   that as an internal error).
 
-@main enum RulesFuzzTarget {
-    static func main() { runFuzzer(fuzzRules) }
-}
-
 /// Variables the rule files may expand; `${UNSET}` is missing on purpose.
 private let environment = ["API_TOKEN": "s3cr3t", "DEMO_UPSTREAM_URL": "http://127.0.0.1:8081", "EMPTY": ""]
 
-@_cdecl("LLVMFuzzerTestOneInput")
-func fuzzRules(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// One libFuzzer input (`LLVMFuzzerTestOneInput` of its fuzz target); always 0.
+public func fuzzRules(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = fuzzInput(data, size)
     var files: [(name: String, text: String)] = []
     for (index, part) in bytes.split(separator: 0, maxSplits: 3, omittingEmptySubsequences: false).enumerated() {
@@ -40,7 +35,9 @@ func fuzzRules(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         let secretInInput = files.contains { $0.text.contains("s3cr3t") }
         for diagnostic in diagnostics.diagnostics {
             checkLocation(diagnostic, files)
-            require(secretInInput || !diagnostic.description.contains("s3cr3t"), "a diagnostic shows a secret: \(diagnostic)")
+            require(
+                secretInInput || !diagnostic.description.contains("s3cr3t"),
+                "a diagnostic shows a secret: \(diagnostic)")
         }
     case .success(let ruleSet):
         checkLoaded(ruleSet)
@@ -60,19 +57,24 @@ private func checkLoaded(_ ruleSet: RuleSet) {
         require(upstream.port.map { (1...65535).contains($0) } ?? true, "upstream \(name): port \(upstream.port!)")
         let base = upstream.basePath
         require(base.isEmpty || (base.hasPrefix("/") && !base.hasSuffix("/")), "upstream \(name): base path '\(base)'")
-        require(!base.contains(where: { "?#%".contains($0) }) && !base.split(separator: "/").contains { $0 == "." || $0 == ".." },
-                "upstream \(name): base path '\(base)'")
+        require(
+            !base.contains(where: { "?#%".contains($0) })
+                && !base.split(separator: "/").contains { $0 == "." || $0 == ".." },
+            "upstream \(name): base path '\(base)'")
     }
     for route in ruleSet.routes {
         require(ruleSet.upstreams[route.upstream] != nil, "route \(route.name): unknown upstream \(route.upstream)")
         require(route.path.description.hasPrefix("/"), "route \(route.name): request path \(route.path.description)")
-        require(route.upstreamPath.description.hasPrefix("/"), "route \(route.name): upstream path \(route.upstreamPath.description)")
+        require(
+            route.upstreamPath.description.hasPrefix("/"),
+            "route \(route.name): upstream path \(route.upstreamPath.description)")
         let captures = Set(route.path.parameterNames)
         for part in route.upstreamPath.segments {
             switch part {
             case .literal(let text):
-                require(!text.contains("?") && !text.contains("#"),
-                        "route \(route.name): upstream path \(route.upstreamPath.description) has '?' or '#'")
+                require(
+                    !text.contains("?") && !text.contains("#"),
+                    "route \(route.name): upstream path \(route.upstreamPath.description) has '?' or '#'")
             case .parameter(let name):
                 require(captures.contains(name), "route \(route.name): upstream path uses {\(name)}, not a capture")
             }
@@ -91,7 +93,9 @@ private func checkLocation(_ diagnostic: RuleDiagnostic, _ files: [(name: String
     // The JSON reader breaks lines at LF only; libyaml also at CR, CRLF, NEL, LS and PS.
     // Either way the place must exist: a line of the file (or the one after its end), and a
     // column at most one past the line's end.
-    let conventions: [(Unicode.Scalar) -> Bool] = [{ $0 == "\n" }, { "\n\r\u{85}\u{2028}\u{2029}".unicodeScalars.contains($0) }]
+    let conventions: [(Unicode.Scalar) -> Bool] = [
+        { $0 == "\n" }, { "\n\r\u{85}\u{2028}\u{2029}".unicodeScalars.contains($0) },
+    ]
     let exists = conventions.contains { isBreak in
         let lines = lineLengths(file.text, isBreak)
         guard location.line <= lines.count + 1 else { return false }

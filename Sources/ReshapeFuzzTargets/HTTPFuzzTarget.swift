@@ -1,7 +1,6 @@
-import FuzzSupport
 import ReshapeProxy
 import ReshapeRules
-@testable import ReshapeServer
+import ReshapeServer
 
 // Bytes from a client go through the http_parser adapter into `HTTPConnectionStateMachine`,
 // and this target executes the actions the way `ClientConnection` does, without sockets:
@@ -20,10 +19,6 @@ import ReshapeRules
 // connection is then closed; an error ends the connection after the responses before it;
 // nothing is dispatched after reading stopped and nothing at all happens after close; pause
 // and resume alternate, and reading is never left paused with nothing in flight to resume it.
-
-@main enum HTTPFuzzTarget {
-    static func main() { runFuzzer(fuzzHTTP) }
-}
 
 private let rules: ServingRules = {
     let text = """
@@ -49,8 +44,8 @@ private let smallLimits: ServerLimits = {
     return limits
 }()
 
-@_cdecl("LLVMFuzzerTestOneInput")
-func fuzzHTTP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// One libFuzzer input (`LLVMFuzzerTestOneInput` of its fuzz target); always 0.
+public func fuzzHTTP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = fuzzInput(data, size)
     guard let flags = input.first else { return 0 }
     let scheduleCount = Int(flags >> 1) & 7
@@ -88,8 +83,9 @@ private final class ConnectionSimulation {
         parser = HTTPParserAdapter { [unowned self] event in
             self.send(event)
             // What `ClientConnection` asks, which must agree with the actions seen so far.
-            require(self.state.readsRequests == !(self.closed || self.readingStopped),
-                    "readsRequests is \(self.state.readsRequests) in state \(self.state.stateName)")
+            require(
+                self.state.readsRequests == !(self.closed || self.readingStopped),
+                "readsRequests is \(self.state.readsRequests) in state \(self.state.stateName)")
             return self.state.readsRequests
         }
     }
@@ -220,44 +216,57 @@ private final class ConnectionSimulation {
     private func checkLimitsAndFraming(_ request: HTTPRequest) {
         let limits = state.limits
         let targetSize = request.target.unicodeScalars.count
-        require(targetSize <= limits.maxURLBytes, "a \(targetSize)-byte target passed the \(limits.maxURLBytes)-byte limit")
+        require(
+            targetSize <= limits.maxURLBytes, "a \(targetSize)-byte target passed the \(limits.maxURLBytes)-byte limit")
         require(request.headers.count <= limits.maxHeaderCount, "\(request.headers.count) headers passed the limit")
-        let headSize = targetSize + request.headers.reduce(0) { $0 + $1.name.unicodeScalars.count + $1.value.unicodeScalars.count }
-        require(headSize <= limits.maxHeaderBytes, "a \(headSize)-byte head passed the \(limits.maxHeaderBytes)-byte limit")
+        let headSize =
+            targetSize + request.headers.reduce(0) { $0 + $1.name.unicodeScalars.count + $1.value.unicodeScalars.count }
+        require(
+            headSize <= limits.maxHeaderBytes, "a \(headSize)-byte head passed the \(limits.maxHeaderBytes)-byte limit")
         require(request.body.count <= limits.maxBodyBytes, "a \(request.body.count)-byte body passed the limit")
         let lengths = request.headers.filter { $0.name.lowercased() == "content-length" }
         let encodings = request.headers.filter { $0.name.lowercased() == "transfer-encoding" }
         require(lengths.count <= 1, "a request with \(lengths.count) Content-Length headers was dispatched")
-        require(lengths.isEmpty || encodings.isEmpty, "a request with Content-Length and Transfer-Encoding was dispatched")
+        require(
+            lengths.isEmpty || encodings.isEmpty, "a request with Content-Length and Transfer-Encoding was dispatched")
         if let length = lengths.first {
             let value = length.value.filter { $0 != " " && $0 != "\t" }
-            require(Int(value) == request.body.count, "Content-Length \(length.value) but a \(request.body.count)-byte body")
+            require(
+                Int(value) == request.body.count, "Content-Length \(length.value) but a \(request.body.count)-byte body"
+            )
         }
     }
 
     private func written(_ head: [UInt8], _ body: [UInt8], closing: Bool) {
         let text = String(decoding: head, as: UTF8.self)
-        require(text.hasPrefix("HTTP/1.1 ") && text.hasSuffix("\r\n\r\n"), "a malformed response head: \(describe(head))")
+        require(
+            text.hasPrefix("HTTP/1.1 ") && text.hasSuffix("\r\n\r\n"), "a malformed response head: \(describe(head))")
         // `Expect: 100-continue` is answered with an interim response: no body, nothing closes.
         if text.hasPrefix("HTTP/1.1 100 ") {
-            require(text == "HTTP/1.1 100 Continue\r\n\r\n" && body.isEmpty && !closing, "a malformed 100 Continue: \(describe(head))")
+            require(
+                text == "HTTP/1.1 100 Continue\r\n\r\n" && body.isEmpty && !closing,
+                "a malformed 100 Continue: \(describe(head))")
             return
         }
         let lines = text.split(separator: "\r\n")
         let length = lines.first { $0.hasPrefix("Content-Length: ") }.flatMap { Int($0.dropFirst(16)) }
-        require(text.contains("\r\nConnection: close\r\n") == closing,
-                "Connection: close \(closing ? "missing before" : "without") a close: \(describe(head))")
+        require(
+            text.contains("\r\nConnection: close\r\n") == closing,
+            "Connection: close \(closing ? "missing before" : "without") a close: \(describe(head))")
         guard let idLine = lines.first(where: { $0.hasPrefix("X-Id: ") }), let id = Int(idLine.dropFirst(6)) else {
             // The state machine's own error response: answered in turn, and the last one.
             require(unwritten.isEmpty, "an error response written before requests \(unwritten)")
             require(closing, "an error response on a connection that stays open")
-            require(length == body.count, "Content-Length \(length.map(String.init) ?? "missing") for \(body.count) bytes")
+            require(
+                length == body.count, "Content-Length \(length.map(String.init) ?? "missing") for \(body.count) bytes")
             return
         }
         require(unwritten.first == id, "response \(id) written while \(unwritten) wait, in this order")
         unwritten.removeFirst()
         let expected = answers[id]!.body
-        require(length == expected.count, "Content-Length \(length.map(String.init) ?? "missing") for \(expected.count) bytes")
+        require(
+            length == expected.count,
+            "Content-Length \(length.map(String.init) ?? "missing") for \(expected.count) bytes")
         require(body == (headOnly.contains(id) ? [] : expected), "response \(id) has another body")
     }
 }

@@ -1,4 +1,3 @@
-import FuzzSupport
 import ReshapeJSON
 
 // The input is a JSON document (or not). Properties of Reshape's one grammar:
@@ -15,12 +14,8 @@ import ReshapeJSON
 // - the parser's paths (stage 1 by SIMD, by portable C, or no index at all: the scalar parser)
 //   accept the same documents with the same tape and reject them with the same error.
 
-@main enum JSONFuzzTarget {
-    static func main() { runFuzzer(fuzzJSON) }
-}
-
-@_cdecl("LLVMFuzzerTestOneInput")
-func fuzzJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// One libFuzzer input (`LLVMFuzzerTestOneInput` of its fuzz target); always 0.
+public func fuzzJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = fuzzInput(data, size)
     let tape = Result { () throws(JSONParseError) in try JSONTape.parse(bytes) }
     let tree = Result { () throws(JSONParseError) in try JSON.parse(bytes) }
@@ -59,7 +54,8 @@ private func checkPaths(_ bytes: [UInt8], _ automatic: Result<JSONTape, JSONPars
         case (.success(let a), .success(let b)):
             require(a.nodeCount == b.nodeCount, "\(path): \(b.nodeCount) nodes, not \(a.nodeCount): \(describe(bytes))")
             for node in 0..<a.nodeCount {
-                let same = a.kind(node) == b.kind(node) && a.textRange(node) == b.textRange(node)
+                let same =
+                    a.kind(node) == b.kind(node) && a.textRange(node) == b.textRange(node)
                     && a.next(node) == b.next(node) && a.count(node) == b.count(node)
                     && a.isEscaped(node) == b.isEscaped(node) && a.isCanonical(node) == b.isCanonical(node)
                 require(same, "\(path): node \(node) differs from the automatic path's: \(describe(bytes))")
@@ -112,8 +108,9 @@ private func checkPosition(_ error: JSONParseError, in bytes: [UInt8]) {
             column += 1
         }
     }
-    require(error.line == line && error.column == column,
-            "error \(error) at offset \(error.offset) should be at \(line):\(column)")
+    require(
+        error.line == line && error.column == column,
+        "error \(error) at offset \(error.offset) should be at \(line):\(column)")
     require(!error.message.isEmpty, "an error without a message")
 }
 
@@ -159,7 +156,10 @@ private struct ExactValue {
             digits.removeLast()
             exponent += 1
         }
-        if digits.isEmpty { negative = false; exponent = 0 }
+        if digits.isEmpty {
+            negative = false
+            exponent = 0
+        }
         self.digits = digits
         self.exponent = exponent
     }
@@ -192,15 +192,20 @@ private func checkNumbers(_ tree: JSON) {
     numbers(in: tree, into: &found)
     for a in found {
         guard let x = ExactValue(a.text) else { continue }
-        if let value = x.int64 { require(a.int64Value == value, "\(a.text).int64Value is \(a.int64Value.map(String.init) ?? "nil")") }
+        if let value = x.int64 {
+            require(a.int64Value == value, "\(a.text).int64Value is \(a.int64Value.map(String.init) ?? "nil")")
+        }
         for b in found {
             guard let y = ExactValue(b.text) else { continue }
             let expected = ExactValue.compare(x, y)
-            require((a == b) == (expected == 0) && (a < b) == (expected < 0),
-                    "\(a.text) vs \(b.text): == \(a == b), < \(a < b), exactly \(expected)")
+            require(
+                (a == b) == (expected == 0) && (a < b) == (expected < 0),
+                "\(a.text) vs \(b.text): == \(a == b), < \(a < b), exactly \(expected)")
             if a == b { require(a.hashValue == b.hashValue, "\(a.text) == \(b.text) with different hashes") }
             if let m = x.int64, let n = y.int64, n != 0 {
-                require(a.isMultiple(of: b) == (m % n == 0), "\(a.text).isMultiple(of: \(b.text)) is \(a.isMultiple(of: b))")
+                require(
+                    a.isMultiple(of: b) == (m % n == 0), "\(a.text).isMultiple(of: \(b.text)) is \(a.isMultiple(of: b))"
+                )
             }
         }
     }

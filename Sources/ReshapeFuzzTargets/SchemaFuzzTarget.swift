@@ -1,4 +1,3 @@
-import FuzzSupport
 import ReshapeJSON
 import ReshapeSchema
 
@@ -12,18 +11,14 @@ import ReshapeSchema
 // - with a member prepended on the tape (what `keyed-to-array` does before `validate`), the
 //   tape verdict equals the verdict on the materialized object with that member in front.
 
-@main enum SchemaFuzzTarget {
-    static func main() { runFuzzer(fuzzSchema) }
-}
-
 /// Enough instances to compare the evaluators; more only slows each run down.
 private let maxInstances = 8
 
 /// The member prepended on the tape (it must not already be in the object).
 private let idName = Array("id".utf8)
 
-@_cdecl("LLVMFuzzerTestOneInput")
-func fuzzSchema(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// One libFuzzer input (`LLVMFuzzerTestOneInput` of its fuzz target); always 0.
+public func fuzzSchema(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let tape = try? JSONTape.parse(fuzzInput(data, size)), tape.kind(tape.root) == .array else { return 0 }
     var nodes: [Int] = []
     tape.forEachElement(tape.root) { _, element in nodes.append(element) }
@@ -51,12 +46,15 @@ private func check(_ validator: Validator, _ path: String, _ tape: JSONTape, _ i
         let instance = tape.materialize(node)
         let tree = validator.isValid(instance)
         let onTape = validator.isValid(tape, node)
-        require(tree == onTape, "\(path): the tree says \(tree), the tape \(onTape) for \(describe(instance.serialized()))")
+        require(
+            tree == onTape, "\(path): the tree says \(tree), the tape \(onTape) for \(describe(instance.serialized()))")
         let violations = validator.validate(instance)
-        require(violations.isEmpty == tree,
-                "\(path): isValid says \(tree), validate lists \(violations) for \(describe(instance.serialized()))")
+        require(
+            violations.isEmpty == tree,
+            "\(path): isValid says \(tree), validate lists \(violations) for \(describe(instance.serialized()))")
 
-        if let key, tape.kind(node) == .object, idName.withUnsafeBufferPointer({ tape.member(node, named: $0) }) == nil {
+        if let key, tape.kind(node) == .object, idName.withUnsafeBufferPointer({ tape.member(node, named: $0) }) == nil
+        {
             let prepended = PrependedMember(name: "id", valueNode: key)
             let expected = validator.isValid(Validator.materialize(tape, node, prepending: prepended))
             let actual = validator.isValid(tape, node, prepending: prepended)
