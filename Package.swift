@@ -39,11 +39,23 @@ let package = Package(
         .target(name: "ReshapeRules", dependencies: ["ReshapeJSON", "ReshapeSchema", "ReshapeYAML"]),
         .target(name: "ReshapeDigest", dependencies: ["CCrypto"]),
         .target(name: "ReshapeCompression", dependencies: ["CCompression"]),
-        .target(name: "ReshapeLive", dependencies: ["ReshapeJSON"]),
+        // `impossible`, the one trap of every state machine.
+        .target(name: "ReshapeStateMachines"),
+        .target(name: "ReshapeLive", dependencies: ["ReshapeJSON", "ReshapeStateMachines"]),
         // The OpenAPI 3.1 document of a rule set, response schemas derived from the transforms.
         .target(name: "ReshapeOpenAPI", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
-        .target(name: "ReshapeProxy", dependencies: ["ReshapeRules", "ReshapeJSON", "ReshapeDigest", "ReshapeOpenAPI", "ReshapeCompression", "ReshapeLive"]),
-        .target(name: "ReshapeServer", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON", "CLibUV", "CCurl", "CHTTPParser", "CHiredis"]),
+        .target(
+            name: "ReshapeProxy",
+            dependencies: [
+                "ReshapeRules", "ReshapeJSON", "ReshapeDigest", "ReshapeOpenAPI", "ReshapeCompression", "ReshapeLive",
+                "ReshapeStateMachines",
+            ]),
+        .target(
+            name: "ReshapeServer",
+            dependencies: [
+                "ReshapeProxy", "ReshapeRules", "ReshapeJSON", "ReshapeStateMachines", "CLibUV", "CCurl", "CHTTPParser",
+                "CHiredis",
+            ]),
         // Authoring tools over rule sets (infer, explain): kept out of ReshapeRules so that the
         // serving path carries none of it.
         .target(name: "ReshapeContract", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
@@ -73,7 +85,9 @@ let package = Package(
         .testTarget(name: "ReshapeSchemaTests", dependencies: ["ReshapeSchema", "ReshapeJSON", "ReshapeRegex"]),
         .testTarget(name: "ReshapeRulesTests", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
         .testTarget(name: "ReshapeContractTests", dependencies: ["ReshapeContract", "ReshapeRules", "ReshapeJSON"]),
-        .testTarget(name: "ReshapeProxyTests", dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON", "ReshapeCompression", "ReshapeDigest"]),
+        .testTarget(
+            name: "ReshapeProxyTests",
+            dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON", "ReshapeCompression", "ReshapeDigest", "ReshapeStateMachines"]),
         .testTarget(
             name: "ReshapeServerTests", dependencies: ["ReshapeServer", "ReshapeJSON", "ReshapeLive", "reshape", "reshape-demo-upstream"],
             exclude: ["Harness/otlp_receiver.py"]),

@@ -1,4 +1,5 @@
 import ReshapeJSON
+import ReshapeStateMachines
 
 /// One live route's stream for one streamed Firebase location, without I/O: Firebase events in,
 /// what the subscribers get out (`snapshot`, then `patch`es, or a final `error`).

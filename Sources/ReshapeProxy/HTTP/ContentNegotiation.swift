@@ -1,24 +1,6 @@
 import ReshapeCompression
 import ReshapeRules
 
-/// How one worker loop compresses answers: its own `Compressor` (which reuses its contexts, so it
-/// is not thread-safe; only the loop that owns these settings touches it) and the smallest
-/// answer worth compressing.
-public final class AnswerCompression: @unchecked Sendable {
-    /// Answers below this many bytes are sent as they are: a few hundred bytes gain little, and
-    /// the compressor's fixed cost per call would then dominate.
-    public let minimumBytes: Int
-    public let compressor: Compressor
-
-    /// The default `minimumBytes` (`--compress-min-bytes`).
-    public static let defaultMinimumBytes = 1024
-
-    public init(minimumBytes: Int = AnswerCompression.defaultMinimumBytes, compressor: Compressor = Compressor()) {
-        self.minimumBytes = minimumBytes
-        self.compressor = compressor
-    }
-}
-
 /// Which representation of an answer a client gets, by its `Accept-Encoding` (RFC 9110 §12.5.3).
 /// Each content coding is a representation of its own, with its own strong `ETag`, so that a
 /// cache or client holding the gzip bytes never gets a 304 that would have it keep them for a

@@ -1,3 +1,5 @@
+import ReshapeStateMachines
+
 /// A live route's answer as the connection writes it: a head, then chunks the server writes
 /// itself, and the last chunk once the stream ends. See `State.streaming`.
 extension HTTPConnectionStateMachine {

@@ -1,4 +1,5 @@
 import ReshapeRules
+import ReshapeStateMachines
 
 /// One client connection's protocol state: events from the parser and the socket go in,
 /// actions for the server to execute come out. No I/O here, so every rule (ordering,

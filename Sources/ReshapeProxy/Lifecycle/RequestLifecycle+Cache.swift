@@ -1,5 +1,6 @@
 import ReshapeJSON
 import ReshapeRules
+import ReshapeStateMachines
 
 /// A request that leads the fetch of a cache key: it stores the answer (when it may) and
 /// answers the requests that joined meanwhile.

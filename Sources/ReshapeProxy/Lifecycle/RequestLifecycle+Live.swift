@@ -1,5 +1,6 @@
 import ReshapeJSON
 import ReshapeRules
+import ReshapeStateMachines
 
 /// A live route's stream (`Accept: text/event-stream`): the subscription the server opens,
 /// and the one access-log line it ends with.

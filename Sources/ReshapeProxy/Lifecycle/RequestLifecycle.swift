@@ -1,5 +1,6 @@
 import ReshapeJSON
 import ReshapeRules
+import ReshapeStateMachines
 
 /// What a listener's requests share, set once per listener.
 public struct LifecycleSettings: Sendable {

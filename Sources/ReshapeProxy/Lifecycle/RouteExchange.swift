@@ -1,5 +1,6 @@
 import ReshapeJSON
 import ReshapeRules
+import ReshapeStateMachines
 
 /// One routed request's upstream work, as pure logic: the route's fetches all at once, then
 /// each `expand`'s follow-ups (de-duplicated, at most `concurrency` in flight), then the

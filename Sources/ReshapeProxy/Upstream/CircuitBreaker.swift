@@ -1,4 +1,5 @@
 import ReshapeRules
+import ReshapeStateMachines
 
 /// One upstream's circuit on one worker: closed while it answers, open (fetches refused at once,
 /// the upstream left alone) after `failures` consecutive transport failures or timeouts, and

@@ -1,4 +1,5 @@
 import ReshapeRules
+import ReshapeStateMachines
 
 /// Every upstream's circuit and retry budget on one worker, and the decisions for one fetch's
 /// attempts: start, retry after a wait, follow a redirect, hand the last result over, or refuse

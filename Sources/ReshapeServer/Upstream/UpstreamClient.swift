@@ -2,6 +2,7 @@ import CCurl
 import CLibUV
 import ReshapeProxy
 import ReshapeRules
+import ReshapeStateMachines
 
 // The upstream client: one curl multi handle driven by the worker's libuv loop, after curl's
 // docs/examples/multi-uv.c. curl says which sockets to watch (socket callback → uv_poll, in

@@ -1,4 +1,5 @@
 import ReshapeProxy
+import ReshapeStateMachines
 
 /// One fetch and its attempts: the transfer in flight, or the timer of a retry's wait. The
 /// decisions are `UpstreamHealth`'s; this only remembers what is running, so a cancel stops it.

@@ -1,3 +1,4 @@
+import ReshapeStateMachines
 import XCTest
 
 @testable import ReshapeProxy
