@@ -13,8 +13,6 @@ final class LiveHub {
     /// How long an upstream stream may send nothing (keep-alives included) before it is
     /// dropped and reconnected: twice Firebase's keep-alive period.
     let stallSeconds: Int
-    /// How long a stream nobody subscribes to stays open, for a client that comes right back.
-    let idleCloseMilliseconds = 500
     /// Decides whom to admit: the counts against `max-subscribers` and `maxStreamsPerHost`.
     private var admission = LiveAdmission(maxStreamsPerHost: LiveHub.maxStreamsPerHost)
     /// The stream each key names now.
@@ -96,7 +94,7 @@ final class LiveHub {
 
     /// The worker is draining: every subscriber gets `shutting-down` and its stream closes.
     func drain() {
-        for stream in Array(streams.values) { stream.endAll(.shuttingDown(context: stream.context)) }
+        for stream in Array(streams.values) { stream.drain() }
     }
 
     /// Closes every stream (the worker is stopping).
