@@ -219,13 +219,13 @@ public struct UpstreamStreamStateMachine {
     /// reconnects at once finds it still open).
     public mutating func subscriberLeft(hasSubscribers: Bool) -> [Action] {
         switch state {
-        case .unopened, .connected, .reconnecting, .ending:
+        case .connected, .reconnecting, .ending:
             guard !hasSubscribers, !idleClosePending else { return [] }
             idleClosePending = true
             return [.startIdleCloseTimer(milliseconds: Self.idleCloseMilliseconds)]
         // Its end came with the close, which let every subscriber go.
         case .closed: return []
-        case .connecting: impossible("subscriberLeft", in: stateName)
+        case .unopened, .connecting: impossible("subscriberLeft", in: stateName)
         }
     }
 
@@ -233,10 +233,10 @@ public struct UpstreamStreamStateMachine {
     public mutating func idleCloseDue(hasSubscribers: Bool) -> [Action] {
         guard idleClosePending else { impossible("idleCloseDue", in: stateName + " without an idle close") }
         switch state {
-        case .unopened, .connected, .reconnecting, .ending:
+        case .connected, .reconnecting, .ending:
             idleClosePending = false
             return hasSubscribers ? [] : close()
-        case .connecting, .closed: impossible("idleCloseDue", in: stateName)
+        case .unopened, .connecting, .closed: impossible("idleCloseDue", in: stateName)
         }
     }
 
@@ -250,12 +250,13 @@ public struct UpstreamStreamStateMachine {
 
     // MARK: - Closing
 
-    /// The close asked for on the loop's next turn is due; a stream closed meanwhile stays so.
+    /// The close asked for on the loop's next turn (`closeOnNextTurn`, or the hub retiring a
+    /// stream that is over) is due; a stream closed meanwhile stays so.
     public mutating func closeDue() -> [Action] {
         switch state {
-        case .unopened, .connected, .reconnecting, .ending: return close()
+        case .ending: return close()
         case .closed: return []
-        case .connecting: impossible("closeDue", in: stateName)
+        case .unopened, .connecting, .connected, .reconnecting: impossible("closeDue", in: stateName)
         }
     }
 

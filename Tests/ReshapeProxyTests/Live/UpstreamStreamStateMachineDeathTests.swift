@@ -70,6 +70,21 @@ final class UpstreamStreamStateMachineDeathTests: XCTestCase {
         }
     }
 
+    func testACloseOnTheNextTurnThatNothingAskedForTraps() throws {
+        try expectTrap(containing: "impossible event 'closeDue' in state 'reconnecting'") {
+            var machine = reconnecting()
+            _ = machine.closeDue()
+        }
+    }
+
+    func testALeaveBeforeTheOpenTraps() throws {
+        try expectTrap(containing: "impossible event 'subscriberLeft' in state 'unopened'") {
+            var machine = Machine(context: [])
+            _ = machine.subscriberJoined()
+            _ = machine.subscriberLeft(hasSubscribers: false)
+        }
+    }
+
     func testClosingWhileTheTransferStartsTraps() throws {
         try expectTrap(containing: "impossible event 'close' in state 'connecting'") {
             var machine = Machine(context: [])
