@@ -82,6 +82,18 @@ final class LiveAdmissionTests: XCTestCase {
         XCTAssertEqual(admission.subscribers, ["users": 2, "user": 1])
     }
 
+    func testAReplacedStreamLeavesTheCountsToItsSuccessor() {
+        var admission = LiveAdmission(maxStreamsPerHost: 2)
+        _ = admission.subscribe(route: "users", host: host, maxSubscribers: 10, existing: .none)
+        admission.unsubscribed(route: "users")
+        _ = admission.subscribe(route: "users", host: host, maxSubscribers: 10, existing: .over)
+        // The old one's close is not reported (the hub no longer holds it under the key); the
+        // successor's is, and nothing is left.
+        admission.unsubscribed(route: "users")
+        admission.streamClosed(route: "users", host: host)
+        XCTAssertEqual(admission, LiveAdmission(maxStreamsPerHost: 2))
+    }
+
     func testLeavingARouteWithoutSubscribersTraps() throws {
         try expectTrap(containing: "impossible event 'unsubscribed' in state 'a route without subscribers'") {
             var admission = LiveAdmission(maxStreamsPerHost: 2)
