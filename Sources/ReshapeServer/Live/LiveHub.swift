@@ -13,19 +13,14 @@ final class LiveHub {
     /// How long an upstream stream may send nothing (keep-alives included) before it is
     /// dropped and reconnected: twice Firebase's keep-alive period.
     let stallSeconds: Int
-    /// How long a stream nobody subscribes to stays open, for a client that comes right back.
-    let idleCloseMilliseconds = 500
+    /// Decides whom to admit: the counts against `max-subscribers` and `maxStreamsPerHost`.
+    private var admission = LiveAdmission(maxStreamsPerHost: LiveHub.maxStreamsPerHost)
+    /// The stream each key names now.
     private var streams: [String: LiveUpstreamStream] = [:]
-    /// Subscribers per route, against its `max-subscribers`.
-    private var counts: [String: Int] = [:]
-    /// Streams open per route, so that a plain GET of a route without any costs nothing.
-    private var streamsPerRoute: [String: Int] = [:]
     /// Which stream each subscriber is on.
     private var placement: [ObjectIdentifier: LiveUpstreamStream] = [:]
     /// Streams that are over and gave their key up before their deferred close ran.
     private var retiring: [ObjectIdentifier: LiveUpstreamStream] = [:]
-    /// Streams open per upstream host (scheme and authority), against `maxStreamsPerHost`.
-    private var streamsPerHost: [String: Int] = [:]
     /// Streams one worker keeps open to one upstream host. Each holds one of curl's
     /// `UpstreamClient.maxHostConnections` to that host for as long as it lasts: without a
     /// bound, that many distinct streams (say, one per forwarded credential) would leave every
@@ -33,12 +28,7 @@ final class LiveHub {
     static let maxStreamsPerHost = UpstreamClient.maxHostConnections / 2
 
     /// Why `subscribe` turned a client away.
-    enum Refusal: Error {
-        /// The route has its `max-subscribers` on this worker.
-        case tooManySubscribers
-        /// Its upstream host has `maxStreamsPerHost` streams on this worker, none of them this one.
-        case tooManyStreams(limit: Int)
-    }
+    typealias Refusal = LiveAdmission.Refusal
 
     init(loop: UnsafeMutablePointer<uv_loop_t>, upstream: UpstreamClient, metrics: Metrics, stallSeconds: Int = 60) {
         self.loop = loop
@@ -50,49 +40,61 @@ final class LiveHub {
     /// Subscribes a client: joins the route's upstream stream for this request, opening it
     /// first if needed; or says why it may not.
     func subscribe(_ subscription: LiveSubscription, sink: any LiveSink) -> Result<LiveSubscriber, Refusal> {
-        let route = subscription.route.name
-        guard counts[route, default: 0] < subscription.policy.maxSubscribers else {
-            return .failure(.tooManySubscribers)
-        }
         let existing = streams[subscription.streamKey]
-        let joins = existing.map { !$0.isOver } ?? false
-        let host = Self.host(of: subscription.request.url)
-        guard joins || streamsPerHost[host, default: 0] < Self.maxStreamsPerHost else {
-            return .failure(.tooManyStreams(limit: Self.maxStreamsPerHost))
-        }
-        counts[route, default: 0] += 1
-        metrics.liveSubscribersChanged(by: 1)
-        let subscriber = LiveSubscriber(subscription: subscription, sink: sink, metrics: metrics)
-        if joins, let stream = existing {
-            placement[ObjectIdentifier(subscriber)] = stream
-            stream.join(subscriber)
-        } else {
-            let stream = LiveUpstreamStream(subscription: subscription, hub: self)
-            // One that is over (its close still due) is forgotten now: the new one takes its key.
-            if let old = existing { retire(old) }
-            streams[subscription.streamKey] = stream
-            streamsPerRoute[route, default: 0] += 1
-            streamsPerHost[host, default: 0] += 1
-            placement[ObjectIdentifier(subscriber)] = stream
-            // Joined before opening: a stream that cannot open yet retries for its subscribers.
-            stream.join(subscriber)
-            stream.open()
+        let underKey: LiveAdmission.StreamUnderKey = existing.map { $0.isOver ? .over : .open } ?? .none
+        let action = admission.subscribe(
+            route: subscription.route.name, host: Self.host(of: subscription.request.url),
+            maxSubscribers: subscription.policy.maxSubscribers, existing: underKey)
+        let subscriber: LiveSubscriber
+        switch action {
+        case .refuse(let refusal):
+            return .failure(refusal)
+        case .join:
+            guard let stream = existing else { preconditionFailure("LiveHub: told to join a key without a stream") }
+            subscriber = admitted(subscription, sink: sink, on: stream)
+        case .open:
+            subscriber = open(subscription, sink: sink)
+        case .replace:
+            guard let old = existing else { preconditionFailure("LiveHub: told to replace a key without a stream") }
+            retire(old)
+            subscriber = open(subscription, sink: sink)
         }
         return .success(subscriber)
+    }
+
+    /// A new stream under the subscription's key, its first subscriber joined before it opens:
+    /// a stream that cannot open yet retries for its subscribers.
+    private func open(_ subscription: LiveSubscription, sink: any LiveSink) -> LiveSubscriber {
+        let stream = LiveUpstreamStream(subscription: subscription, hub: self)
+        streams[subscription.streamKey] = stream
+        let subscriber = admitted(subscription, sink: sink, on: stream)
+        stream.open()
+        return subscriber
+    }
+
+    /// A subscriber the admission counted, placed on `stream` and joined to it.
+    private func admitted(_ subscription: LiveSubscription, sink: any LiveSink, on stream: LiveUpstreamStream)
+        -> LiveSubscriber
+    {
+        metrics.liveSubscribersChanged(by: 1)
+        let subscriber = LiveSubscriber(subscription: subscription, sink: sink, metrics: metrics)
+        placement[ObjectIdentifier(subscriber)] = stream
+        stream.join(subscriber)
+        return subscriber
     }
 
     /// The subscriber's client is gone (or its stream ended): it leaves its stream. Once per
     /// subscriber; later calls do nothing.
     func unsubscribe(_ subscriber: LiveSubscriber) {
         guard let stream = placement.removeValue(forKey: ObjectIdentifier(subscriber)) else { return }
-        counts[subscriber.routeName, default: 1] -= 1
+        admission.unsubscribed(route: subscriber.routeName)
         metrics.liveSubscribersChanged(by: -1)
         stream.leave(subscriber)
     }
 
     /// The worker is draining: every subscriber gets `shutting-down` and its stream closes.
     func drain() {
-        for stream in Array(streams.values) { stream.endAll(.shuttingDown(context: stream.context)) }
+        for stream in Array(streams.values) { stream.drain() }
     }
 
     /// Closes every stream (the worker is stopping).
@@ -103,9 +105,10 @@ final class LiveHub {
     /// A stream that is over gives its key up to a new one before its deferred close ran. It
     /// is held here until it closes: its close is due on a timer that holds it weakly (it may
     /// not run inside the curl callback that ended it), and a stream freed before closing
-    /// would leak its transfer and leave `live_upstream_streams` too high.
+    /// would leak its transfer and leave `live_upstream_streams` too high. It no longer counts
+    /// against the limits: the new one took its place.
     private func retire(_ stream: LiveUpstreamStream) {
-        forget(stream)
+        streams[stream.key] = nil
         guard !stream.isClosed else { return }
         retiring[ObjectIdentifier(stream)] = stream
         // Its own close is normally due already; this one makes sure (a second is a no-op).
@@ -114,11 +117,10 @@ final class LiveHub {
 
     /// A stream closed: the next subscriber to its key opens a new one.
     func forget(_ stream: LiveUpstreamStream) {
-        if stream.isClosed { retiring[ObjectIdentifier(stream)] = nil }
+        retiring[ObjectIdentifier(stream)] = nil
         guard streams[stream.key] === stream else { return }
         streams[stream.key] = nil
-        streamsPerRoute[stream.routeName, default: 1] -= 1
-        streamsPerHost[stream.host, default: 1] -= 1
+        admission.streamClosed(route: stream.routeName, host: stream.host)
     }
 
     /// The scheme and authority of `url`, which curl counts connections by.
@@ -137,7 +139,7 @@ final class LiveHub {
     /// The answer a subscriber of this stream holds now; nil when no such stream is open or it
     /// has no snapshot yet. `key` is only built when the route has a stream open.
     func currentAnswer(route: String, key: () -> String) -> JSON? {
-        guard streamsPerRoute[route, default: 0] > 0, let stream = streams[key()], !stream.isOver else { return nil }
+        guard admission.hasStreams(route: route), let stream = streams[key()], !stream.isOver else { return nil }
         return stream.answer
     }
 }
