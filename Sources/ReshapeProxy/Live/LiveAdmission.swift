@@ -1,3 +1,5 @@
+import ReshapeStateMachines
+
 /// Which live subscribers a worker admits, as pure bookkeeping: subscribers per route against
 /// its `max-subscribers`, and open streams per route and per upstream host against
 /// `maxStreamsPerHost`. `LiveHub` is its driver: it keeps the streams and subscribers

@@ -1,5 +1,6 @@
 import ReshapeJSON
 import ReshapeLive
+import ReshapeStateMachines
 
 /// One live upstream stream's life, as pure logic: the upstream transfer opened, reconnected
 /// after a transient end with a backoff, or ended for good; the keep-alive; the close shortly
