@@ -41,20 +41,22 @@ let package = Package(
         .target(name: "ReshapeCompression", dependencies: ["CCompression"]),
         // `impossible`, the one trap of every state machine.
         .target(name: "ReshapeStateMachines"),
-        .target(name: "ReshapeLive", dependencies: ["ReshapeJSON", "ReshapeStateMachines"]),
+        // The RFC 9457 problem, one type for error answers and live streams' error events.
+        .target(name: "ReshapeProblem", dependencies: ["ReshapeJSON"]),
+        .target(name: "ReshapeLive", dependencies: ["ReshapeJSON", "ReshapeProblem", "ReshapeStateMachines"]),
         // The OpenAPI 3.1 document of a rule set, response schemas derived from the transforms.
         .target(name: "ReshapeOpenAPI", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
         .target(
             name: "ReshapeProxy",
             dependencies: [
                 "ReshapeRules", "ReshapeJSON", "ReshapeDigest", "ReshapeOpenAPI", "ReshapeCompression", "ReshapeLive",
-                "ReshapeStateMachines",
+                "ReshapeProblem", "ReshapeStateMachines",
             ]),
         .target(
             name: "ReshapeServer",
             dependencies: [
-                "ReshapeProxy", "ReshapeRules", "ReshapeJSON", "ReshapeStateMachines", "CLibUV", "CCurl", "CHTTPParser",
-                "CHiredis",
+                "ReshapeProxy", "ReshapeRules", "ReshapeJSON", "ReshapeProblem", "ReshapeStateMachines", "CLibUV", "CCurl",
+                "CHTTPParser", "CHiredis",
             ]),
         // Authoring tools over rule sets (infer, explain): kept out of ReshapeRules so that the
         // serving path carries none of it.

@@ -1,4 +1,5 @@
 import ReshapeJSON
+import ReshapeProblem
 
 /// One event a live route's subscriber gets: the normalized answer, a change to it, or the
 /// problem that ended the stream. Its `id` increases from 1 within the stream.
@@ -10,7 +11,7 @@ public struct LiveEvent: Sendable {
         /// The RFC 6902 patch that turns the previous answer into the new one.
         case patch(JSONPatch)
         /// Why the stream ended; nothing follows.
-        case error(LiveProblem)
+        case error(Problem)
     }
 
     /// The `id:` field: 1 for the stream's first event, one more for each after it.

@@ -1,4 +1,5 @@
 import ReshapeJSON
+import ReshapeProblem
 import ReshapeStateMachines
 
 /// One live route's stream for one streamed Firebase location, without I/O: Firebase events in,
@@ -17,7 +18,7 @@ import ReshapeStateMachines
 public struct LiveStream {
     /// The route's pipeline: the upstream value in, the answer a plain GET returns out, or the
     /// problem that GET would answer with (e.g. `validation-failed`), sent as it is thrown.
-    public typealias Normalize = (JSON) throws(LiveProblem) -> JSON
+    public typealias Normalize = (JSON) throws(Problem) -> JSON
 
     enum State {
         /// Waiting for the root `put` that (re)starts the stream; events before it only build
@@ -132,7 +133,7 @@ public struct LiveStream {
             }
             let answer: JSON
             let names: [String]?
-            do throws(LiveProblem) { (answer, names) = try normalizeWhole(document.value) } catch {
+            do throws(Problem) { (answer, names) = try normalizeWhole(document.value) } catch {
                 return end(error, addingContext: false)
             }
             state = .streaming(document, answer: answer, names: names)
@@ -158,7 +159,7 @@ public struct LiveStream {
                 }
             }
             let answer: JSON
-            do throws(LiveProblem) { (answer, names) = try normalizeWhole(document.value) } catch {
+            do throws(Problem) { (answer, names) = try normalizeWhole(document.value) } catch {
                 return end(error, addingContext: false)
             }
             state = .streaming(document, answer: answer, names: names)
@@ -170,7 +171,7 @@ public struct LiveStream {
     }
 
     /// The whole document normalized, with its records' names when the route is recordwise.
-    private func normalizeWhole(_ value: JSON) throws(LiveProblem) -> (answer: JSON, names: [String]?) {
+    private func normalizeWhole(_ value: JSON) throws(Problem) -> (answer: JSON, names: [String]?) {
         switch normalizer {
         case .whole(let normalize): return (try normalize(value), nil)
         case .recordwise(let recordwise): return try recordwise.whole(value)
@@ -184,7 +185,7 @@ public struct LiveStream {
 
     /// Ends the stream with `problem`, the stream's context members put after its `code` unless
     /// the problem is the pipeline's, which names its route itself (as the plain GET's does).
-    private mutating func end(_ problem: LiveProblem, addingContext: Bool = true) -> Action {
+    private mutating func end(_ problem: Problem, addingContext: Bool = true) -> Action {
         var problem = problem
         if addingContext { problem.extra = context + problem.extra }
         state = .ended

@@ -1,4 +1,5 @@
 import ReshapeJSON
+import ReshapeProblem
 
 #if canImport(Glibc)
     import Glibc
@@ -21,7 +22,7 @@ extension RecordwiseNormalize {
             document.rootMember(named: name).map { JSONMember(key: name, value: $0) }
         }
         let records: [(name: String, record: JSON)]
-        do throws(LiveProblem) {
+        do throws(Problem) {
             guard let normalized = try self.members(members) else { return nil }
             records = normalized
         } catch {

@@ -1,4 +1,5 @@
 import ReshapeJSON
+import ReshapeProblem
 
 /// A route's pipeline as `LiveStream` takes it when the answer is a list of records, one per
 /// root member of the document, each normalized on its own (ReshapeRules' `RecordwisePipeline`
@@ -18,12 +19,12 @@ public struct RecordwiseNormalize {
     /// of each of its records in order (nil when the records cannot be told apart by name: the
     /// stream then normalizes the whole document after every event until it can). Throws the
     /// problem that GET would answer with.
-    public typealias Whole = (JSON) throws(LiveProblem) -> (answer: JSON, names: [String]?)
+    public typealias Whole = (JSON) throws(Problem) -> (answer: JSON, names: [String]?)
     /// Some root members normalized alone: the records they give, each with its member's name,
     /// in the answer's order (a member the route drops gives none); nil when they cannot be
     /// named. A member that would fail the route throws; the stream then runs `whole`, which
     /// gives the problem exactly as the GET has it.
-    public typealias Members = ([JSONMember]) throws(LiveProblem) -> [(name: String, record: JSON)]?
+    public typealias Members = ([JSONMember]) throws(Problem) -> [(name: String, record: JSON)]?
 
     public var order: Order
     /// The answer's member that holds the records (`wrap`); nil: the answer is the array.

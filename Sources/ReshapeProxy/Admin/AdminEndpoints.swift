@@ -1,4 +1,5 @@
 import ReshapeJSON
+import ReshapeProblem
 
 /// The answers of `/_reshape/<name>`, as pure logic: the server supplies the state they report.
 public enum AdminEndpoints {

@@ -1,43 +1,17 @@
 import ReshapeJSON
-import ReshapeLive
+import ReshapeProblem
 import ReshapeRules
 
-/// An RFC 9457 problem details response. `code` is Reshape's stable name for the error
-/// (catalogued in docs/errors.md); `type` is derived from it.
-public struct Problem: Sendable, Error {
-    public var status: Int
-    public var code: String
-    public var title: String
-    public var detail: String
-    /// Extra members: `route`, `upstream`, `line`, `column`, `errors`, ...
-    public var extra: [JSONMember]
-
-    public init(status: Int, code: String, title: String, detail: String, extra: [JSONMember] = []) {
-        self.status = status
-        self.code = code
-        self.title = title
-        self.detail = detail
-        self.extra = extra
-    }
-
-    /// The problem+json body; a live stream's `event: error` carries the same (`live`).
-    public var body: JSON { live.body }
-
-    /// This problem as a live stream ends with it: the same members in the same order.
-    public var live: LiveProblem { LiveProblem(status: status, code: code, title: title, detail: detail, extra: extra) }
-
+extension Problem {
     /// The answer: `no-store`, since an error describes this attempt, not a representation any
     /// cache should keep or reuse (an upstream fault may be gone on the next try).
     public var response: HTTPResponse {
         var headers: [NameValue] = [
             NameValue(name: "Content-Type", value: "application/problem+json"), CachingHeaders.noStore,
         ]
-        headers += extraHeaders
+        headers += extraHeaders.map { NameValue(name: $0.name, value: $0.value) }
         return HTTPResponse(status: status, headers: headers, body: body.serialized())
     }
-
-    /// Headers some problems need (`Allow` on 405).
-    public var extraHeaders: [NameValue] = []
 }
 
 extension Problem {
@@ -51,7 +25,7 @@ extension Problem {
         var problem = Problem(
             status: 405, code: "method-not-allowed", title: "Method not allowed",
             detail: "\(method) is not allowed here; allowed: \(allowed.joined(separator: ", "))")
-        problem.extraHeaders = [NameValue(name: "Allow", value: allowed.joined(separator: ", "))]
+        problem.extraHeaders = [Problem.Header(name: "Allow", value: allowed.joined(separator: ", "))]
         return problem
     }
     public static let headerTimeout = Problem(

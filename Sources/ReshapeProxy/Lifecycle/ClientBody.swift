@@ -1,4 +1,5 @@
 import ReshapeJSON
+import ReshapeProblem
 import ReshapeRules
 
 /// The client's request body, checked before anything is fetched: a route without `body:`

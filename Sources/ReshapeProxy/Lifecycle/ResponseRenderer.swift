@@ -1,5 +1,6 @@
 import Glibc
 import ReshapeJSON
+import ReshapeProblem
 import ReshapeRules
 
 /// Turns what upstreams answered into what the client gets, for `RouteExchange`: a body
@@ -70,7 +71,7 @@ public enum ResponseRenderer {
     private static func unavailableProblem(_ message: String, context: Context) -> Problem {
         var problem = context.problem(503, "upstream-unavailable", "Upstream unavailable", message)
         let seconds = UpstreamResult.circuitRetryAfter(message) ?? 1
-        problem.extraHeaders.append(NameValue(name: "Retry-After", value: String(seconds)))
+        problem.extraHeaders.append(Problem.Header(name: "Retry-After", value: String(seconds)))
         return problem
     }
 

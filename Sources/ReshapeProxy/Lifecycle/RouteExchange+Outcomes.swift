@@ -1,4 +1,5 @@
 import ReshapeJSON
+import ReshapeProblem
 import ReshapeRules
 
 /// What a fetch's result comes to: the transform's input, or the problem that answers the
@@ -73,7 +74,7 @@ extension RouteExchange {
         if let retryAfter = response.retryAfter, !retryAfter.isEmpty,
             retryAfter.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F })
         {
-            problem.extraHeaders.append(NameValue(name: "Retry-After", value: retryAfter))
+            problem.extraHeaders.append(Problem.Header(name: "Retry-After", value: retryAfter))
         }
         return problem
     }

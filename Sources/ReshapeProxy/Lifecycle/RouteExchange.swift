@@ -1,4 +1,5 @@
 import ReshapeJSON
+import ReshapeProblem
 import ReshapeRules
 import ReshapeStateMachines
 

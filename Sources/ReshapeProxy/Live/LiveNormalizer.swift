@@ -1,5 +1,6 @@
 import ReshapeJSON
 import ReshapeLive
+import ReshapeProblem
 import ReshapeRules
 
 /// A live route's pipeline as `LiveStream` takes it, a failure becoming the problem a plain GET
@@ -22,7 +23,7 @@ public enum LiveNormalizer {
     public static func normalize(_ route: Route, in ruleSet: RuleSet, parameters: [String: String])
         -> LiveStream.Normalize
     {
-        { (value) throws(LiveProblem) -> JSON in
+        { (value) throws(Problem) -> JSON in
             do throws(PipelineError) {
                 let fetched = OfflineRun.Fetched.single(OfflineRun.tape(value))
                 return try OfflineRun.respond(route, fetched: fetched, parameters: parameters).value
@@ -41,7 +42,7 @@ public enum LiveNormalizer {
         let problem = { (error: PipelineError) in ResponseRenderer.pipelineProblem(error, route: route, in: ruleSet) }
         return RecordwiseNormalize(
             order: pipeline.order == .key ? .byName : .asInDocument, wrap: pipeline.wrap,
-            whole: { (value) throws(LiveProblem) -> (answer: JSON, names: [String]?) in
+            whole: { (value) throws(Problem) -> (answer: JSON, names: [String]?) in
                 do throws(PipelineError) {
                     let run = try pipeline.run(OfflineRun.tape(value), parameters: parameters)
                     let answer = run.output.value
@@ -51,7 +52,7 @@ public enum LiveNormalizer {
                     throw problem(error)
                 }
             },
-            members: { (members) throws(LiveProblem) -> [(name: String, record: JSON)]? in
+            members: { (members) throws(Problem) -> [(name: String, record: JSON)]? in
                 do throws(PipelineError) {
                     return try pipeline.records(of: members, parameters: parameters)
                 } catch {

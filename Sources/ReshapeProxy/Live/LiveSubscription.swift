@@ -1,5 +1,6 @@
 import ReshapeJSON
 import ReshapeLive
+import ReshapeProblem
 import ReshapeRules
 
 /// A client's subscription to a live route (`Accept: text/event-stream` on a GET of a route

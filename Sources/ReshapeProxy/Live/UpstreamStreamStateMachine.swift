@@ -1,5 +1,6 @@
 import ReshapeJSON
 import ReshapeLive
+import ReshapeProblem
 import ReshapeStateMachines
 
 /// One live upstream stream's life, as pure logic: the upstream transfer opened, reconnected
@@ -27,7 +28,7 @@ public struct UpstreamStreamStateMachine {
         /// An upstream event ended the stream: its subscribers got `problem`. The transfer is
         /// still open (this happened inside its callback, which may not close it); the close
         /// is due on the loop's next turn. Nobody joins.
-        case ending(LiveProblem)
+        case ending(Problem)
         /// Closed: nothing more is sent or opened.
         case closed
     }
@@ -57,12 +58,12 @@ public struct UpstreamStreamStateMachine {
         case startIdleCloseTimer(milliseconds: Int)
         case stopIdleCloseTimer
         /// End every subscriber with this problem; they stay on the stream until they leave.
-        case endSubscribers(LiveProblem)
+        case endSubscribers(Problem)
         /// Report `closeDue` on the loop's next turn (this runs inside a transfer callback).
         case closeOnNextTurn
         /// Let every subscriber still on the stream go, ending with this problem any that was
         /// not ended yet: none is dropped silently, which would leave its connection hanging.
-        case releaseSubscribers(endingWith: LiveProblem)
+        case releaseSubscribers(endingWith: Problem)
         /// The hub forgets the stream: the next subscriber to its key opens a new one.
         case forgetStream
     }
@@ -166,7 +167,7 @@ public struct UpstreamStreamStateMachine {
             if case .response(let response) = result,
                 response.status != 200 || !(response.contentType ?? "").lowercased().hasPrefix("text/event-stream")
             {
-                let problem = LiveProblem.streamRefused(
+                let problem = Problem.streamRefused(
                     status: response.status, contentType: response.contentType, context: context)
                 return [gone] + finish(problem)
             }
@@ -194,7 +195,7 @@ public struct UpstreamStreamStateMachine {
 
     /// An upstream event ended the stream with `problem` (an invalid event, `cancel`, a
     /// normalize failure): its subscribers get it now, and it closes on the loop's next turn.
-    public mutating func ended(with problem: LiveProblem) -> [Action] {
+    public mutating func ended(with problem: Problem) -> [Action] {
         switch state {
         case .connected:
             state = .ending(problem)
@@ -308,7 +309,7 @@ public struct UpstreamStreamStateMachine {
 
     /// Closed, with no transfer or reconnect timer left to stop: the timers that run stop,
     /// every subscriber left gets `problem`, and the hub forgets the stream.
-    private mutating func finish(_ problem: LiveProblem) -> [Action] {
+    private mutating func finish(_ problem: Problem) -> [Action] {
         // The keep-alive runs from the open on.
         var actions: [Action] = state == .unopened ? [] : [.stopKeepAliveTimer]
         state = .closed

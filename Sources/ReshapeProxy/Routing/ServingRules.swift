@@ -1,5 +1,6 @@
 import ReshapeJSON
 import ReshapeOpenAPI
+import ReshapeProblem
 import ReshapeRules
 
 /// A rule set prepared for serving: its router and each route's redactor, built once per

@@ -1,3 +1,4 @@
+import ReshapeProblem
 import ReshapeRules
 
 /// Everything the upstream client needs for one fetch; built by `UpstreamRequestBuilder`.

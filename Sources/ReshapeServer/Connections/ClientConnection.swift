@@ -1,6 +1,7 @@
 import CLibUV
 import Glibc
 import ReshapeJSON
+import ReshapeProblem
 import ReshapeProxy
 import ReshapeRules
 

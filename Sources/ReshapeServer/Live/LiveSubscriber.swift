@@ -1,5 +1,6 @@
 import ReshapeJSON
 import ReshapeLive
+import ReshapeProblem
 import ReshapeProxy
 import ReshapeRules
 
@@ -71,7 +72,7 @@ final class LiveSubscriber {
     }
 
     /// Sends a last `error` event with `problem` and ends the stream.
-    func end(with problem: LiveProblem) {
+    func end(with problem: Problem) {
         guard !isEnded else { return }
         lastID += 1
         var bytes: [UInt8] = []

@@ -1,4 +1,5 @@
 import ReshapeJSON
+import ReshapeProblem
 import ReshapeProxy
 import ReshapeRules
 import XCTest
@@ -87,7 +88,7 @@ final class LiveStreamRecordwiseTests: XCTestCase {
         var recordwise = try XCTUnwrap(LiveNormalizer.recordwise(route, in: ruleSet, parameters: [:]))
         let whole = recordwise.whole
         let runs = wholeRuns
-        recordwise.whole = { (value) throws(LiveProblem) in
+        recordwise.whole = { (value) throws(Problem) in
             runs.count += 1
             return try whole(value)
         }

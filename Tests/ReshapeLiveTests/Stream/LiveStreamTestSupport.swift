@@ -1,4 +1,5 @@
 import ReshapeJSON
+import ReshapeProblem
 import ReshapeRules
 import XCTest
 
@@ -44,11 +45,11 @@ func normalize(route name: String) throws -> LiveStream.Normalize {
     case .failure(let diagnostics): throw diagnostics
     }
     let route = try XCTUnwrap(ruleSet.routes.first { $0.name == name })
-    return { (value) throws(LiveProblem) -> JSON in
+    return { (value) throws(Problem) -> JSON in
         do throws(PipelineError) {
             return try OfflineRun.respond(route, fetched: .single(OfflineRun.tape(value)), parameters: [:]).value
         } catch {
-            throw LiveProblem(
+            throw Problem(
                 status: 502, code: error.code, title: "Upstream response could not be normalized",
                 detail: error.message)
         }

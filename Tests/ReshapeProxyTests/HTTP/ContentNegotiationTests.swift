@@ -1,4 +1,5 @@
 import ReshapeCompression
+import ReshapeProblem
 import ReshapeRules
 import XCTest
 

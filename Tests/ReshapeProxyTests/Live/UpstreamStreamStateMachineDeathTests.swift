@@ -1,4 +1,5 @@
 import ReshapeLive
+import ReshapeProblem
 import XCTest
 
 @testable import ReshapeProxy
@@ -41,7 +42,7 @@ final class UpstreamStreamStateMachineDeathTests: XCTestCase {
     func testAnEventWhileClosingTraps() throws {
         try expectTrap(containing: "impossible event 'ended' in state 'ending'") {
             var machine = UpstreamStreamStateMachineTests.connected()
-            let problem = LiveProblem.streamInvalid("bad", context: [])
+            let problem = Problem.streamInvalid("bad", context: [])
             _ = machine.ended(with: problem)
             _ = machine.ended(with: problem)
         }

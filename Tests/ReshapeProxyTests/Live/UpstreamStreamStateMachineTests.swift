@@ -1,5 +1,6 @@
 import ReshapeJSON
 import ReshapeLive
+import ReshapeProblem
 import XCTest
 
 @testable import ReshapeProxy
@@ -11,7 +12,7 @@ final class UpstreamStreamStateMachineTests: XCTestCase {
     typealias Machine = UpstreamStreamStateMachine
 
     static let context = [JSONMember(key: "route", value: .string("users"))]
-    private let shuttingDown = LiveProblem.shuttingDown(context: context)
+    private let shuttingDown = Problem.shuttingDown(context: context)
     private let dropped = UpstreamResult.failure(.transfer, message: "the connection dropped")
 
     /// A stream whose transfer opened at `now`; the jitter draws the ceiling unless `random`.
@@ -156,7 +157,7 @@ final class UpstreamStreamStateMachineTests: XCTestCase {
         for (status, type) in [(404, "application/json"), (200, "application/json"), (200, nil), (307, nil)] {
             var machine = Self.connected()
             let result = UpstreamResult.response(UpstreamResponse(status: status, contentType: type, body: []))
-            let refused = LiveProblem.streamRefused(status: status, contentType: type, context: Self.context)
+            let refused = Problem.streamRefused(status: status, contentType: type, context: Self.context)
             XCTAssertEqual(
                 machine.transferEnded(result, now: 1, hasSubscribers: true),
                 [
@@ -184,7 +185,7 @@ final class UpstreamStreamStateMachineTests: XCTestCase {
     }
 
     func testAnUpstreamEventThatEndsTheStreamEndsItsSubscribersNowAndClosesOnTheNextTurn() {
-        let cancelled = LiveProblem(status: 502, code: "upstream-stream-cancelled", title: "t", detail: "d")
+        let cancelled = Problem(status: 502, code: "upstream-stream-cancelled", title: "t", detail: "d")
         var machine = Self.connected()
         XCTAssertEqual(machine.ended(with: cancelled), [.endSubscribers(cancelled), .closeOnNextTurn])
         XCTAssertTrue(machine.isOver)
@@ -221,7 +222,7 @@ final class UpstreamStreamStateMachineTests: XCTestCase {
         XCTAssertEqual(
             reconnecting.drain(),
             [.stopReconnectTimer, .stopKeepAliveTimer, .releaseSubscribers(endingWith: shuttingDown), .forgetStream])
-        let invalid = LiveProblem.streamInvalid("an upstream event is too large", context: Self.context)
+        let invalid = Problem.streamInvalid("an upstream event is too large", context: Self.context)
         var ending = Self.connected()
         _ = ending.ended(with: invalid)
         XCTAssertEqual(ending.drain().dropFirst(3).first, .releaseSubscribers(endingWith: invalid))

@@ -1,3 +1,4 @@
+import ReshapeProblem
 import ReshapeRules
 import XCTest
 
