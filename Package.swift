@@ -38,6 +38,8 @@ let package = Package(
         .target(name: "ReshapeYAML", dependencies: ["CYAML"]),
         .target(name: "ReshapeRules", dependencies: ["ReshapeJSON", "ReshapeSchema", "ReshapeYAML"]),
         .target(name: "ReshapeDigest", dependencies: ["CCrypto"]),
+        // Bearer tokens: JWKS key sets and JWT verification, the cryptography OpenSSL's.
+        .target(name: "ReshapeAuth", dependencies: ["ReshapeJSON", "CCrypto"]),
         .target(name: "ReshapeCompression", dependencies: ["CCompression"]),
         // `impossible`, the one trap of every state machine.
         .target(name: "ReshapeStateMachines"),
@@ -83,6 +85,7 @@ let package = Package(
 
         .testTarget(name: "ReshapeJSONTests", dependencies: ["ReshapeJSON", "CJSONIndex"]),
         .testTarget(name: "ReshapeCompressionTests", dependencies: ["ReshapeCompression"]),
+        .testTarget(name: "ReshapeAuthTests", dependencies: ["ReshapeAuth", "ReshapeJSON"], exclude: ["mint_tokens.py"]),
         .testTarget(name: "ReshapeLiveTests", dependencies: ["ReshapeLive", "ReshapeJSON", "ReshapeRules", "ReshapeProxy"]),
         .testTarget(name: "ReshapeSchemaTests", dependencies: ["ReshapeSchema", "ReshapeJSON", "ReshapeRegex"]),
         .testTarget(name: "ReshapeRulesTests", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
