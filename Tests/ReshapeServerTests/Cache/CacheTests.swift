@@ -1,5 +1,6 @@
 import Foundation
 import ReshapeServer
+import ReshapeTestSupport
 import XCTest
 
 /// Issue 11 end to end: `reshape serve` (two workers) in front of the real demo upstream

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ReshapeTestSupport
 import XCTest
 
 /// `--cache-redis` end to end: a real `redis-server` on a free loopback port, two `reshape

@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeTestSupport
 import XCTest
 
 /// Issue 19 end to end: what every answer of a real `reshape serve` (two workers, in front of

@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeTestSupport
 import XCTest
 
 /// A real `reshape serve` in front of the real demo upstream, over loopback sockets.

@@ -4,6 +4,7 @@ import ReshapeJSON
 import ReshapeRules
 import ReshapeSchema
 import ReshapeServer
+import ReshapeTestSupport
 
 // Rule sets built in code, served in this process by `EmbeddedServer`: routes with the keys of
 // issue 9 (fetch, expand, forward-headers, headers, body, timeout) are built here directly, so

@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeTestSupport
 import XCTest
 
 /// `otlp_receiver.py` as a child process: a real OTLP/HTTP receiver that decodes what it gets

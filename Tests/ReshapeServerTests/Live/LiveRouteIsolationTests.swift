@@ -1,5 +1,6 @@
 import Foundation
 import ReshapeJSON
+import ReshapeTestSupport
 import XCTest
 
 /// What keeps subscribers' streams apart: requests that would be answered differently never

@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeTestSupport
 import XCTest
 
 /// The slow-consumer bound: it measures what a client had not taken yet, not the event that

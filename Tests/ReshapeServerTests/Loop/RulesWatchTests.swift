@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeTestSupport
 import XCTest
 
 /// Rules that reload themselves: a file edited on disk, or a Kubernetes ConfigMap's symlink

@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeTestSupport
 import XCTest
 
 /// Issue 19 item 4 end to end: `reshape serve` in front of the demo upstream, whose log shows

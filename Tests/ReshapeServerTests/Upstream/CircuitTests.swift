@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeTestSupport
 import XCTest
 
 /// The circuit end to end: a hung upstream's timeouts open it, later fetches are answered 503

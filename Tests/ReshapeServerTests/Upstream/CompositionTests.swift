@@ -4,6 +4,7 @@ import ReshapeProxy
 import ReshapeRules
 import ReshapeSchema
 import ReshapeServer
+import ReshapeTestSupport
 import XCTest
 
 /// Issue 9 end to end: an in-process server (`EmbeddedServer`, rules built in code) in front of

@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeTestSupport
 import XCTest
 
 /// The idle pool end to end: after a burst wider than `max-idle`, at most `max-idle` connections

@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeTestSupport
 import XCTest
 
 /// Retries end to end: `reshape serve` (one worker, a fresh one per test, so its first fetch

@@ -3,6 +3,7 @@ import CLibUV
 import Foundation
 import Glibc
 import ReshapeRules
+import ReshapeTestSupport
 import XCTest
 
 @testable import ReshapeProxy
