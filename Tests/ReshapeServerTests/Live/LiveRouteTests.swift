@@ -151,8 +151,7 @@ final class LiveRouteTests: XCTestCase {
         XCTAssertEqual(try metric("reshape_live_upstream_streams"), 1)
         first.close()
         second.close()
-        let deadline = Date().addingTimeInterval(2)
-        while try streamCounts().open > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        try waitUntil(timeout: 2) { try streamCounts().open == 0 }
         XCTAssertEqual(try streamCounts().open, 0, "the upstream stream closes within 2 s of the last subscriber")
         XCTAssertEqual(try metric("reshape_live_subscribers"), 0)
         XCTAssertEqual(try metric("reshape_live_upstream_streams"), 0)

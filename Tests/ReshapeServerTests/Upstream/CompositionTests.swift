@@ -222,6 +222,7 @@ final class CompositionTests: XCTestCase {
         try upstream.waitForEntries("/fault/hang/\(tag)/", count: 3)
         let left = monotonicNowMilliseconds()
         client.close()
+        // Time for a follow-up wrongly started as the others are cancelled to reach the upstream.
         Thread.sleep(forTimeInterval: 0.3)
         let ended = try upstream.waitForAllEnded("/fault/hang/\(tag)/")
         XCTAssertEqual(
