@@ -3,9 +3,11 @@ import PackageDescription
 
 // Dependencies point one way:
 // reshape -> ReshapeServer -> ReshapeProxy -> ReshapeRules -> ReshapeSchema -> ReshapeJSON.
-// Only ReshapeServer (and the demo upstream) touch C, apart from PCRE2, which ReshapeSchema
-// reaches through a module of its own (ReshapeRegex) for `pattern`, and CJSONIndex, the
-// parser's first stage, which is the package's own C.
+// C is reached only through the C* targets below: the I/O libraries (libuv, libcurl,
+// http_parser, hiredis) by ReshapeServer alone, and each of the others by one small module of
+// its own: PCRE2 by ReshapeRegex, libyaml by ReshapeYAML, libcrypto by ReshapeDigest, the
+// compression libraries by ReshapeCompression. CJSONIndex, the parser's first stage, is the
+// package's own C. The demo upstream calls the C library (Glibc) only.
 let package = Package(
     name: "Reshape",
     platforms: [.macOS(.v13)],
@@ -83,21 +85,36 @@ let package = Package(
             name: "reshape-live-bench", dependencies: ["ReshapeLive", "ReshapeProxy", "ReshapeRules", "ReshapeJSON"],
             path: "bench/Live"),
 
-        .testTarget(name: "ReshapeJSONTests", dependencies: ["ReshapeJSON", "CJSONIndex"]),
+        // What the test targets share: death tests, the seeded generator, the users rule
+        // fixture, waiting on a condition, and the harness that runs the built executables.
+        // A plain target, so that several test targets can depend on it; no product has it.
+        .target(name: "ReshapeTestSupport", path: "Tests/ReshapeTestSupport"),
+
+        .testTarget(name: "ReshapeJSONTests", dependencies: ["ReshapeJSON", "CJSONIndex", "ReshapeTestSupport"]),
         .testTarget(name: "ReshapeCompressionTests", dependencies: ["ReshapeCompression"]),
         .testTarget(name: "ReshapeAuthTests", dependencies: ["ReshapeAuth", "ReshapeJSON"], exclude: ["mint_tokens.py"]),
-        .testTarget(name: "ReshapeLiveTests", dependencies: ["ReshapeLive", "ReshapeJSON", "ReshapeRules", "ReshapeProxy"]),
-        .testTarget(name: "ReshapeSchemaTests", dependencies: ["ReshapeSchema", "ReshapeJSON", "ReshapeRegex"]),
+        .testTarget(
+            name: "ReshapeLiveTests",
+            dependencies: ["ReshapeLive", "ReshapeJSON", "ReshapeRules", "ReshapeProxy", "ReshapeTestSupport"]),
+        .testTarget(name: "ReshapeSchemaTests", dependencies: ["ReshapeSchema", "ReshapeJSON", "ReshapeRegex", "ReshapeTestSupport"]),
         .testTarget(name: "ReshapeRulesTests", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
         .testTarget(name: "ReshapeContractTests", dependencies: ["ReshapeContract", "ReshapeRules", "ReshapeJSON"]),
         .testTarget(
             name: "ReshapeProxyTests",
-            dependencies: ["ReshapeProxy", "ReshapeRules", "ReshapeJSON", "ReshapeCompression", "ReshapeDigest", "ReshapeStateMachines"]),
+            dependencies: [
+                "ReshapeProxy", "ReshapeRules", "ReshapeJSON", "ReshapeCompression", "ReshapeDigest", "ReshapeStateMachines",
+                "ReshapeTestSupport",
+            ]),
         .testTarget(
-            name: "ReshapeServerTests", dependencies: ["ReshapeServer", "ReshapeJSON", "ReshapeLive", "reshape", "reshape-demo-upstream"],
+            name: "ReshapeServerTests",
+            dependencies: [
+                "ReshapeServer", "ReshapeJSON", "ReshapeLive", "ReshapeTestSupport", "reshape", "reshape-demo-upstream",
+            ],
             exclude: ["Harness/otlp_receiver.py"]),
         .testTarget(name: "CLITests", dependencies: ["reshape", "ReshapeJSON"]),
-        .testTarget(name: "ReshapeOpenAPITests", dependencies: ["ReshapeOpenAPI", "ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
+        .testTarget(
+            name: "ReshapeOpenAPITests",
+            dependencies: ["ReshapeOpenAPI", "ReshapeRules", "ReshapeSchema", "ReshapeJSON", "ReshapeTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import ReshapeTestSupport
 import XCTest
 
 @testable import ReshapeJSON
@@ -5,14 +6,12 @@ import XCTest
 /// Deterministic randomized checks of the unsafe-pointer code: random values must round
 /// trip exactly, and mutated documents must either parse or fail with a sane position.
 final class JSONRandomizedTests: XCTestCase {
-    private typealias Random = TestRandom
-
-    private func randomValue(_ random: inout Random, depth: Int) -> JSON {
+    private func randomValue(_ random: inout SplitMix64, depth: Int) -> JSON {
         JSONGenerator.value(&random, depth: depth)
     }
 
     func testRandomValuesRoundTripExactly() throws {
-        var random = Random(state: 7)
+        var random = SplitMix64(seed: 7)
         for _ in 0..<400 {
             let value = randomValue(&random, depth: 0)
             let compact = value.serialized()
@@ -25,7 +24,7 @@ final class JSONRandomizedTests: XCTestCase {
 
     func testOneLargeRandomDocumentRoundTrips() throws {
         // A large document, with names and values repeating.
-        var random = Random(state: 5)
+        var random = SplitMix64(seed: 5)
         let value = JSON.array((0..<300).map { _ in randomValue(&random, depth: 1) })
         let bytes = value.serialized()
         XCTAssertGreaterThan(bytes.count, 4096)
@@ -35,7 +34,7 @@ final class JSONRandomizedTests: XCTestCase {
     }
 
     func testMutatedDocumentsFailCleanly() {
-        var random = Random(state: 11)
+        var random = SplitMix64(seed: 11)
         var failures = 0
         for _ in 0..<3000 {
             var bytes = randomValue(&random, depth: 0).serialized()

@@ -1,5 +1,6 @@
 import CJSONIndex
 import Foundation
+import ReshapeTestSupport
 import XCTest
 
 @testable import ReshapeJSON
@@ -51,7 +52,7 @@ final class JSONStructuralIndexTests: XCTestCase {
     }
 
     func testPathsAgreeOnRandomBytesOfEveryLength() {
-        var random = TestRandom(state: 21)
+        var random = SplitMix64(seed: 21)
         // Bytes that matter to stage 1 weighted up, so quotes and backslash runs cross blocks.
         let alphabet =
             Array("\"\\\\\\{}[]:, \t\n\r a1-e".utf8) + [0x01, 0x1F, 0x7F, 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xF0, 0x9F]
@@ -82,7 +83,7 @@ final class JSONStructuralIndexTests: XCTestCase {
     }
 
     func testWindowsGiveTheWholeIndex() {
-        var random = TestRandom(state: 77)
+        var random = SplitMix64(seed: 77)
         for _ in 0..<300 {
             let value = JSONGenerator.value(&random, depth: 0)
             var bytes = JSONGenerator.messy(value, &random)
@@ -109,7 +110,7 @@ final class JSONStructuralIndexTests: XCTestCase {
     }
 
     func testPathsAgreeOnRandomJSON() {
-        var random = TestRandom(state: 2121)
+        var random = SplitMix64(seed: 2121)
         for _ in 0..<400 {
             let value = JSONGenerator.value(&random, depth: 0)
             var bytes = JSONGenerator.messy(value, &random)
@@ -204,11 +205,13 @@ final class JSONStructuralIndexTests: XCTestCase {
             if indexed { built += 1 }
         }
         print("fixtures: \(files.count) files, \(built) valid and built by the two-stage parser")
-        XCTAssertGreaterThan(files.count, 50)
+        // The committed files alone (a fresh checkout, before any fuzzing run adds to the
+        // corpus): enough to show the walk found the folders.
+        XCTAssertGreaterThan(files.count, 20)
     }
 
     func testRandomDocumentsGiveTheScalarParsersTape() {
-        var random = TestRandom(state: 4242)
+        var random = SplitMix64(seed: 4242)
         var built = 0
         for round in 0..<1500 {
             let value = JSONGenerator.value(&random, depth: 0)

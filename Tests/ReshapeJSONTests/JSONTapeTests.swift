@@ -1,3 +1,4 @@
+import ReshapeTestSupport
 import XCTest
 
 @testable import ReshapeJSON
@@ -491,7 +492,7 @@ final class JSONTapeTests: XCTestCase {
     // MARK: - 2. Randomized
 
     func testRandomValuesAgreeCompactPrettyAndMessy() throws {
-        var random = TestRandom(state: 1_234)
+        var random = SplitMix64(seed: 1_234)
         for round in 0..<400 {
             let value = JSONGenerator.value(&random, depth: 0)
             let canonical = value.serialized()
@@ -512,7 +513,7 @@ final class JSONTapeTests: XCTestCase {
 
     func testLargeRandomDocumentsAgree() {
         // A large document, with names and values repeating.
-        var random = TestRandom(state: 5)
+        var random = SplitMix64(seed: 5)
         let value = JSON.array((0..<300).map { _ in JSONGenerator.value(&random, depth: 1) })
         let compact = value.serialized()
         XCTAssertGreaterThan(compact.count, 4096)
@@ -524,7 +525,7 @@ final class JSONTapeTests: XCTestCase {
     }
 
     func testMutatedDocumentsFailIdentically() {
-        var random = TestRandom(state: 11)
+        var random = SplitMix64(seed: 11)
         var failures = 0
         var agreed = 0
         for round in 0..<6000 {
@@ -551,7 +552,7 @@ final class JSONTapeTests: XCTestCase {
     func testRandomDuplicatesAgree() {
         // Objects of every size around the 16-member switch, with one name repeated (spelled
         // with or without escapes) at a random later position.
-        var random = TestRandom(state: 99)
+        var random = SplitMix64(seed: 99)
         for round in 0..<600 {
             let size = 1 + (round % 3 == 0 ? random.below(200) : random.below(40))
             var keys = Set<String>()

@@ -1,18 +1,6 @@
-@testable import ReshapeJSON
+import ReshapeTestSupport
 
-/// Deterministic random source (SplitMix64) for the randomized tests: a failure reproduces
-/// from its seed.
-struct TestRandom {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-}
+@testable import ReshapeJSON
 
 /// Random JSON values, random spellings of them, and random damage to their text, shared by
 /// the tree's (`JSON.parse`) and the tape's randomized tests.
@@ -23,7 +11,7 @@ enum JSONGenerator {
         "é", "ß", "€", "✓", "😀", "\u{2028}", "\u{FFFF}",
     ]
 
-    static func string(_ random: inout TestRandom) -> String {
+    static func string(_ random: inout SplitMix64) -> String {
         var text = ""
         // Lengths up to 40 cross the 8-byte and 16-byte boundaries of the fast paths.
         for _ in 0..<random.below(40) {
@@ -35,7 +23,7 @@ enum JSONGenerator {
         return text
     }
 
-    static func value(_ random: inout TestRandom, depth: Int) -> JSON {
+    static func value(_ random: inout SplitMix64, depth: Int) -> JSON {
         switch random.below(depth > 4 ? 4 : 6) {
         case 0: return .null
         case 1: return .bool(random.below(2) == 0)
@@ -54,7 +42,7 @@ enum JSONGenerator {
 
     /// Damages a document with one to three random byte changes, deletions or insertions of
     /// structural characters.
-    static func mutate(_ bytes: inout [UInt8], _ random: inout TestRandom) {
+    static func mutate(_ bytes: inout [UInt8], _ random: inout SplitMix64) {
         for _ in 0..<1 + random.below(3) where !bytes.isEmpty {
             let i = random.below(bytes.count)
             switch random.below(3) {
@@ -72,21 +60,21 @@ enum JSONGenerator {
     /// The value as valid JSON text spelled unlike the canonical writer: random whitespace
     /// between tokens and random (valid) escapes: `\/`, `\u0041`, `\u00E9`, upper- and
     /// lowercase hex, surrogate pairs, `\u000a` for a newline. Parsing it gives `value`.
-    static func messy(_ value: JSON, _ random: inout TestRandom, whitespace: Int = 3, escapes: Int = 4) -> [UInt8] {
+    static func messy(_ value: JSON, _ random: inout SplitMix64, whitespace: Int = 3, escapes: Int = 4) -> [UInt8] {
         var output: [UInt8] = []
         writeMessy(value, &random, whitespace: whitespace, escapes: escapes, into: &output)
         space(&random, whitespace, &output)
         return output
     }
 
-    private static func space(_ random: inout TestRandom, _ odds: Int, _ output: inout [UInt8]) {
+    private static func space(_ random: inout SplitMix64, _ odds: Int, _ output: inout [UInt8]) {
         guard odds > 0, random.below(odds) == 0 else { return }
         let blanks = Array(" \t\r\n".utf8)
         for _ in 0..<1 + random.below(3) { output.append(blanks[random.below(blanks.count)]) }
     }
 
     private static func writeMessy(
-        _ value: JSON, _ random: inout TestRandom, whitespace: Int, escapes: Int,
+        _ value: JSON, _ random: inout SplitMix64, whitespace: Int, escapes: Int,
         into output: inout [UInt8]
     ) {
         space(&random, whitespace, &output)
@@ -124,7 +112,7 @@ enum JSONGenerator {
         }
     }
 
-    static func writeMessyString(_ string: String, _ random: inout TestRandom, escapes: Int, into output: inout [UInt8])
+    static func writeMessyString(_ string: String, _ random: inout SplitMix64, escapes: Int, into output: inout [UInt8])
     {
         output.append(UInt8(ascii: "\""))
         for scalar in string.unicodeScalars {
@@ -155,7 +143,7 @@ enum JSONGenerator {
     }
 
     /// `\uXXXX`, each hex letter randomly upper- or lowercase.
-    static func hexEscape(_ value: UInt32, _ random: inout TestRandom) -> [UInt8] {
+    static func hexEscape(_ value: UInt32, _ random: inout SplitMix64) -> [UInt8] {
         var digits = Array(String(value, radix: 16).utf8)
         digits = Array(repeating: UInt8(ascii: "0"), count: 4 - digits.count) + digits
         return Array(#"\u"#.utf8) + digits.map { $0 >= UInt8(ascii: "a") && random.below(2) == 0 ? $0 - 32 : $0 }

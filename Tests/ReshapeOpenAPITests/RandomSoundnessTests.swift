@@ -1,6 +1,7 @@
 import ReshapeJSON
 import ReshapeOpenAPI
 import ReshapeRules
+import ReshapeTestSupport
 import XCTest
 
 /// The derived schemas must never reject an output: every route (the examples' and one that
@@ -154,19 +155,12 @@ final class RandomSoundnessTests: XCTestCase {
 /// Firebase-like JSON: collections of records keyed by push-id-like names, records with a few
 /// well-known fields of assorted types (numbers as strings too), nulls, holes, nesting.
 struct RandomJSON {
-    private var state: UInt64
+    private var random: SplitMix64
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { random = SplitMix64(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func int(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    mutating func next() -> UInt64 { random.next() }
+    mutating func int(_ bound: Int) -> Int { random.below(bound) }
     mutating func chance(_ p: Double) -> Bool { Double(next() % 10_000) / 10_000 < p }
 
     static let fields = [

@@ -1,5 +1,6 @@
 import Dispatch
 import ReshapeJSON
+import ReshapeTestSupport
 import XCTest
 
 @testable import ReshapeSchema
@@ -29,7 +30,7 @@ final class MemberLookupTests: XCTestCase {
     /// near misses (one byte changed at the start, middle or end, one byte longer or shorter)
     /// and strangers.
     func testPerfectLookupsAgreeWithAScan() {
-        var random = SplitMix64(state: 21)
+        var random = SplitMix64(seed: 21)
         let alphabet = Array("abcdeé_-0")
         var perfect = 0
         for round in 0..<400 {
@@ -198,7 +199,7 @@ final class MemberLookupTests: XCTestCase {
             "a-name-longer-than-sixteen": "null", "xtra": #""x""#,
         ]
         let misfits = [#""""#, "-1", "2.5", "null", "true", #"{"zip": "1"}"#, #"[1]"#, #""no at""#, "{}"]
-        var random = SplitMix64(state: 2112)
+        var random = SplitMix64(seed: 2112)
         // A few layouts drawn again and again, as a collection's records repeat theirs.
         var layouts: [[String]] = []
         for source in Self.objectSchemas {
@@ -279,7 +280,7 @@ final class MemberLookupTests: XCTestCase {
                 .first)
         let before = fused.properties.tableSlots
         XCTAssertLessThanOrEqual(before, 32 * fused.properties.names.count)
-        var random = SplitMix64(state: 7)
+        var random = SplitMix64(seed: 7)
         var text = "["
         for record in 0..<5000 {
             let names = (["id", "name", "age"] + (0..<4).map { "f\(record)_\($0)" }).shuffled(using: &random)

@@ -1,5 +1,6 @@
 import ReshapeJSON
 import ReshapeRegex
+import ReshapeTestSupport
 import XCTest
 
 @testable import ReshapeSchema
@@ -300,7 +301,7 @@ final class PatternMatcherTests: XCTestCase {
     /// Deterministic strings built from `pieces` and from the pattern's own letters and
     /// non-ASCII characters, mostly short (so anchored patterns match often), a few long.
     static func randomStrings(for source: String, count: Int) -> [String] {
-        var generator = SplitMix64(state: UInt64(truncatingIfNeeded: source.utf8.reduce(5381) { $0 &* 33 &+ Int($1) }))
+        var generator = SplitMix64(seed: UInt64(truncatingIfNeeded: source.utf8.reduce(5381) { $0 &* 33 &+ Int($1) }))
         var own: [String] = []
         var word = ""
         for scalar in source.unicodeScalars {

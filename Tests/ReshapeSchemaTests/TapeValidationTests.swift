@@ -1,4 +1,5 @@
 import ReshapeJSON
+import ReshapeTestSupport
 import XCTest
 
 @testable import ReshapeSchema
@@ -198,7 +199,7 @@ final class TapeValidationTests: XCTestCase {
             .array([.bool(false)]), .array([.bool(true), .number(JSONNumber(1))]),
             try JSON(parsing: #"{"k1": 1}"#), .object(JSONObject()),
         ]
-        var random = SplitMix64(state: 2020_12)
+        var random = SplitMix64(seed: 2020_12)
         var verdicts = [0, 0]
         for _ in 0..<3000 {
             var members: [JSONMember] = []
@@ -305,16 +306,4 @@ final class TapeValidationTests: XCTestCase {
           }
         }
         """#
-}
-
-/// A seeded generator, so a failing random case is reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

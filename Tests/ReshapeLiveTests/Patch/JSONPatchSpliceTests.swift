@@ -1,4 +1,5 @@
 import ReshapeJSON
+import ReshapeTestSupport
 import XCTest
 
 @testable import ReshapeLive

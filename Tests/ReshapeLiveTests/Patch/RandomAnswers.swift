@@ -1,4 +1,5 @@
 import ReshapeJSON
+import ReshapeTestSupport
 
 /// Normalized answers as a live route serves them, `{"objects": [record, ...]}`, and the changes
 /// a stream brings to them. Numbers are integers, `N.0` or decimals with no trailing zero, which

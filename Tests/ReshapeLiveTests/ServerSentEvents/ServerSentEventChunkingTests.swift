@@ -1,3 +1,4 @@
+import ReshapeTestSupport
 import XCTest
 
 @testable import ReshapeLive

@@ -2,6 +2,7 @@ import ReshapeJSON
 import ReshapeProblem
 import ReshapeProxy
 import ReshapeRules
+import ReshapeTestSupport
 import XCTest
 
 @testable import ReshapeLive
@@ -11,24 +12,10 @@ private let rules = """
     upstreams:
       api: { url: "http://127.0.0.1:8081" }
     types:
-      User:
-        type: object
-        required: [objectId, name]
-        properties:
-          objectId: { type: string }
-          name: { type: string, minLength: 1 }
-          age: { type: integer, minimum: 0 }
-          tags: { type: array, items: { type: string } }
+    \(UsersRules.userType(extraProperties: ["tags: { type: array, items: { type: string } }"]))
       Tag: { type: string, minLength: 2 }
     routes:
-      - name: users
-        request: GET /users
-        upstream: api
-        path: /users.json
-        transform:
-          - keyed-to-array: { key: objectId, order: key }
-          - validate: { type: User, invalid: drop }
-          - wrap: objects
+    \(UsersRules.route(upstream: "api"))
       - name: source-order
         request: GET /source
         upstream: api
@@ -49,14 +36,7 @@ private let rules = """
           - at: { path: /*/tags/*, do: [{ validate: { type: Tag, invalid: drop } }] }
           - keep: [objectId, name, tags]
           - wrap: list
-      - name: strict-users
-        request: GET /strict/users
-        upstream: api
-        path: /users.json
-        transform:
-          - keyed-to-array: { key: objectId, order: key }
-          - validate: { type: User, invalid: fail }
-          - wrap: objects
+    \(UsersRules.route(name: "strict-users", request: "GET /strict/users", upstream: "api", invalid: "fail"))
       - name: sorted
         request: GET /sorted
         upstream: api

@@ -1,6 +1,7 @@
 import ReshapeJSON
 import ReshapeProblem
 import ReshapeRules
+import ReshapeTestSupport
 import XCTest
 
 @testable import ReshapeLive
@@ -10,30 +11,10 @@ private let rules = """
     upstreams:
       api: { url: "http://127.0.0.1:8081" }
     types:
-      User:
-        type: object
-        required: [objectId, name]
-        properties:
-          objectId: { type: string }
-          name: { type: string, minLength: 1 }
-          age: { type: integer, minimum: 0 }
+    \(UsersRules.userType())
     routes:
-      - name: users
-        request: GET /users
-        upstream: api
-        path: /users.json
-        transform:
-          - keyed-to-array: { key: objectId, order: key }
-          - validate: { type: User, invalid: drop }
-          - wrap: objects
-      - name: strict-users
-        request: GET /strict/users
-        upstream: api
-        path: /users.json
-        transform:
-          - keyed-to-array: { key: objectId, order: key }
-          - validate: { type: User, invalid: fail }
-          - wrap: objects
+    \(UsersRules.route(upstream: "api"))
+    \(UsersRules.route(name: "strict-users", request: "GET /strict/users", upstream: "api", invalid: "fail"))
     """
 
 /// The named route's real pipeline as a `LiveStream.Normalize`, a pipeline error becoming the

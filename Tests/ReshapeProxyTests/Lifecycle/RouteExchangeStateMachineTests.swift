@@ -1,4 +1,5 @@
 import ReshapeRules
+import ReshapeTestSupport
 import XCTest
 
 @testable import ReshapeProxy

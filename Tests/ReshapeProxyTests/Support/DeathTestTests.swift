@@ -1,4 +1,5 @@
 import ReshapeStateMachines
+import ReshapeTestSupport
 import XCTest
 
 @testable import ReshapeProxy

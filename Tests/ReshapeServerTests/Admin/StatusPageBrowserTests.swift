@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeTestSupport
 import XCTest
 
 /// The status page at `/_reshape/`, rendered by a real browser (headless Chromium, from Debian)
@@ -10,21 +11,9 @@ final class StatusPageBrowserTests: XCTestCase {
         upstreams:
           demo: { url: "http://127.0.0.1:\(upstreamPort)", circuit: { failures: 3, open-for: 10s } }
         types:
-          User:
-            type: object
-            required: [objectId, name]
-            properties:
-              objectId: { type: string }
-              name: { type: string, minLength: 1 }
-              age: { type: integer, minimum: 0 }
+        \(UsersRules.userType())
         routes:
-          - name: users
-            request: GET /users
-            upstream: demo
-            path: /users.json
-            transform:
-              - keyed-to-array: { key: objectId, order: key }
-              - validate: { type: User, invalid: drop }
+        \(UsersRules.route(upstream: "demo", wrap: nil))
           - name: cached-users
             request: GET /cached/users
             upstream: demo

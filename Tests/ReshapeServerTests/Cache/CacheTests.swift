@@ -1,5 +1,6 @@
 import Foundation
 import ReshapeServer
+import ReshapeTestSupport
 import XCTest
 
 /// Issue 11 end to end: `reshape serve` (two workers) in front of the real demo upstream
@@ -94,13 +95,22 @@ final class CacheTests: XCTestCase {
 
     func testAStaleAnswerIsServedAtOnceAndRefreshedOnce() throws {
         XCTAssertEqual(try RawHTTP.get(port: port, "/refreshing/swr").header("Reshape-Cache"), "miss")
-        Thread.sleep(forTimeInterval: 1.2)
-        let started = Date()
+        // Until the answer is past its ttl (1 s): the looks before then are hits, which change
+        // nothing; the first that is not is the first of the five stale answers, timed with them.
+        var started = Date()
         var stale: [RawHTTP.Response] = []
-        for _ in 0..<5 { stale.append(try RawHTTP.get(port: port, "/refreshing/swr")) }
+        try waitUntil(timeout: 3) {
+            started = Date()
+            let response = try RawHTTP.get(port: port, "/refreshing/swr")
+            if response.header("Reshape-Cache") != "hit" { stale.append(response) }
+            return !stale.isEmpty
+        }
+        for _ in 0..<4 { stale.append(try RawHTTP.get(port: port, "/refreshing/swr")) }
         XCTAssertLessThan(Date().timeIntervalSince(started), 0.4, "stale answers do not wait for the 400 ms upstream")
         XCTAssertEqual(Set(stale.map { $0.header("Reshape-Cache") ?? "" }), ["stale"])
-        Thread.sleep(forTimeInterval: 0.8)
+        // Until the refresh has landed: the looks before then are stale answers, which start no
+        // other refresh.
+        try waitUntil(timeout: 3) { try RawHTTP.get(port: port, "/refreshing/swr").header("Reshape-Cache") == "hit" }
         XCTAssertEqual(try upstreamRequests("/delay/400/echo/swr"), 2, "the first fetch and exactly one refresh")
         let refreshed = try RawHTTP.get(port: port, "/refreshing/swr")
         XCTAssertEqual(refreshed.header("Reshape-Cache"), "hit")
@@ -194,12 +204,17 @@ final class CacheTests: XCTestCase {
         let good = try RawHTTP.get(port: server.port, "/resilient")
         XCTAssertEqual(good.status, 200)
         upstream.child.stop()
-        Thread.sleep(forTimeInterval: 1.3)
-        let stale = try RawHTTP.get(port: server.port, "/resilient")
+        // Until the answer is past its ttl (1 s): the looks before then are hits.
+        var stale = good
+        try waitUntil(timeout: 3) {
+            stale = try RawHTTP.get(port: server.port, "/resilient")
+            return stale.header("Reshape-Cache") != "hit"
+        }
         XCTAssertEqual(stale.status, 200)
         XCTAssertEqual(stale.header("Reshape-Cache"), "stale")
         XCTAssertEqual(stale.body, good.body)
-        Thread.sleep(forTimeInterval: 2.0)
+        // Until stale-if-error (2 s past the ttl) runs out: the looks before then are stale answers.
+        try waitUntil(timeout: 4) { try RawHTTP.get(port: server.port, "/resilient").status != 200 }
         XCTAssertEqual(
             try RawHTTP.get(port: server.port, "/resilient").status, 502, "past stale-if-error the failure is answered")
     }

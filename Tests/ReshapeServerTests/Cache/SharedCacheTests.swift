@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ReshapeTestSupport
 import XCTest
 
 /// `--cache-redis` end to end: a real `redis-server` on a free loopback port, two `reshape
@@ -68,15 +69,12 @@ final class SharedCacheTests: XCTestCase {
         XCTAssertEqual(answer.header("Reshape-Cache"), "miss")
         // The store is fire-and-forget: give it a moment to land.
         var fromRedis: RawHTTP.Response?
-        for _ in 0..<50 {
+        try waitUntil(timeout: 2.5) {
             let response = try RawHTTP.get(port: second.port, "/shared/other-\(UUID().uuidString.prefix(4))")
             XCTAssertEqual(response.status, 200)
             let shared = try RawHTTP.get(port: second.port, "/shared/one")
-            if shared.header("Reshape-Cache") == "hit" {
-                fromRedis = shared
-                break
-            }
-            Thread.sleep(forTimeInterval: 0.05)
+            if shared.header("Reshape-Cache") == "hit" { fromRedis = shared }
+            return fromRedis != nil
         }
         let shared = try XCTUnwrap(fromRedis, "the second replica never answered from Redis")
         XCTAssertEqual(shared.body, answer.body)

@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeTestSupport
 import XCTest
 
 /// `--admin-listen`: the admin endpoints on a port of their own, served by the main thread's

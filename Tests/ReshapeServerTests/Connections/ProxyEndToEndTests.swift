@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeTestSupport
 import XCTest
 
 /// A real `reshape serve` in front of the real demo upstream, over loopback sockets.
@@ -256,13 +257,10 @@ final class ProxyEndToEndTests: XCTestCase {
         _ = try RawHTTP.get(port: Self.upstream.port, "/_log?clear=1")
         let client = try RawHTTP(port: port)
         client.send("GET /hang HTTP/1.1\r\nHost: x\r\n\r\n")
-        Thread.sleep(forTimeInterval: 0.3)
+        try Self.upstream.waitForRequest("/fault/hang")
         client.close()
-        var aborted = false
-        let deadline = Date().addingTimeInterval(1.0)  // well before the 1.5 s upstream timeout
-        while Date() < deadline && !aborted {
-            Thread.sleep(forTimeInterval: 0.05)
-            aborted = try Self.upstream.log().contains {
+        let aborted = try waitUntil(timeout: 1.0) {  // well before the 1.5 s upstream timeout
+            try Self.upstream.log().contains {
                 ($0["target"] as? String ?? "").hasPrefix("/fault/hang") && ($0["clientAborted"] as? Bool) == true
             }
         }
@@ -285,7 +283,7 @@ final class ProxyEndToEndTests: XCTestCase {
 
     func testAccessLogHasOneJSONLinePerRequestAndNoSecrets() throws {
         _ = try RawHTTP.get(port: port, "/echo/logged?keep=zzz")
-        Thread.sleep(forTimeInterval: 0.2)
+        waitUntil { Self.server.child.stdout.contains("/echo/logged") }
         let lines = Self.server.child.stdout.split(separator: "\n")
         let line = try XCTUnwrap(lines.last { $0.contains("\"route\":\"echo\"") && $0.contains("/echo/logged") })
         let entry = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])

@@ -1,6 +1,7 @@
 import CLibUV
 import Glibc
 import ReshapeRules
+import ReshapeTestSupport
 import XCTest
 
 @testable import ReshapeProxy

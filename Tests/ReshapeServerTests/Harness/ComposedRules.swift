@@ -4,6 +4,7 @@ import ReshapeJSON
 import ReshapeRules
 import ReshapeSchema
 import ReshapeServer
+import ReshapeTestSupport
 
 // Rule sets built in code, served in this process by `EmbeddedServer`: routes with the keys of
 // issue 9 (fetch, expand, forward-headers, headers, body, timeout) are built here directly, so
@@ -89,22 +90,15 @@ extension DemoUpstream {
     /// Waits until `count` requests under `prefix` are logged; returns them.
     @discardableResult
     func waitForEntries(_ prefix: String, count: Int, timeout: TimeInterval = 5) throws -> [UpstreamLogEntry] {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let found = try entries(prefix)
-            if found.count >= count { return found }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
+        if try waitUntil(timeout: timeout, { try entries(prefix).count >= count }) { return try entries(prefix) }
         throw HarnessError("expected \(count) upstream requests under \(prefix): \(try entries(prefix).map(\.target))")
     }
 
     /// Waits until every request under `prefix` has ended; returns them.
     func waitForAllEnded(_ prefix: String, timeout: TimeInterval = 3) throws -> [UpstreamLogEntry] {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        try waitUntil(timeout: timeout) {
             let found = try entries(prefix)
-            if !found.isEmpty && found.allSatisfy({ $0.endedMs != nil }) { return found }
-            Thread.sleep(forTimeInterval: 0.01)
+            return !found.isEmpty && found.allSatisfy({ $0.endedMs != nil })
         }
         return try entries(prefix)
     }

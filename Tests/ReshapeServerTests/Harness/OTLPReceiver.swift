@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeTestSupport
 import XCTest
 
 /// `otlp_receiver.py` as a child process: a real OTLP/HTTP receiver that decodes what it gets
@@ -49,12 +50,12 @@ final class OTLPReceiver {
 
     /// Waits until `count` spans of `traceID` have arrived; returns them.
     func waitForSpans(traceID: String, count: Int, timeout: TimeInterval = 6) throws -> [[String: Any]] {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let spans = try lines().filter { $0["traceId"] as? String == traceID }
-            if spans.count >= count { return spans }
-            Thread.sleep(forTimeInterval: 0.05)
+        var spans: [[String: Any]] = []
+        let arrived = try waitUntil(timeout: timeout) {
+            spans = try lines().filter { $0["traceId"] as? String == traceID }
+            return spans.count >= count
         }
+        if arrived { return spans }
         throw HarnessError("expected \(count) spans of \(traceID); the receiver has: \(try lines())")
     }
 

@@ -1,3 +1,5 @@
+import ReshapeTestSupport
+
 /// Rules the integration tests serve: the demo upstream's data and its fault modes.
 enum TestRules {
     static func rules(upstreamPort: Int, version: String = "v1") -> String {
@@ -17,23 +19,9 @@ enum TestRules {
             url: http://127.0.0.1:1
             connect-timeout: 1s
         types:
-          User:
-            type: object
-            required: [objectId, name]
-            properties:
-              objectId: { type: string }
-              name: { type: string, minLength: 1 }
-              age: { type: integer, minimum: 0 }
+        \(UsersRules.userType())
         routes:
-          - name: users
-            request: GET /users
-            upstream: demo
-            path: /users.json
-            forward-query: [orderBy]
-            transform:
-              - keyed-to-array: { key: objectId, order: key }
-              - validate: { type: User, invalid: drop }
-              - wrap: objects
+        \(UsersRules.route(upstream: "demo", options: ["forward-query: [orderBy]"]))
           - name: version
             request: GET /version
             upstream: demo

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import ReshapeJSON
 import ReshapeLive
+import ReshapeTestSupport
 
 /// A live route's subscriber over a raw socket: sends the GET, reads the head, then undoes the
 /// chunked framing and parses the events as they come, with bounded waits.

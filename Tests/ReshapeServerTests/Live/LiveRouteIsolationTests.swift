@@ -1,5 +1,6 @@
 import Foundation
 import ReshapeJSON
+import ReshapeTestSupport
 import XCTest
 
 /// What keeps subscribers' streams apart: requests that would be answered differently never
@@ -65,11 +66,10 @@ extension LiveRouteTests {
         XCTAssertEqual(client.status, 200)
         client.close()
         _ = try RawHTTP.get(port: server.port, "/t/zzsecret123/users", headers: ["Authorization: zzsecret123"])
-        let deadline = Date().addingTimeInterval(3)
         var lines: [Substring] = []
-        while lines.count < 2 && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
+        waitUntil(timeout: 3) {
             lines = server.child.stdout.split(separator: "\n").filter { $0.contains("/users\"") }
+            return lines.count >= 2
         }
         XCTAssertEqual(lines.count, 2, "the stream's line and the plain GET's: \(lines)")
         for line in lines { XCTAssertFalse(line.contains("zzsecret123"), String(line)) }
@@ -86,11 +86,10 @@ extension LiveRouteTests {
             port: server.port, "/solo/zzsolo456/users",
             headers: ["Accept: text/event-stream", "Authorization: zzsolo456"])
         XCTAssertEqual(refused.status, 503)
-        let deadline = Date().addingTimeInterval(3)
         var lines: [Substring] = []
-        while lines.isEmpty && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
+        waitUntil(timeout: 3) {
             lines = server.child.stdout.split(separator: "\n").filter { $0.contains("\"status\":503") }
+            return !lines.isEmpty
         }
         XCTAssertEqual(lines.count, 1, "the refused request's line")
         for line in lines { XCTAssertFalse(line.contains("zzsolo456"), String(line)) }

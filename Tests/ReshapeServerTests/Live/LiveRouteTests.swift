@@ -1,6 +1,7 @@
 import Foundation
 import ReshapeJSON
 import ReshapeLive
+import ReshapeTestSupport
 import XCTest
 
 /// `reshape serve` streaming live routes from the demo upstream's Firebase-style streams:
@@ -14,33 +15,12 @@ final class LiveRouteTests: XCTestCase {
         upstreams:
           demo: { url: "http://127.0.0.1:\(upstreamPort)", timeout: 3s }
         types:
-          User:
-            type: object
-            required: [objectId, name]
-            properties:
-              objectId: { type: string }
-              name: { type: string, minLength: 1 }
-              age: { type: integer, minimum: 0 }
+        \(UsersRules.userType())
         routes:
-          - name: users
-            request: GET /users
-            upstream: demo
-            path: /users.json
-            live: { keep-alive: 300ms }
-            transform:
-              - keyed-to-array: { key: objectId, order: key }
-              - validate: { type: User, invalid: drop }
-              - wrap: objects
+        \(UsersRules.route(upstream: "demo", options: ["live: { keep-alive: 300ms }"]))
           # The same answer fetched every time: what the streams are compared with, since a
           # plain GET of a live route with a stream open comes from that stream.
-          - name: users-fetched
-            request: GET /users-fetched
-            upstream: demo
-            path: /users.json
-            transform:
-              - keyed-to-array: { key: objectId, order: key }
-              - validate: { type: User, invalid: drop }
-              - wrap: objects
+        \(UsersRules.route(name: "users-fetched", request: "GET /users-fetched", upstream: "demo"))
           - name: one-subscriber
             request: GET /one-subscriber
             upstream: demo
@@ -171,8 +151,7 @@ final class LiveRouteTests: XCTestCase {
         XCTAssertEqual(try metric("reshape_live_upstream_streams"), 1)
         first.close()
         second.close()
-        let deadline = Date().addingTimeInterval(2)
-        while try streamCounts().open > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        try waitUntil(timeout: 2) { try streamCounts().open == 0 }
         XCTAssertEqual(try streamCounts().open, 0, "the upstream stream closes within 2 s of the last subscriber")
         XCTAssertEqual(try metric("reshape_live_subscribers"), 0)
         XCTAssertEqual(try metric("reshape_live_upstream_streams"), 0)

@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeTestSupport
 import XCTest
 
 /// The slow-consumer bound: it measures what a client had not taken yet, not the event that
@@ -40,8 +41,9 @@ extension LiveRouteTests {
             "GET /blob-late HTTP/1.1\r\nHost: x\r\n\r\n"
                 + "GET /refused HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
         // The stream is refused at once and its end waits for its head: 1 s for the blob, then
-        // the idle timeout (0.5 s) for the unread bytes.
-        Thread.sleep(forTimeInterval: 3)
+        // the idle timeout (0.5 s) for the unread bytes, and the socket is closed. Until then
+        // the client's connection is open beside the one asking for the metrics.
+        try waitUntil(timeout: 6) { try metric("reshape_open_connections") == 1 }
         let started = Date()
         server.child.signal(SIGTERM)
         XCTAssertEqual(server.child.waitForExit(8), 0)

@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeTestSupport
 import XCTest
 
 /// Reload and shutdown, each on a server of its own.
@@ -37,7 +38,7 @@ final class LifecycleTests: XCTestCase {
         var client = try RawHTTP(port: server.port)
         defer { client.close() }
         client.send("GET /slow?ms=600 HTTP/1.1\r\nHost: x\r\n\r\n")
-        Thread.sleep(forTimeInterval: 0.2)
+        try upstream.waitForRequest("/fault/slow")
         server.child.signal(SIGTERM)
         let response = try XCTUnwrap(client.readResponse())
         XCTAssertEqual(response.status, 200, response.text)
@@ -76,14 +77,16 @@ final class LifecycleTests: XCTestCase {
             first.close()
             second.close()
         }
-        Thread.sleep(forTimeInterval: 0.2)
+        // One worker accepts in the order the connections were made: the first two are counted
+        // before the third.
         var third = try RawHTTP(port: server.port, timeout: 3)
         defer { third.close() }
         let refused = try XCTUnwrap(third.readResponse())
         XCTAssertEqual(refused.status, 503)
         XCTAssertEqual(refused.json["code"] as? String, "overloaded")
         first.close()
-        Thread.sleep(forTimeInterval: 0.2)
+        // Until the worker has seen the close; before that a new connection is still one too many.
+        waitUntil { (try? RawHTTP.get(port: server.port, "/_reshape/live").status) == 200 }
         XCTAssertEqual(try RawHTTP.get(port: server.port, "/_reshape/live").status, 200, "a freed slot is usable again")
     }
 

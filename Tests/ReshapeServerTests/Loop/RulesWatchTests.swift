@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeTestSupport
 import XCTest
 
 /// Rules that reload themselves: a file edited on disk, or a Kubernetes ConfigMap's symlink
@@ -38,6 +39,7 @@ final class RulesWatchTests: XCTestCase {
         // A file that is not a rule file changes nothing: no reload, no refusal.
         try "notes".write(
             to: server.rulesDirectory.appendingPathComponent("README.txt"), atomically: true, encoding: .utf8)
+        // Nothing must happen: longer than the debounce (200 ms) and a reload, then look.
         Thread.sleep(forTimeInterval: 1.0)
         XCTAssertEqual(reloads(server), 2, server.child.stderr)
         XCTAssertEqual(server.child.stderr.components(separatedBy: "reload refused").count - 1, 1)
@@ -81,6 +83,7 @@ final class RulesWatchTests: XCTestCase {
             arguments: fast + ["--no-watch-rules"], environment: ["TEST_SECRET_TOKEN": "x"])
         defer { server.stop() }
         try server.replaceRules(TestRules.rules(upstreamPort: upstream.port, version: "v2"))
+        // Nothing must happen: longer than the debounce (200 ms) and a reload, then look.
         Thread.sleep(forTimeInterval: 1.0)
         XCTAssertNotNil(try RawHTTP.get(port: server.port, "/version").json["v1"], "no reload without a signal")
         server.child.signal(SIGHUP)

@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeTestSupport
 import XCTest
 
 /// Issue 19 item 4 end to end: `reshape serve` in front of the demo upstream, whose log shows
@@ -210,11 +211,24 @@ final class TracingTests: XCTestCase {
             rules: Self.rules(upstreamPort: Self.upstream.port),
             arguments: ["--otlp-endpoint", "http://127.0.0.1:\(deadPort)/v1/traces"])
         defer { server.stop() }
-        let started = Date()
-        while Date().timeIntervalSince(started) < 2.6 {
+        func exportFailedDrops() throws -> Int {
+            let metrics = try RawHTTP.get(port: server.port, "/_reshape/metrics").text
+            let line = metrics.split(separator: "\n").first {
+                $0.hasPrefix("reshape_spans_dropped_total{reason=\"export-failed\"}")
+            }
+            return Int(line?.split(separator: " ").last ?? "") ?? 0
+        }
+        // Two failed exports, one after the other: the second request's spans are queued after
+        // the first export failed, so they leave in an export of their own.
+        var drops = 0
+        for _ in 0..<2 {
             let response = try RawHTTP.get(port: server.port, "/users/\(Self.adaId)")
             XCTAssertEqual(response.status, 200, response.text)
-            Thread.sleep(forTimeInterval: 0.1)
+            let before = drops
+            try waitUntil(timeout: 5) {
+                drops = try exportFailedDrops()
+                return drops > before
+            }
         }
         try server.child.waitFor(5, "a failed export to be logged") { $0.stderr.contains("span export failed") }
         let metrics = try RawHTTP.get(port: server.port, "/_reshape/metrics").text

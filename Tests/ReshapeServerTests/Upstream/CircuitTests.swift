@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeTestSupport
 import XCTest
 
 /// The circuit end to end: a hung upstream's timeouts open it, later fetches are answered 503
@@ -66,8 +67,12 @@ final class CircuitTests: XCTestCase {
         XCTAssertEqual(try metric("reshape_upstream_circuit_rejections_total{upstream=\"flaky\"}"), 1)
 
         // The upstream's other paths work again; after open-for, one probe goes and closes it.
-        Thread.sleep(forTimeInterval: Double(retryAfter) + 0.1)
-        let probe = try RawHTTP.get(port: server.port, "/users/2")
+        // Until then every look is refused at once, without the upstream.
+        var probe = refused
+        try waitUntil(timeout: Double(retryAfter) + 2) {
+            probe = try RawHTTP.get(port: server.port, "/users/2")
+            return probe.status != 503
+        }
         XCTAssertEqual(probe.status, 200, probe.text)
         XCTAssertEqual(try metric("reshape_upstream_circuit_state{upstream=\"flaky\"}"), 0)
         XCTAssertEqual(try RawHTTP.get(port: server.port, "/users/3").status, 200)

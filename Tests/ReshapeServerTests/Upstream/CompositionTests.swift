@@ -4,6 +4,7 @@ import ReshapeProxy
 import ReshapeRules
 import ReshapeSchema
 import ReshapeServer
+import ReshapeTestSupport
 import XCTest
 
 /// Issue 9 end to end: an in-process server (`EmbeddedServer`, rules built in code) in front of
@@ -221,6 +222,7 @@ final class CompositionTests: XCTestCase {
         try upstream.waitForEntries("/fault/hang/\(tag)/", count: 3)
         let left = monotonicNowMilliseconds()
         client.close()
+        // Time for a follow-up wrongly started as the others are cancelled to reach the upstream.
         Thread.sleep(forTimeInterval: 0.3)
         let ended = try upstream.waitForAllEnded("/fault/hang/\(tag)/")
         XCTAssertEqual(

@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeTestSupport
 import XCTest
 
 /// The idle pool end to end: after a burst wider than `max-idle`, at most `max-idle` connections
@@ -29,13 +30,13 @@ final class IdlePoolTests: XCTestCase {
         XCTAssertEqual(statuses.withLock { $0 }, [Int](repeating: 200, count: 16))
         XCTAssertEqual(try upstream.entries("/delay/300/").count, 16)
 
-        // The sweep runs every second: by then the idle connections beyond max-idle are closed.
-        Thread.sleep(forTimeInterval: 1.5)
+        // The sweep runs every second: after it the idle connections beyond max-idle are closed.
+        try waitUntil(timeout: 3) { try establishedConnections(toPort: upstream.port) <= 4 }
         let kept = try establishedConnections(toPort: upstream.port)
         XCTAssertLessThanOrEqual(kept, 4)
         XCTAssertGreaterThan(kept, 0, "the most recently used are kept for the next requests")
 
-        Thread.sleep(forTimeInterval: 3)
+        try waitUntil(timeout: 6) { try establishedConnections(toPort: upstream.port) == 0 }
         XCTAssertEqual(try establishedConnections(toPort: upstream.port), 0, "all closed after idle-timeout")
         // The next request finds curl's cache of closed connections and opens a new one.
         XCTAssertEqual(try RawHTTP.get(port: server.port, "/slow/last").status, 200)

@@ -1,5 +1,6 @@
 import Foundation
 import ReshapeJSON
+import ReshapeTestSupport
 import XCTest
 
 /// Redirects end to end: `reshape serve` in front of the demo upstream, whose second listener

@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeTestSupport
 import XCTest
 
 /// Retries end to end: `reshape serve` (one worker, a fresh one per test, so its first fetch
@@ -139,9 +140,10 @@ final class RetryTests: XCTestCase {
     func testAClientLeavingDuringARetryWaitStopsTheRetry() throws {
         let client = try RawHTTP(port: port)
         client.send("GET /status-once/503/gone-1?retry-after=1 HTTP/1.1\r\nHost: x\r\n\r\n")
-        try Self.upstream.waitForRequest("/fault/status-once/503/gone-1")
-        Thread.sleep(forTimeInterval: 0.2)
+        // Until the 503 is in and the retry waits for its second.
+        try waitUntil { try retries("demo", "503") == 1 }
         client.close()
+        // Past the moment the retry was due: it must not go.
         Thread.sleep(forTimeInterval: 1.3)
         XCTAssertEqual(try Self.upstream.entries("/fault/status-once/503/gone-1").count, 1, "the retry never went")
         XCTAssertEqual(try RawHTTP.get(port: port, "/status-once/503/gone-2").status, 200, "the worker serves on")

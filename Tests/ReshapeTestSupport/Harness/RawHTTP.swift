@@ -3,19 +3,21 @@ import Glibc
 
 /// A deliberately plain HTTP/1.1 client over a raw socket, so tests can send anything,
 /// including requests no well-behaved client would.
-struct RawHTTP {
-    struct Response {
-        var status: Int
-        var headers: [(String, String)]
-        var body: [UInt8]
-        var text: String { String(decoding: body, as: UTF8.self) }
-        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
-        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:] }
+public struct RawHTTP {
+    public struct Response {
+        public var status: Int
+        public var headers: [(String, String)]
+        public var body: [UInt8]
+        public var text: String { String(decoding: body, as: UTF8.self) }
+        public func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+        public var json: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
+        }
     }
 
-    let fd: Int32
+    public let fd: Int32
 
-    init(port: Int, timeout: TimeInterval = 10) throws {
+    public init(port: Int, timeout: TimeInterval = 10) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -34,14 +36,14 @@ struct RawHTTP {
         }
     }
 
-    func send(_ text: String) { send(Array(text.utf8)) }
+    public func send(_ text: String) { send(Array(text.utf8)) }
 
-    func send(_ bytes: [UInt8]) {
+    public func send(_ bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
     /// Everything until the peer closes or the receive timeout passes.
-    func readAll() -> [UInt8] {
+    public func readAll() -> [UInt8] {
         var data: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -55,7 +57,7 @@ struct RawHTTP {
     private var pending: [UInt8] = []
 
     /// Reads exactly one response (framed by Content-Length); nil when the connection ended first.
-    mutating func readResponse(headOnly: Bool = false) -> Response? {
+    public mutating func readResponse(headOnly: Bool = false) -> Response? {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             if let response = RawHTTP.parse(&pending, headOnly: headOnly) { return response }
@@ -65,9 +67,9 @@ struct RawHTTP {
         }
     }
 
-    func close() { Glibc.close(fd) }
+    public func close() { Glibc.close(fd) }
 
-    static func parse(_ data: inout [UInt8], headOnly: Bool = false) -> Response? {
+    public static func parse(_ data: inout [UInt8], headOnly: Bool = false) -> Response? {
         let separator: [UInt8] = [13, 10, 13, 10]
         guard let end = (0..<max(0, data.count - 3)).first(where: { Array(data[$0..<$0 + 4]) == separator }) else {
             return nil
@@ -86,7 +88,8 @@ struct RawHTTP {
     }
 
     /// One GET on a fresh connection.
-    static func get(port: Int, _ target: String, headers: [String] = [], timeout: TimeInterval = 10) throws -> Response
+    public static func get(port: Int, _ target: String, headers: [String] = [], timeout: TimeInterval = 10) throws
+        -> Response
     {
         var client = try RawHTTP(port: port, timeout: timeout)
         defer { client.close() }

@@ -8,17 +8,17 @@ import XCTest
 ///     func testAnswerTwiceTraps() throws {
 ///         try expectTrap(containing: "state 'answered'") { lifecycle.answerAgain() }
 ///     }
-enum DeathTest {
-    static let variable = "RESHAPE_DEATH_TEST"
+public enum DeathTest {
+    public static let variable = "RESHAPE_DEATH_TEST"
 
     /// True in the child: the test body should run the transition that traps.
-    static var isChild: Bool { ProcessInfo.processInfo.environment[variable] != nil }
+    public static var isChild: Bool { ProcessInfo.processInfo.environment[variable] != nil }
 }
 
 extension XCTestCase {
     /// In the parent, runs this test again in a child and asserts it trapped with `message` in
     /// its standard error; in the child, runs `body`, which must not return.
-    func expectTrap(
+    public func expectTrap(
         containing message: String, testName: String = #function, file: StaticString = #filePath,
         line: UInt = #line, _ body: () throws -> Void
     ) throws {
@@ -27,7 +27,7 @@ extension XCTestCase {
             XCTFail("the transition did not trap", file: file, line: line)
             return
         }
-        let typeName = String(reflecting: type(of: self))  // "ReshapeProxyTests.SomeTests"
+        let typeName = String(reflecting: type(of: self))  // "ReshapeProxyTests.SomeTests": the test's own module
         let test = typeName + "/" + testName.replacingOccurrences(of: "()", with: "")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
