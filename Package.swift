@@ -77,7 +77,8 @@ let package = Package(
         .target(
             name: "ReshapeFuzzTargets",
             dependencies: [
-                "ReshapeJSON", "ReshapeSchema", "ReshapeRules", "ReshapeLive", "ReshapeProxy", "ReshapeServer", "CCurl",
+                "ReshapeJSON", "ReshapeSchema", "ReshapeRules", "ReshapeLive", "ReshapeProxy", "ReshapeServer", "ReshapeAuth",
+                "CCurl",
             ]),
         .executableTarget(name: "reshape-bench", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"], path: "bench/Sources"),
         // CPU per upstream change of a live stream, record by record against the whole pipeline.

@@ -19,6 +19,7 @@ let package = Package(
         .executableTarget(name: "fuzz-http", dependencies: ["FuzzSupport", .product(name: "ReshapeFuzzTargets", package: reshape)]),
         .executableTarget(name: "fuzz-live", dependencies: ["FuzzSupport", .product(name: "ReshapeFuzzTargets", package: reshape)]),
         .executableTarget(name: "fuzz-url", dependencies: ["FuzzSupport", .product(name: "ReshapeFuzzTargets", package: reshape)]),
+        .executableTarget(name: "fuzz-auth", dependencies: ["FuzzSupport", .product(name: "ReshapeFuzzTargets", package: reshape)]),
     ],
     swiftLanguageModes: [.v6]
 )
