@@ -128,7 +128,9 @@ public enum UpstreamRequestBuilder {
         }
         if !query.isEmpty { url += "?" + query.joined(separator: "&") }
         var timeout = upstream.timeoutMilliseconds
-        if let bound = extras.timeoutMilliseconds { timeout = min(timeout, bound) }
+        // The route's timer answers 504 `route-timeout` and cancels the fetch; curl's own
+        // timeout, a little later, is only the backstop, or the two would race.
+        if let bound = extras.timeoutMilliseconds { timeout = min(timeout, bound + Self.routeTimeoutMarginMilliseconds) }
         var request = UpstreamRequest(
             method: method == "HEAD" ? "GET" : method, url: url,
             headers: headers(upstream: upstream.headers, route: route, extras: extras.headers, trace: extras.trace),
@@ -152,6 +154,9 @@ public enum UpstreamRequestBuilder {
     }
 
     private static let acceptJSON = NameValue(name: "Accept", value: "application/json")
+
+    /// How much longer than a route's `timeout` a fetch may take before curl cuts it off.
+    public static let routeTimeoutMarginMilliseconds = 1000
 
     /// `Accept: application/json` unless a header sets its own, the upstream's headers, then the
     /// route's. A header the route sets or forwards replaces the upstream's of that name, even
