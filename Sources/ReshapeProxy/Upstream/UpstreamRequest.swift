@@ -130,7 +130,9 @@ public enum UpstreamRequestBuilder {
         var timeout = upstream.timeoutMilliseconds
         // The route's timer answers 504 `route-timeout` and cancels the fetch; curl's own
         // timeout, a little later, is only the backstop, or the two would race.
-        if let bound = extras.timeoutMilliseconds { timeout = min(timeout, bound + Self.routeTimeoutMarginMilliseconds) }
+        if let bound = extras.timeoutMilliseconds {
+            timeout = min(timeout, bound + Self.routeTimeoutMarginMilliseconds)
+        }
         var request = UpstreamRequest(
             method: method == "HEAD" ? "GET" : method, url: url,
             headers: headers(upstream: upstream.headers, route: route, extras: extras.headers, trace: extras.trace),
