@@ -85,8 +85,8 @@ final class ClientConnection {
     init(owner: any ConnectionOwner) {
         self.owner = owner
         state = HTTPConnectionStateMachine(limits: owner.shared.configuration.limits)
-        driver = RequestDriver(owner: owner) { [unowned self] id, lifecycle, response in
-            self.answer(id, lifecycle, response)
+        driver = RequestDriver(owner: owner) { [unowned self] id, response in
+            self.send(.responseReady(id: id, response))
         }
         driver.host = self
         parser = HTTPParserAdapter { [unowned self] event in
@@ -173,35 +173,18 @@ final class ClientConnection {
     }
 
     /// Runs a request's lifecycle: what to fetch and what to answer is `RequestLifecycle`'s to
-    /// decide; the driver performs its actions, and this writes the answer.
+    /// decide; the driver performs its actions and hands the answer back to be written. The
+    /// request is in flight from here until the driver records it finished.
     private func dispatch(_ id: Int, _ request: HTTPRequest) {
         var request = request
         request.fromLoopback = peerIsLoopback
+        owner.metrics.requestStarted()
         let (lifecycle, action) = RequestLifecycle.begin(
             request, rules: owner.shared.rules,
             draining: owner.shared.draining.load(ordering: .relaxed),
             settings: owner.lifecycleSettings, now: Clock.monotonicSeconds(),
-            cacheWaiter: cacheWaiter(for: id))
+            cacheWaiter: driver.cacheWaiter(for: id))
         driver.run(id, lifecycle, action)
-    }
-
-    /// Another request's fetch of the same cached answer may end on any worker's thread: what
-    /// it delivers comes back to this loop, to this connection if it is still there.
-    private func cacheWaiter(for id: Int) -> ResponseCache.Waiter {
-        let reference = LoopBound(self)
-        let mailbox = owner.mailbox
-        return { delivery in
-            mailbox?.post { reference.value?.driver.cacheDelivered(id, delivery) }
-        }
-    }
-
-    private func answer(_ id: Int, _ lifecycle: RequestLifecycle, _ response: HTTPResponse) {
-        if let line = lifecycle.answered(
-            response, now: Clock.monotonicSeconds(), wallClockMilliseconds: Clock.unixMilliseconds())
-        {
-            Log.access(line)
-        }
-        send(.responseReady(id: id, response))
     }
 
     // MARK: - Socket

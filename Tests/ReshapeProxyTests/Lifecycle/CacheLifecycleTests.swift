@@ -75,7 +75,7 @@ final class CacheLifecycleTests: XCTestCase {
             guard case .wait = step else { return XCTFail("a second request for the key waits") }
             waiters.append(waiter)
         }
-        _ = leader.fetchFinished(0, ok("[]"), seconds: 0)
+        leader.fetchFinished(0, ok("[]"), seconds: 0).wakeWaiters()
         XCTAssertEqual(deliveries.items.count, 199)
         var step = waiters[0].cacheDelivered(deliveries.items[0], now: 0.2)
         XCTAssertEqual(header(step, "Reshape-Cache"), "coalesced")
@@ -134,7 +134,8 @@ final class CacheLifecycleTests: XCTestCase {
         guard case .respond = second else { return XCTFail("exactly one refresh while it runs") }
         _ = refresh.fetchFinished(0, ok("[2]"), seconds: 0)
         XCTAssertNil(
-            refresh.answered(HTTPResponse(status: 200), now: 13, wallClockMilliseconds: 0), "a refresh is not a request"
+            refresh.answered(HTTPResponse(status: 200), now: 13, wallClockMilliseconds: 0).accessLogLine,
+            "a refresh is not a request"
         )
         guard case .respond(let fresh, _) = begin(cache, route(), now: 14).1 else { return XCTFail() }
         XCTAssertEqual(fresh.body.text, "[2]")

@@ -98,7 +98,7 @@ final class RouteExchangeStateMachineTests: XCTestCase {
     func testAFailedPrimaryFinishesAndCancelsTheOthers() throws {
         let exchange = try XCTUnwrap(start(profile).0)
         guard
-            case .respond(let rendered, cancel: [1]) = exchange.fetchFinished(
+            case .respond(let rendered, cancel: [FetchCancel(id: 1)]) = exchange.fetchFinished(
                 0, .failure(.connect, message: "no"),
                 seconds: 0)
         else { return XCTFail() }
@@ -108,12 +108,44 @@ final class RouteExchangeStateMachineTests: XCTestCase {
 
     func testTheTimeoutFinishesAnyPhase() throws {
         let primaries = try XCTUnwrap(start(profile).0)
-        guard case .respond(let rendered, cancel: [0, 1]) = primaries.timedOut() else { return XCTFail() }
+        guard case .respond(let rendered, let cancel) = primaries.timedOut() else { return XCTFail() }
+        XCTAssertEqual(cancel.map(\.id), [0, 1])
         XCTAssertEqual(rendered.errorCode, "route-timeout")
         XCTAssertEqual(primaries.stateName, "finished")
         let followUps = try expanding()
-        guard case .respond(_, cancel: [1]) = followUps.timedOut() else { return XCTFail() }
+        guard case .respond(_, cancel: [FetchCancel(id: 1, countsAsTimeout: true)]) = followUps.timedOut() else {
+            return XCTFail()
+        }
         XCTAssertEqual(followUps.stateName, "finished")
+    }
+
+    /// One slow request must not open a circuit every other request would be refused by: its
+    /// timeout counts once against each upstream, however many of its fetches it cut off.
+    func testATimeoutCountsOnceAgainstEachUpstream() throws {
+        var route = profile
+        route.fetches.append(FetchRule(name: "badges", upstream: "people", path: upstreamTemplate("/badges.json")))
+        let rules = ServingRules(
+            RuleSet(upstreams: ["api": makeUpstream(), "people": makeUpstream()], routes: [route], digest: "d"))
+        let exchange = try XCTUnwrap(
+            RouteExchange.start(
+                HTTPRequest(method: "GET", target: "/profile"), route: route, parameters: [:], rules: rules
+            )
+            .0)
+        guard case .respond(_, let cancel) = exchange.timedOut() else { return XCTFail() }
+        XCTAssertEqual(
+            cancel,
+            [
+                FetchCancel(id: 0, countsAsTimeout: true), FetchCancel(id: 1, countsAsTimeout: false),
+                FetchCancel(id: 2, countsAsTimeout: true),
+            ])
+    }
+
+    /// A failure that settles the answer early stops the others without counting against their circuits.
+    func testAnEarlyAnswerCancelsWithoutCountingATimeout() throws {
+        let exchange = try XCTUnwrap(start(profile).0)
+        guard case .respond(_, let cancel) = exchange.fetchFinished(0, .failure(.connect, message: "no"), seconds: 0)
+        else { return XCTFail() }
+        XCTAssertEqual(cancel, [FetchCancel(id: 1, countsAsTimeout: false)])
     }
 
     func testExpandingFetchesWithinItsBoundThenAnswers() throws {
@@ -140,8 +172,7 @@ final class RouteExchangeStateMachineTests: XCTestCase {
     }
 
     func testEveryStateHasADistinctName() {
-        XCTAssertEqual(Set(RouteExchange.stateNames).count, RouteExchange.stateNames.count)
-        XCTAssertEqual(RouteExchange.stateNames.count, 3, "a new state needs its name here and in the diagram")
+        XCTAssertEqual(RouteExchange.StateName.allCases.count, 3, "a new state needs its name here and in the diagram")
     }
 
     // MARK: - Impossible events

@@ -40,7 +40,7 @@ final class RequestTracingTests: XCTestCase {
     }
 
     private func onlyOrder(_ action: RequestLifecycle.Action) throws -> FetchOrder {
-        guard case .fetch(let orders) = action, orders.count == 1 else { throw XCTSkip("expected one fetch") }
+        guard case .fetch(let orders, _) = action, orders.count == 1 else { throw XCTSkip("expected one fetch") }
         return orders[0]
     }
 
@@ -152,7 +152,7 @@ final class RequestTracingTests: XCTestCase {
             seconds: 0.25, now: 5.5, retries: 2)
         guard case .respond(let response, _) = next else { return XCTFail("expected the answer, got \(next)") }
         XCTAssertEqual(collected.spans.count, 1, "the client span leaves as its fetch ends")
-        let line = try XCTUnwrap(lifecycle.answered(response, now: 6, wallClockMilliseconds: 0)).text
+        let line = try XCTUnwrap(lifecycle.answered(response, now: 6, wallClockMilliseconds: 0).accessLogLine).text
         XCTAssertTrue(line.contains(#""trace_id":"\#(clientTrace)""#), line)
         XCTAssertEqual(collected.spans.count, 2)
         let client = collected.spans[0]
@@ -221,7 +221,7 @@ final class RequestTracingTests: XCTestCase {
             order.id, .response(UpstreamResponse(status: 200, contentType: "application/json", body: Array("{}".utf8))),
             seconds: 0.1)
         guard case .respond(let response, _) = next else { return XCTFail("expected the answer, got \(next)") }
-        let line = try XCTUnwrap(lifecycle.answered(response, now: 1, wallClockMilliseconds: 0)).text
+        let line = try XCTUnwrap(lifecycle.answered(response, now: 1, wallClockMilliseconds: 0).accessLogLine).text
         XCTAssertTrue(line.contains(#""trace_id":"\#(clientTrace)""#), line)
         XCTAssertTrue(collected.spans.isEmpty)
         XCTAssertTrue(lifecycle.fetchSpans.isEmpty)
