@@ -40,7 +40,9 @@ final class ArchitectureDiagramTests: XCTestCase {
     }
 
     func testTheHTTPConnectionDiagramDrawsEveryStateAndNoOther() throws {
-        XCTAssertEqual(try diagramStates("HTTPConnectionStateMachine"), Set(HTTPConnectionStateMachine.stateNames))
+        XCTAssertEqual(
+            try diagramStates("HTTPConnectionStateMachine"),
+            Set(HTTPConnectionStateMachine.StateName.allCases.map(\.rawValue)))
     }
 
     func testTheCircuitBreakerDiagramDrawsEveryStateAndNoOther() throws {
