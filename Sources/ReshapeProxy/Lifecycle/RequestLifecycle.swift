@@ -250,19 +250,14 @@ public final class RequestLifecycle: @unchecked Sendable {
     }
 
     /// A fetch finished with `result` after `seconds`. The server reports only fetches in
-    /// flight: it cancels the others, and a cancelled fetch never reports. `now` ends the
+    /// flight: it cancels the others, and a cancelled fetch never reports. It has counted the
+    /// fetch's end as its order said (`FetchOrder.counted`). `now` ends the
     /// fetch's span (nil: the request's start plus `seconds`); `retries` is how many times the
     /// upstream client tried it again.
     public func fetchFinished(
         _ id: Int, _ result: UpstreamResult, seconds: Double, now: Double? = nil, retries: Int = 0
     ) -> Action {
         guard case .exchanging(let exchange, let lead) = state else { impossible("fetchFinished", in: stateName) }
-        if let upstream = exchange.upstreamName(of: id) {
-            var failure: UpstreamFailure?
-            if case .failure(let kind, _) = result { failure = kind }
-            settings.metrics.recordUpstream(upstream: upstream, seconds: seconds, failure: failure)
-            settings.metrics.recordFetch(route: exchange.route.name, upstream: upstream)
-        }
         if trace.recording { fetchSpanEnded(id, result, seconds: seconds, now: now, retries: retries) }
         let action = exchange.fetchFinished(id, result, seconds: seconds)
         return follow(action, of: exchange, route: exchange.route, lead: lead, armTimer: nil)

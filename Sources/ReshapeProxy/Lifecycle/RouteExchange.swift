@@ -124,7 +124,9 @@ final class RouteExchange: @unchecked Sendable {
             case .failure(let problem):
                 return (nil, .respond(.init(problem, code: problem.code), cancel: []))
             case .success(let request):
-                orders.append(FetchOrder(id: index, request: request))
+                orders.append(
+                    FetchOrder(
+                        id: index, request: request, counted: FetchCount(route: route.name, upstream: fetch.upstream)))
                 exchange.fetchCount += 1
             }
         }
@@ -164,9 +166,6 @@ final class RouteExchange: @unchecked Sendable {
         case .modifying: impossible("inFlightIDs", in: stateName)
         }
     }
-
-    /// The upstream a fetch in flight talks to (for its metrics).
-    func upstreamName(of id: Int) -> String? { fetchRule(of: id)?.upstream }
 
     /// The rule a fetch in flight follows.
     func fetchRule(of id: Int) -> FetchRule? {
@@ -348,7 +347,10 @@ final class RouteExchange: @unchecked Sendable {
                 let id = fetchCount
                 fetchCount += 1
                 followUps.inFlight[id] = value
-                orders.append(FetchOrder(id: id, request: request))
+                orders.append(
+                    FetchOrder(
+                        id: id, request: request,
+                        counted: FetchCount(route: route.name, upstream: followUps.rule.fetch.upstream)))
             // A value that cannot be a path segment (".", "..") is never fetched: it is missing.
             case .failure: followUps.outcomes[value] = .notFound
             }

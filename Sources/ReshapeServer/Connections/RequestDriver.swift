@@ -176,11 +176,13 @@ final class RequestDriver {
     private func start(_ order: FetchOrder, for id: Int) {
         let fetchID = order.id
         let key = FetchKey(request: id, fetch: fetchID)
+        let counted = order.counted
         let transfer = owner.upstream?.start(order.request) { [weak self] result, seconds in
             guard let self else { return }
             // How many times the upstream client retried it, for its span.
             let retries = self.inFlight.removeValue(forKey: key)?.plan.retries ?? 0
             guard let lifecycle = self.requests[id] else { return }
+            counted.record(result, seconds: seconds, in: self.owner.metrics)
             let action = lifecycle.fetchFinished(
                 fetchID, result, seconds: seconds, now: Clock.monotonicSeconds(), retries: retries)
             self.perform(id, lifecycle, action)

@@ -60,12 +60,15 @@ final class RequestLifecycleTests: XCTestCase {
 
     func testAnUpstreamFailureNeverLeaksTheUpstreamsSecret() throws {
         let metrics = Metrics()
-        let (lifecycle, _) = RequestLifecycle.begin(
+        let (lifecycle, step) = RequestLifecycle.begin(
             HTTPRequest(method: "GET", target: "/users"), rules: rules,
             draining: false, settings: settings(metrics), now: 0)
-        let response = lifecycle.finishOnlyFetch(
-            .failure(.connect, message: "cannot reach https://api.example.com/?auth=s3cret"),
-            seconds: 0.1)
+        guard case .fetch(let orders, _) = step, let order = orders.first else { return XCTFail("\(step)") }
+        XCTAssertEqual(order.counted, FetchCount(route: "users", upstream: "api"))
+        let failure = UpstreamResult.failure(.connect, message: "cannot reach https://api.example.com/?auth=s3cret")
+        // The server counts the fetch's end as its order says, then reports it.
+        order.counted.record(failure, seconds: 0.1, in: metrics)
+        let response = lifecycle.finishOnlyFetch(failure, seconds: 0.1)
         XCTAssertEqual(response.status, 502)
         XCTAssertFalse(response.body.text.contains("s3cret"), response.body.text)
         let line = try XCTUnwrap(lifecycle.answered(response, now: 0.2, wallClockMilliseconds: 0).accessLogLine).text

@@ -84,8 +84,8 @@ final class RouteExchangeStateMachineTests: XCTestCase {
         guard case .wait = exchange.fetchFinished(1, ok("[]"), seconds: 0) else { return XCTFail() }
         XCTAssertEqual(exchange.stateName, "fetchingPrimaries")
         XCTAssertEqual(exchange.inFlightIDs, [0])
-        XCTAssertEqual(exchange.upstreamName(of: 0), "api")
-        XCTAssertNil(exchange.upstreamName(of: 1), "a fetch that is in has no upstream in flight")
+        XCTAssertEqual(exchange.fetchRule(of: 0)?.upstream, "api")
+        XCTAssertNil(exchange.fetchRule(of: 1)?.upstream, "a fetch that is in has no upstream in flight")
         guard case .respond(let rendered, cancel: []) = exchange.fetchFinished(0, ok("{}"), seconds: 0) else {
             return XCTFail()
         }
@@ -150,7 +150,7 @@ final class RouteExchangeStateMachineTests: XCTestCase {
 
     func testExpandingFetchesWithinItsBoundThenAnswers() throws {
         let exchange = try expanding()
-        XCTAssertEqual(exchange.upstreamName(of: 1), "api")
+        XCTAssertEqual(exchange.fetchRule(of: 1)?.upstream, "api")
         guard case .fetch(let next) = exchange.fetchFinished(1, ok(#"{"n":"A"}"#), seconds: 0) else { return XCTFail() }
         XCTAssertEqual(next.map(\.id), [2], "the next author once the first is in: concurrency 1")
         XCTAssertEqual(exchange.stateName, "expanding")

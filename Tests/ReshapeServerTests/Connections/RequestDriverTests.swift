@@ -140,6 +140,26 @@ final class RequestDriverTests: XCTestCase {
         XCTAssertEqual(answers, 0, "neither the route timer (100 ms) nor the fetch reaches a cancelled request")
     }
 
+    func testAFetchIsCountedAsItsOrderSaysAndTheRequestRecordedBeforeItIsPassedOn() {
+        let api = Upstream(name: "api", scheme: "http", host: "127.0.0.1", port: 9, basePath: "")
+        let users = route("users", "GET", "/users", fetches: [fetch("", "/users.json", upstream: "api")])
+        let owner = Owner(rules: ServingRules(RuleSet(upstreams: ["api": api], routes: [users], digest: "d")))
+        defer { owner.close() }
+        var answers: [(status: Int, metrics: String)] = []
+        let driver = RequestDriver(owner: owner) { _, response in
+            answers.append(
+                (response.status, Metrics.exposition([owner.metrics], digest: "d", reloads: 0, reloadFailures: 0)))
+        }
+        let (lifecycle, action) = begin("/users", owner)
+        driver.run(1, lifecycle, action)
+        owner.run(seconds: 5) { !answers.isEmpty }
+        XCTAssertEqual(answers.first?.status, 502, "nothing listens on port 9")
+        let text = answers.first?.metrics ?? ""
+        XCTAssertTrue(text.contains(#"reshape_upstream_errors_total{upstream="api",kind="connect"} 1"#), text)
+        XCTAssertTrue(text.contains(#"reshape_upstream_fetches_total{route="users",upstream="api"} 1"#), text)
+        XCTAssertTrue(text.contains(#"reshape_requests_total{route="users",status="502"} 1"#), text)
+    }
+
     func testAStaleAnswerIsPassedOnAndItsRefreshHandedToTheOwner() {
         var cached = route("users", "GET", "/users", fetches: [fetch("", "/users.json", upstream: "api")])
         cached.cache = CachePolicy(ttlMilliseconds: 10_000, staleWhileRevalidateMilliseconds: 10_000)
