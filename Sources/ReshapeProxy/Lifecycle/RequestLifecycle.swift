@@ -51,9 +51,10 @@ public struct LifecycleSettings: Sendable {
 ///
 /// A class, not a struct: it carries the request, the listener's settings and the exchange,
 /// several hundred bytes that as a value were copied (and their references retained) at every
-/// hand-over between the server's tables and closures. One request's lifecycle is only ever
-/// touched on its connection's loop.
-public final class RequestLifecycle: @unchecked Sendable {
+/// hand-over between the server's tables and closures. Not `Sendable`: the compiler keeps a
+/// lifecycle on the loop that made it (a cache waiter carries the request's id, not the
+/// lifecycle, across threads).
+public final class RequestLifecycle {
     /// Where the request is, with what that phase needs.
     enum State {
         /// Created; the rules have not said yet what the request is (only `begin` sees this).
@@ -88,7 +89,7 @@ public final class RequestLifecycle: @unchecked Sendable {
     }
 
     /// What the server does next for this request: every effect of one event, in one value.
-    public enum Action: Sendable {
+    public enum Action {
         /// Nothing to do until the next event.
         case wait
         /// Start these fetches and call `fetchFinished` with each one's result. `armTimer` (the

@@ -8,8 +8,8 @@ import ReshapeRules
 ///
 /// A class, not a struct, like the lifecycle that owns it: it holds the route and every
 /// fetch's state, which as a value was copied (and its references retained) at every event.
-/// One request's exchange is only ever touched on its connection's loop.
-final class RouteExchange: @unchecked Sendable {
+/// Not `Sendable`, so it stays on its lifecycle's loop.
+final class RouteExchange {
     /// Where the exchange is. An event takes its phase's data out of `state` and leaves
     /// `.modifying` there until it sets the next state, so the arrays it changes are not shared
     /// with `state` and change in place instead of being copied.
