@@ -158,11 +158,14 @@ final class RequestDriver {
         if let line = finished.accessLogLine { Log.access(line) }
     }
 
+    /// Arms the request's route timer; one armed before for it is replaced, not left running
+    /// (a timer holds itself until it fires or stops).
     private func armRouteTimer(_ id: Int, _ milliseconds: Int) {
-        routeTimers[id] = RouteTimer(loop: owner.loop, milliseconds: milliseconds) { [weak self] in
+        let timer = RouteTimer(loop: owner.loop, milliseconds: milliseconds) { [weak self] in
             guard let self, let lifecycle = self.requests[id] else { return }
             self.perform(id, lifecycle, lifecycle.timedOut())
         }
+        routeTimers.updateValue(timer, forKey: id)?.stop()
     }
 
     private func sharedAnswered(_ id: Int, _ bytes: [UInt8]?) {
