@@ -175,6 +175,7 @@ public final class RequestLifecycle {
     /// The state's name.
     var stateName: String { name.rawValue }
 
+    /// The state's `StateName`.
     var name: StateName {
         switch state {
         case .routing: .routing
@@ -252,9 +253,9 @@ public final class RequestLifecycle {
 
     /// A fetch finished with `result` after `seconds`. The server reports only fetches in
     /// flight: it cancels the others, and a cancelled fetch never reports. It has counted the
-    /// fetch's end as its order said (`FetchOrder.counted`). `now` ends the
-    /// fetch's span (nil: the request's start plus `seconds`); `retries` is how many times the
-    /// upstream client tried it again.
+    /// fetch's end as its order said (`FetchOrder.counted`). `now` ends the fetch's span (nil:
+    /// the request's start plus `seconds`); `retries` is how many times the upstream client
+    /// tried it again.
     public func fetchFinished(
         _ id: Int, _ result: UpstreamResult, seconds: Double, now: Double? = nil, retries: Int = 0
     ) -> Action {
@@ -320,7 +321,7 @@ public final class RequestLifecycle {
         case .waitingForLeader:
             break  // its waiter stays with the cache; what it delivers finds the request gone
         case .awaitingLiveAnswer:
-            break
+            break  // it leads nothing and runs nothing yet
         case .routing, .responding, .subscribed, .answered, .cancelled:
             impossible("cancelled", in: stateName)
         }
