@@ -1,6 +1,6 @@
 import ReshapeRules
 
-/// What the metrics and the access log keep of a request that is over, as one value: the
+/// What the metrics, the access log and the trace keep of a request that is over, as one value: the
 /// lifecycle makes it (`RequestLifecycle.Action.record`, `.unsubscribe`, `.cancel`) and the
 /// server records it, so that no metric is written from inside the lifecycle's events.
 public struct FinishedRequest: Sendable {
@@ -23,6 +23,8 @@ public struct FinishedRequest: Sendable {
     public var dropped: [DroppedElement] = []
     /// The request's access-log line, when logging is on.
     public var accessLogLine: [UInt8]?
+    /// The request's server span, when its trace is recorded.
+    public var span: Span?
 
     /// Writes it into `metrics` (the access-log line is the server's to write).
     public func record(in metrics: Metrics) {

@@ -115,6 +115,9 @@ public final class RequestLifecycle {
         case cancel(Settlement, FinishedRequest)
         /// The subscription is over: leave the route's stream, and record the request.
         case unsubscribe(FinishedRequest)
+        /// Export this span (a fetch's, as it ended: only in a recorded trace), then perform
+        /// `then`.
+        indirect case exportSpan(Span, then: Action)
     }
 
     /// The route a request matched, and its path captures.
@@ -260,9 +263,12 @@ public final class RequestLifecycle {
         _ id: Int, _ result: UpstreamResult, seconds: Double, now: Double? = nil, retries: Int = 0
     ) -> Action {
         guard case .exchanging(let exchange, let lead) = state else { impossible("fetchFinished", in: stateName) }
-        if trace.recording { fetchSpanEnded(id, result, seconds: seconds, now: now, retries: retries) }
-        let action = exchange.fetchFinished(id, result, seconds: seconds)
-        return follow(action, of: exchange, route: exchange.route, lead: lead, armTimer: nil)
+        let span = trace.recording ? fetchSpanEnded(id, result, seconds: seconds, now: now, retries: retries) : nil
+        let action = follow(
+            exchange.fetchFinished(id, result, seconds: seconds), of: exchange, route: exchange.route, lead: lead,
+            armTimer: nil)
+        guard let span else { return action }
+        return .exportSpan(span, then: action)
     }
 
     /// The route's `timeout` passed: a 504, and every fetch in flight is to be cancelled, each
@@ -290,7 +296,7 @@ public final class RequestLifecycle {
         let seconds = now - started
         finished.outcome = .answered(status: response.status, seconds: seconds)
         finished.cacheStatus = response.headers.first(where: { $0.name == CacheStatus.headerName })?.value
-        if trace.recording { serverSpanEnded(response, record, now: now) }
+        if trace.recording { finished.span = serverSpanEnded(response, record, now: now) }
         guard settings.accessLog else { return .record(finished) }
         let path = String(request.path)
         let exchange = record.exchange

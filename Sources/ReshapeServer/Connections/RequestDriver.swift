@@ -123,6 +123,9 @@ final class RequestDriver {
         case .unsubscribe(let finished):
             if let (_, subscriber) = subscriptions.removeValue(forKey: id) { owner.liveHub?.unsubscribe(subscriber) }
             record(finished)
+        case .exportSpan(let span, let next):
+            owner.lifecycleSettings.tracer.send(span)
+            perform(id, lifecycle, next)
         }
     }
 
@@ -156,6 +159,7 @@ final class RequestDriver {
     private func record(_ finished: FinishedRequest) {
         finished.record(in: owner.metrics)
         if let line = finished.accessLogLine { Log.access(line) }
+        if let span = finished.span { owner.lifecycleSettings.tracer.send(span) }
     }
 
     /// Arms the request's route timer; one armed before for it is replaced, not left running

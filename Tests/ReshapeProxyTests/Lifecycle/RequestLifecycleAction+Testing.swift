@@ -6,6 +6,7 @@ extension RequestLifecycle.Action {
     var finished: FinishedRequest? {
         switch self {
         case .record(let finished), .cancel(_, let finished), .unsubscribe(let finished): finished
+        case .exportSpan(_, let next): next.finished
         case .wait, .fetch, .lookUpShared, .lookUpLive, .subscribe, .respond, .respondAndRefresh: nil
         }
     }
@@ -17,6 +18,7 @@ extension RequestLifecycle.Action {
     var settlement: Settlement? {
         switch self {
         case .respond(_, let settlement), .cancel(let settlement, _): settlement
+        case .exportSpan(_, let next): next.settlement
         case .wait, .fetch, .lookUpShared, .lookUpLive, .subscribe, .respondAndRefresh, .record, .unsubscribe: nil
         }
     }
