@@ -28,19 +28,32 @@ extension RequestLifecycle {
         }
     }
 
-    /// A plain GET (or HEAD) of a live route, on a loop that streams: the key of the stream it
-    /// would share, for the server to ask for that stream's current answer. nil: fetch as usual.
+    /// A plain GET (or HEAD) of a live route, on a loop that streams: the server asks that
+    /// route's streams for the current answer of the one it would share. nil: fetch as usual.
     func lookUpLive(_ match: RouteMatch) -> Action? {
         guard settings.servesLive, request.method == "GET" || request.method == "HEAD", request.body.isEmpty
         else { return nil }
+        state = .awaitingLiveAnswer(match)
+        return .lookUpLive(route: match.route.name)
+    }
+
+    /// The key of the stream this plain GET would share; nil when its fetch cannot be built (no
+    /// stream answers it then). The server asks for it only when the route has a stream open,
+    /// so that a GET of a live route nobody streams builds no fetch for it.
+    public func liveStreamKey() -> String? {
+        guard case .awaitingLiveAnswer(let match) = state else { impossible("liveStreamKey", in: stateName) }
+        return liveFetch(match)?.key
+    }
+
+    /// The stream key of the route's one fetch as this request would make it, and the redactor
+    /// that knows this request's forwarded header values.
+    private func liveFetch(_ match: RouteMatch) -> (key: String, redactor: Redactor)? {
         let (exchange, action) = RouteExchange.start(
             request, route: match.route, parameters: match.parameters, rules: rules)
         guard case .fetch(let orders) = action, orders.count == 1 else { return nil }
         let key = LiveSubscription.streamKey(
             route: match.route, parameters: match.parameters, request: orders[0].request)
-        // Its log line redacts as a plain GET's: forwarded header values are secrets too.
-        state = .awaitingLiveAnswer(match, redactor: exchange?.redactor ?? redactor)
-        return .lookUpLive(route: match.route.name, streamKey: key)
+        return (key, exchange?.redactor ?? redactor)
     }
 
     /// The live stream's current answer (nil: no such stream open, or none yet): answered
@@ -49,10 +62,8 @@ extension RequestLifecycle {
     public func liveLookupFinished(
         _ answer: JSON?, now: Double, cacheWaiter: @autoclosure () -> ResponseCache.Waiter? = nil
     ) -> Action {
-        guard case .awaitingLiveAnswer(let match, let redactor) = state else {
-            impossible("liveLookupFinished", in: stateName)
-        }
-        guard let answer else {
+        guard case .awaitingLiveAnswer(let match) = state else { impossible("liveLookupFinished", in: stateName) }
+        guard let answer, let fetch = liveFetch(match) else {
             return lookUpCache(match, now: now, waiter: cacheWaiter) ?? startExchange(match, lead: nil)
         }
         let route = match.route
@@ -63,9 +74,10 @@ extension RequestLifecycle {
             NameValue(name: CacheStatus.headerName, value: "live"),
         ]
         headers += CachingHeaders.route(forwarded: route.forwardHeaders, maxAge: nil, upstream: CacheControl())
+        // Its log line redacts as a plain GET's: forwarded header values are secrets too.
         return respond(
             HTTPResponse(status: 200, headers: headers, body: body),
-            AnswerRecord(routeName: route.name, redactor: redactor))
+            AnswerRecord(routeName: route.name, redactor: fetch.redactor))
     }
 
     /// The worker streams to as many subscribers as the route allows, or (`streamLimit`) keeps

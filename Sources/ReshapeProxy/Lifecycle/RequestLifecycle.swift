@@ -64,8 +64,8 @@ public final class RequestLifecycle {
         /// Leads the key's fetch, and asks the cache replicas share before the upstream.
         case awaitingSharedCache(RouteMatch, CacheLead)
         /// A plain GET of a live route: asks the worker's stream of the same upstream request for
-        /// its current answer before the cache and the upstream. `redactor`: the exchange's.
-        case awaitingLiveAnswer(RouteMatch, redactor: Redactor)
+        /// its current answer before the cache and the upstream.
+        case awaitingLiveAnswer(RouteMatch)
         /// Another request is fetching the key; what it gets comes through `cacheDelivered`.
         case waitingForLeader(RouteMatch, ResponseCache.Waiter)
         /// The route's fetches are running; with `lead`, the answer is kept for the key.
@@ -98,9 +98,10 @@ public final class RequestLifecycle {
         case fetch([FetchOrder], armTimer: Int?)
         /// Ask the shared cache (Redis) for this key and call `sharedLookupFinished`.
         case lookUpShared(String)
-        /// Ask the worker's live stream of `route` under `streamKey` for its current answer and
-        /// call `liveLookupFinished` with it.
-        case lookUpLive(route: String, streamKey: String)
+        /// Ask the worker's live streams of `route` for the current answer of the one this
+        /// request would share (its key from `liveStreamKey`, asked only if the route has a
+        /// stream open) and call `liveLookupFinished` with it.
+        case lookUpLive(route: String)
         /// Open or join the route's upstream stream for this client and stream to it; call
         /// `subscriptionEnded` when it ends, or `subscriptionRefused` if the worker is full.
         case subscribe(LiveSubscription)

@@ -100,8 +100,8 @@ final class RequestDriver {
         case .lookUpShared(let key):
             guard let shared = owner.sharedCache else { return sharedAnswered(id, nil) }
             shared.get(key) { [weak self] bytes in self?.sharedAnswered(id, bytes) }
-        case .lookUpLive(let route, let key):
-            let answer = owner.liveHub?.currentAnswer(route: route, key: { key })
+        case .lookUpLive(let route):
+            let answer = owner.liveHub?.currentAnswer(route: route, key: { lifecycle.liveStreamKey() ?? "" })
             let next = lifecycle.liveLookupFinished(
                 answer, now: Clock.monotonicSeconds(), cacheWaiter: cacheWaiter(for: id))
             perform(id, lifecycle, next)
