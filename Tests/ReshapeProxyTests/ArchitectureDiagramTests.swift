@@ -40,7 +40,9 @@ final class ArchitectureDiagramTests: XCTestCase {
     }
 
     func testTheHTTPConnectionDiagramDrawsEveryStateAndNoOther() throws {
-        XCTAssertEqual(try diagramStates("HTTPConnectionStateMachine"), Set(HTTPConnectionStateMachine.stateNames))
+        XCTAssertEqual(
+            try diagramStates("HTTPConnectionStateMachine"),
+            Set(HTTPConnectionStateMachine.StateName.allCases.map(\.rawValue)))
     }
 
     func testTheCircuitBreakerDiagramDrawsEveryStateAndNoOther() throws {
@@ -48,10 +50,10 @@ final class ArchitectureDiagramTests: XCTestCase {
     }
 
     func testTheRequestLifecycleDiagramDrawsEveryStateAndNoOther() throws {
-        XCTAssertEqual(try diagramStates("RequestLifecycle"), Set(RequestLifecycle.stateNames))
+        XCTAssertEqual(try diagramStates("RequestLifecycle"), Set(RequestLifecycle.StateName.allCases.map(\.rawValue)))
     }
 
     func testTheRouteExchangeDiagramDrawsEveryStateAndNoOther() throws {
-        XCTAssertEqual(try diagramStates("RouteExchange"), Set(RouteExchange.stateNames))
+        XCTAssertEqual(try diagramStates("RouteExchange"), Set(RouteExchange.StateName.allCases.map(\.rawValue)))
     }
 }

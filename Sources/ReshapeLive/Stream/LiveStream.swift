@@ -30,12 +30,16 @@ public struct LiveStream {
         case streaming(FirebaseDocument, answer: JSON, names: [String]?)
         /// An `error` was sent; the stream is over and takes no more events.
         case ended
+        /// An event has taken the state's data out (so that the document changes in place) and
+        /// not put the next state back yet: any event that finds it here re-entered, and traps.
+        case modifying
 
         var name: String {
             switch self {
             case .awaitingSnapshot: "awaitingSnapshot"
             case .streaming: "streaming"
             case .ended: "ended"
+            case .modifying: "modifying"
             }
         }
     }
@@ -95,7 +99,10 @@ public struct LiveStream {
 
     /// A Firebase event of the upstream stream arrived.
     public mutating func received(_ event: FirebaseEvent) -> Action {
-        if case .ended = state { impossible(Self.name(of: event), in: state.name) }
+        switch state {
+        case .awaitingSnapshot, .streaming: break
+        case .ended, .modifying: impossible(Self.name(of: event), in: state.name)
+        }
         switch event {
         case .put, .patch: return apply(event)
         case .keepAlive: return .none
@@ -111,14 +118,14 @@ public struct LiveStream {
         case .awaitingSnapshot, .streaming:
             state = .awaitingSnapshot(FirebaseDocument())
             return .none
-        case .ended:
+        case .ended, .modifying:
             impossible("reconnected", in: state.name)
         }
     }
 
     private mutating func apply(_ event: FirebaseEvent) -> Action {
         // Moved out of `state`, so that the document is uniquely referenced and changes in place.
-        var current = State.ended
+        var current = State.modifying
         swap(&current, &state)
         switch consume current {
         case .awaitingSnapshot(var document):
@@ -165,8 +172,8 @@ public struct LiveStream {
             state = .streaming(document, answer: answer, names: names)
             let patch = JSONPatch.difference(from: previous, to: answer)
             return patch.isEmpty ? .none : send(.patch(patch))
-        case .ended:
-            impossible(Self.name(of: event), in: "ended")
+        case .ended: impossible(Self.name(of: event), in: "ended")
+        case .modifying: impossible(Self.name(of: event), in: "modifying")
         }
     }
 

@@ -2,24 +2,26 @@
 /// (`Action`), and the states' names. The states and transitions are in
 /// HTTPConnectionStateMachine.swift.
 extension HTTPConnectionStateMachine {
-    /// The current state's case name, one of `stateNames` (docs/architecture.md draws them).
-    public var stateName: String {
-        switch state {
-        case .awaitingFirstRequest: "awaitingFirstRequest"
-        case .idle: "idle"
-        case .readingHead: "readingHead"
-        case .readingBody: "readingBody"
-        case .readingDone: "readingDone"
-        case .streaming: "streaming"
-        case .closed: "closed"
-        }
+    /// The current state's case name (docs/architecture.md draws them).
+    public var stateName: String { name.rawValue }
+
+    /// Each state's name, one case per `State` case, in declaration order: the diagram test
+    /// reads them from here.
+    public enum StateName: String, CaseIterable, Sendable {
+        case awaitingFirstRequest, idle, readingHead, readingBody, readingDone, streaming, closed
     }
 
-    /// Every case name of `State`, in declaration order.
-    public static let stateNames = [
-        "awaitingFirstRequest", "idle", "readingHead", "readingBody", "readingDone",
-        "streaming", "closed",
-    ]
+    var name: StateName {
+        switch state {
+        case .awaitingFirstRequest: .awaitingFirstRequest
+        case .idle: .idle
+        case .readingHead: .readingHead
+        case .readingBody: .readingBody
+        case .readingDone: .readingDone
+        case .streaming: .streaming
+        case .closed: .closed
+        }
+    }
 
     public enum Event: Sendable {
         /// The parser saw the first byte of a request.

@@ -6,12 +6,12 @@ extension HTTPConnectionStateMachine {
     mutating func streamReady(_ id: Int) -> [Action] {
         switch state {
         case .awaitingFirstRequest, .idle, .readingHead, .readingBody, .readingDone:
-            guard let index = slots.firstIndex(where: { $0.id == id }), !slots[index].isReady,
+            guard let index = slots.firstIndex(where: { $0.id == id }), slots[index].isPending,
                 !slots[index].headOnly
             else {
                 impossible("streamReady(id: \(id))", in: stateName)
             }
-            slots[index].stream = true
+            slots[index].answer = .stream
             return flush()
         case .closed: return []
         case .streaming: impossible("streamReady(id: \(id))", in: stateName)
@@ -43,7 +43,7 @@ extension HTTPConnectionStateMachine {
         }
         actions.append(.stopIdleTimer)
         // Later streams too: one connection carries one stream.
-        actions += slots.filter { $0.response == nil }.map { .cancel(id: $0.id) }
+        actions += slots.filter(\.hasWork).map { .cancel(id: $0.id) }
         slots.removeAll()
         paused = false
         state = .streaming(id: id)

@@ -43,15 +43,27 @@ public struct HTTPConnectionStateMachine: Sendable {
         case bodyAfterContinue
     }
 
+    /// A request read and not yet written, and what it is answered with so far.
     struct Slot {
         let id: Int
         let headOnly: Bool
         let keepAlive: Bool
-        var response: HTTPResponse?
-        /// The answer is a live stream (`streamReady`), written as its head when its turn comes.
-        var stream = false
+        var answer = Answer.pending
 
-        var isReady: Bool { response != nil || stream }
+        enum Answer {
+            /// Dispatched; its answer has not come back yet.
+            case pending
+            /// Its response, written when its turn comes.
+            case response(HTTPResponse)
+            /// A live stream (`streamReady`), whose head is written when its turn comes.
+            case stream
+        }
+
+        var isPending: Bool { if case .pending = answer { true } else { false } }
+
+        /// Its request still has work upstream (a fetch, or a stream's subscription), which
+        /// the client leaving cancels.
+        var hasWork: Bool { if case .response = answer { false } else { true } }
     }
 
     public let limits: ServerLimits
@@ -261,7 +273,7 @@ public struct HTTPConnectionStateMachine: Sendable {
         switch state {
         case .awaitingFirstRequest, .idle, .readingHead, .readingBody, .readingDone:
             state = .closed
-            return slots.filter { $0.response == nil }.map { .cancel(id: $0.id) } + [.close]
+            return slots.filter(\.hasWork).map { .cancel(id: $0.id) } + [.close]
         case .streaming(let id):
             state = .closed
             return [.cancel(id: id), .close]
@@ -274,10 +286,10 @@ public struct HTTPConnectionStateMachine: Sendable {
         switch state {
         case .awaitingFirstRequest, .idle, .readingHead, .readingBody, .readingDone:
             // Each dispatched request is answered once, unless cancelled (which closes).
-            guard let index = slots.firstIndex(where: { $0.id == id }), slots[index].response == nil else {
+            guard let index = slots.firstIndex(where: { $0.id == id }), slots[index].isPending else {
                 impossible("responseReady(id: \(id))", in: stateName)
             }
-            slots[index].response = response
+            slots[index].answer = .response(response)
             return flush()
         // Answered as the client left, before the cancel reached it.
         case .closed: return []
@@ -346,7 +358,7 @@ public struct HTTPConnectionStateMachine: Sendable {
         state = .readingDone
         let id = nextID
         nextID += 1
-        slots.append(Slot(id: id, headOnly: false, keepAlive: false, response: problem.response))
+        slots.append(Slot(id: id, headOnly: false, keepAlive: false, answer: .response(problem.response)))
         return actions + flush()
     }
 
@@ -362,19 +374,26 @@ public struct HTTPConnectionStateMachine: Sendable {
     /// Writes every response that is next in order.
     mutating func flush() -> [Action] {
         var actions: [Action] = []
-        while let first = slots.first, first.isReady {
-            slots.removeFirst()
-            guard let response = first.response else { return actions + openStream(first.id) }
-            let keepAlive = first.keepAlive && !draining
-            actions.append(
-                .write(
-                    head: response.head(bodyBytes: response.body.count, keepAlive: keepAlive, date: date),
-                    body: first.headOnly ? [] : response.body))
-            if !keepAlive {
-                state = .closed
-                actions += slots.filter { $0.response == nil }.map { .cancel(id: $0.id) }
-                actions.append(.close)
-                return actions
+        writing: while let first = slots.first {
+            switch first.answer {
+            case .pending:
+                break writing
+            case .stream:
+                slots.removeFirst()
+                return actions + openStream(first.id)
+            case .response(let response):
+                slots.removeFirst()
+                let keepAlive = first.keepAlive && !draining
+                actions.append(
+                    .write(
+                        head: response.head(bodyBytes: response.body.count, keepAlive: keepAlive, date: date),
+                        body: first.headOnly ? [] : response.body))
+                if !keepAlive {
+                    state = .closed
+                    actions += slots.filter(\.hasWork).map { .cancel(id: $0.id) }
+                    actions.append(.close)
+                    return actions
+                }
             }
         }
         if paused && slots.count < limits.maxPipelinedRequests {

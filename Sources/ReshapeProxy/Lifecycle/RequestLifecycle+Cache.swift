@@ -38,7 +38,7 @@ extension RequestLifecycle {
             return .respondAndRefresh(response, refresh: backgroundRefresh(match, lead: lead, now: now))
         case .lead(let staleIfError):
             let lead = CacheLead(key: key, policy: policy, staleIfError: staleIfError)
-            guard settings.sharedStore != nil else { return startExchange(match, lead: lead) }
+            guard settings.sharesCache else { return startExchange(match, lead: lead) }
             // Another replica may have it: ask the shared cache before the upstream.
             state = .awaitingSharedCache(match, lead)
             return .lookUpShared(SharedCacheEntry.key(key))
@@ -69,7 +69,8 @@ extension RequestLifecycle {
     }
 
     /// The shared cache answered (`bytes`; nil: a miss, an error, or too late). A fresh entry
-    /// is answered and kept here too; anything else is fetched.
+    /// is answered, kept here too, and handed to the requests that joined meanwhile; anything
+    /// else is fetched.
     public func sharedLookupFinished(_ bytes: [UInt8]?, now: Double, unixMilliseconds: Int) -> Action {
         guard case .awaitingSharedCache(let match, let lead) = state else {
             impossible("sharedLookupFinished", in: stateName)
@@ -82,9 +83,10 @@ extension RequestLifecycle {
         {
             let entry = ResponseCache.Entry(key: lead.key, stored: stored)
             let shared = stored.response(now: now, cacheStatus: .coalesced)
-            for waiter in cache.finish(lead.key, storing: stored) { waiter(.answer(shared, entry)) }
+            let wake = Settlement.Wake(cache.finish(lead.key, storing: stored), .answer(shared, entry))
             return respond(
-                stored.response(now: now, cacheStatus: .hit), AnswerRecord(routeName: match.route.name), entry: entry)
+                stored.response(now: now, cacheStatus: .hit), AnswerRecord(routeName: match.route.name), entry: entry,
+                settlement: Settlement(wake: wake))
         }
         return startExchange(match, lead: lead)
     }
@@ -100,11 +102,13 @@ extension RequestLifecycle {
         }
     }
 
-    /// As the leader: stores a good answer, answers the waiters, and serves the last good copy
-    /// instead of an upstream failure within `stale-if-error`. Returns what this request
-    /// answers, and the cache entry it is when it is one.
+    /// As the leader: stores a good answer (here, and in `settlement` for the shared cache),
+    /// has `settlement` wake the waiters with it, and serves the last good copy instead of an
+    /// upstream failure within `stale-if-error`. Returns what this request answers, and the
+    /// cache entry it is when it is one.
     func settle(
-        _ rendered: ResponseRenderer.Rendered, lead: CacheLead, exchange: RouteExchange?
+        _ rendered: ResponseRenderer.Rendered, lead: CacheLead, exchange: RouteExchange?,
+        into settlement: inout Settlement
     ) -> (HTTPResponse, ResponseCache.Entry?) {
         guard let cache = settings.cache else { return (rendered.response, nil) }
         var answer = rendered.response
@@ -121,7 +125,9 @@ extension RequestLifecycle {
             entry = ResponseCache.Entry(key: lead.key, stored: kept)
             answer = kept.response(now: started, cacheStatus: .miss)
             fetched = true
-            settings.sharedStore?(SharedCacheEntry.key(lead.key), kept)
+            if settings.sharesCache {
+                settlement.store = Settlement.SharedStore(key: SharedCacheEntry.key(lead.key), stored: kept)
+            }
         } else if answer.status >= 500, let stale = lead.staleIfError, started < stale.staleIfErrorUntil {
             answer = stale.response(now: started, cacheStatus: .stale)
             entry = ResponseCache.Entry(key: lead.key, stored: stale)
@@ -134,45 +140,14 @@ extension RequestLifecycle {
         if fetched, let index = shared.headers.firstIndex(where: { $0.name == CacheStatus.headerName }) {
             shared.headers[index] = CacheStatus.coalesced.header
         }
-        for waiter in cache.finish(lead.key, storing: stored) { waiter(.answer(shared, entry)) }
+        settlement.wake = Settlement.Wake(cache.finish(lead.key, storing: stored), .answer(shared, entry))
         return (answer, entry)
     }
 
-    /// A leader that goes away without an answer hands the fetch to one of its waiters.
-    func abandon(_ lead: CacheLead) {
-        guard let cache = settings.cache else { return }
-        for waiter in cache.abandon(lead.key) { waiter(.retry) }
-    }
-
-    /// Whether this client may use an operator's endpoint (the cache purge, the status page): on
-    /// the admin listener, or, without one, from a loopback address. Everyone else is told there
-    /// is no such path.
-    var operatorMayAsk: Bool {
-        settings.endpoints == .admin || (settings.endpoints == .all && request.fromLoopback)
-    }
-
-    /// `POST /_reshape/cache/purge?route=NAME`: only on the admin listener, or, without one,
-    /// only to a client on a loopback address; everyone else is told there is no such path.
-    func cachePurge(_ name: String) -> HTTPResponse? {
-        guard name == "cache/purge" else { return nil }
-        guard operatorMayAsk else { return Problem.notFound(path: String(request.path)).response }
-        guard request.method == "POST" else {
-            return Problem.methodNotAllowed(request.method, allowed: ["POST"]).response
-        }
-        var route: String?
-        for pair in request.rawQuery.split(separator: "&") where pair.hasPrefix("route=") {
-            route = PercentEncoding.decode(pair.dropFirst("route=".count), plusIsSpace: true)
-        }
-        guard let route, !route.isEmpty else {
-            return Problem.badRequest("name the route to purge: ?route=NAME").response
-        }
-        guard rules.ruleSet.routes.contains(where: { $0.name == route }) else {
-            return Problem(
-                status: 404, code: "no-such-route", title: "No such route", detail: "no route is named '\(route)'"
-            ).response
-        }
-        let purged = settings.cache?.purge(route: route) ?? 0
-        return .json(
-            200, JSON.object(JSONObject(["route": .string(route), "purged": .number(JSONNumber(purged))])).serialized())
+    /// A leader that goes away without an answer hands the fetch to one of its waiters: all
+    /// are told to look up again (`retry`), and the first to do so leads.
+    func abandon(_ lead: CacheLead) -> Settlement.Wake? {
+        guard let cache = settings.cache else { return nil }
+        return Settlement.Wake(cache.abandon(lead.key), .retry)
     }
 }

@@ -1,8 +1,9 @@
 import ReshapeRules
 
 /// The spans of a request whose trace is recorded (`trace.recording`): one client span per
-/// fetch, exported as the fetch ends, and the request's server span, exported as it is
-/// answered. A request that is not recorded builds none of this.
+/// fetch, handed to the server as the fetch ends (`Action.exportSpan`), and the request's
+/// server span, handed over with what is recorded of it (`FinishedRequest.span`). A request
+/// that is not recorded builds none of this. The server exports them (`Tracer.send`).
 extension RequestLifecycle {
     /// Notes the client span of each fetch just handed out: its id is in the `traceparent`
     /// the fetch sends.
@@ -19,20 +20,20 @@ extension RequestLifecycle {
         }
     }
 
-    /// A fetch ended after `seconds`, at `now` (nil: `seconds` after the request began).
-    func fetchSpanEnded(_ id: Int, _ result: UpstreamResult, seconds: Double, now: Double?, retries: Int) {
-        guard let export = settings.tracer.export, let fetch = fetchSpans.removeValue(forKey: id) else { return }
+    /// The client span of a fetch that ended after `seconds`, at `now` (nil: `seconds` after
+    /// the request began).
+    func fetchSpanEnded(_ id: Int, _ result: UpstreamResult, seconds: Double, now: Double?, retries: Int) -> Span? {
+        guard settings.tracer.exports, let fetch = fetchSpans.removeValue(forKey: id) else { return nil }
         let end = now ?? started + seconds
         let tracer = settings.tracer
-        export(
-            Span.client(
-                trace, fetch: fetch, result: result, retries: retries,
-                start: tracer.unixNanoseconds(end - seconds), end: tracer.unixNanoseconds(end)))
+        return Span.client(
+            trace, fetch: fetch, result: result, retries: retries,
+            start: tracer.unixNanoseconds(end - seconds), end: tracer.unixNanoseconds(end))
     }
 
-    /// The request was answered at `now` with `response`.
-    func serverSpanEnded(_ response: HTTPResponse, _ record: AnswerRecord, now: Double) {
-        guard let export = settings.tracer.export else { return }
+    /// The server span of the request, answered at `now` with `response`.
+    func serverSpanEnded(_ response: HTTPResponse, _ record: AnswerRecord, now: Double) -> Span? {
+        guard settings.tracer.exports else { return nil }
         let route =
             record.exchange?.route
             ?? record.routeName.flatMap { name in
@@ -42,10 +43,17 @@ extension RequestLifecycle {
         let redactor = record.exchange?.redactor ?? self.redactor
         let tracer = settings.tracer
         fetchSpans.removeAll()
-        export(
-            Span.server(
-                trace, method: request.method, route: route, path: redactor.redact(String(request.path)),
-                status: response.status, dropped: record.dropped.count, cache: cache,
-                start: tracer.unixNanoseconds(started), end: tracer.unixNanoseconds(now)))
+        return Span.server(
+            trace, method: request.method, route: route, path: redactor.redact(String(request.path)),
+            status: response.status, dropped: record.dropped.count, cache: cache,
+            start: tracer.unixNanoseconds(started), end: tracer.unixNanoseconds(now))
     }
+}
+
+extension Tracer {
+    /// Whether finished spans go anywhere (an OTLP endpoint): without, none is built.
+    var exports: Bool { export != nil }
+
+    /// Exports a finished span: the server's to call, for the spans lifecycles hand it.
+    public func send(_ span: Span) { export?(span) }
 }

@@ -13,18 +13,18 @@ public struct LifecycleSettings: Sendable {
     public var metrics: Metrics
     /// The process's answer cache; nil: routes with `cache:` are fetched every time.
     public var cache: ResponseCache?
-    /// Stores an answer in the cache replicas share (its key, the answer); nil without one. When
-    /// set, a local miss asks the shared cache (`Action.lookUpShared`) before fetching.
-    public var sharedStore: (@Sendable (String, ResponseCache.Stored) -> Void)?
+    /// The replicas share a cache (Redis): a local miss asks it (`Action.lookUpShared`) before
+    /// fetching, and an answer kept here is stored there too (`Settlement.store`).
+    public var sharesCache = false
     /// `/_reshape/<name>`: the server's admin answers (they report process-wide state).
     public var admin: @Sendable (String) -> HTTPResponse
     /// The loop's trace ids, sampling and span export.
     public var tracer: Tracer
     /// This listener's loop's compressor and threshold; nil: every answer is sent as rendered.
     public var compression: AnswerCompression?
-    /// The current answer of the live stream a route's plain GET would share (its route name,
-    /// then its `streamKey`, built only if the route has a stream open); nil without one.
-    public var liveAnswer: (@Sendable (String, () -> String) -> JSON?)?
+    /// This listener's loop streams live routes: a plain GET of one asks for the current answer
+    /// of the stream it would share (`Action.lookUpLive`) before anything else.
+    public var servesLive = false
 
     public init(
         endpoints: Endpoints, canFetch: Bool, accessLog: Bool, metrics: Metrics, cache: ResponseCache? = nil,
@@ -45,15 +45,18 @@ public struct LifecycleSettings: Sendable {
 /// One client request from dispatch to answer, as pure logic: the decision (answer at once or
 /// fetch), the route's fetches and follow-ups (`RouteExchange`), the answer cache, the
 /// rendering, the metrics, and the access-log line. Each event is a method that returns the
-/// `Action` for the server: it starts the fetches it is handed, cancels the ones it is told
-/// to, and writes the response it gets back. Nothing here touches a socket or a clock (times
-/// come in as arguments), so every rule is tested without I/O.
+/// `Action` for the server, which carries every effect of the event: the fetches to start or
+/// stop (and how each counts against its circuit), the route timer, the answer to store in the
+/// shared cache, the waiters to wake, the request to record. The server performs them and
+/// decides nothing. Nothing here touches a socket or a clock (times and the shared cache's and
+/// live streams' answers come in as arguments), so every rule is tested without I/O.
 ///
 /// A class, not a struct: it carries the request, the listener's settings and the exchange,
 /// several hundred bytes that as a value were copied (and their references retained) at every
-/// hand-over between the server's tables and closures. One request's lifecycle is only ever
-/// touched on its connection's loop.
-public final class RequestLifecycle: @unchecked Sendable {
+/// hand-over between the server's tables and closures. Not `Sendable`: the compiler keeps a
+/// lifecycle on the loop that made it (a cache waiter carries the request's id, not the
+/// lifecycle, across threads).
+public final class RequestLifecycle {
     /// Where the request is, with what that phase needs.
     enum State {
         /// Created; the rules have not said yet what the request is (only `begin` sees this).
@@ -62,6 +65,9 @@ public final class RequestLifecycle: @unchecked Sendable {
         case refreshPending(RouteMatch, CacheLead)
         /// Leads the key's fetch, and asks the cache replicas share before the upstream.
         case awaitingSharedCache(RouteMatch, CacheLead)
+        /// A plain GET of a live route: asks the worker's stream of the same upstream request for
+        /// its current answer before the cache and the upstream.
+        case awaitingLiveAnswer(RouteMatch)
         /// Another request is fetching the key; what it gets comes through `cacheDelivered`.
         case waitingForLeader(RouteMatch, ResponseCache.Waiter)
         /// The route's fetches are running; with `lead`, the answer is kept for the key.
@@ -78,28 +84,43 @@ public final class RequestLifecycle: @unchecked Sendable {
         case cancelled
     }
 
-    /// Every state's name, as `stateName` gives it.
-    static let stateNames = [
-        "routing", "refreshPending", "awaitingSharedCache", "waitingForLeader", "exchanging",
-        "responding", "subscribed", "answered", "cancelled",
-    ]
+    /// Each state's name, one case per `State` case: the diagram test reads them from here.
+    enum StateName: String, CaseIterable {
+        case routing, refreshPending, awaitingSharedCache, awaitingLiveAnswer, waitingForLeader, exchanging
+        case responding, subscribed, answered, cancelled
+    }
 
-    /// What the server does next for this request.
-    public enum Action: Sendable {
-        /// Answer now; stop the fetches in `cancel` (still in flight) first.
-        case respond(HTTPResponse, cancel: [Int])
-        /// Answer now (a stale copy), then run `refresh`, a request without a client that
-        /// fetches the key again: its first event is `startRefresh`.
-        case respondAndRefresh(HTTPResponse, refresh: RequestLifecycle)
-        /// Start these fetches and call `fetchFinished` with each one's result.
-        case fetch([FetchOrder])
+    /// What the server does next for this request: every effect of one event, in one value.
+    public enum Action {
+        /// Nothing to do until the next event.
+        case wait
+        /// Start these fetches and call `fetchFinished` with each one's result. `armTimer` (the
+        /// exchange's first fetches, on a route with a `timeout`): arm the route timer for that
+        /// many milliseconds and call `timedOut` when it fires.
+        case fetch([FetchOrder], armTimer: Int?)
         /// Ask the shared cache (Redis) for this key and call `sharedLookupFinished`.
         case lookUpShared(String)
+        /// Ask the worker's live streams of `route` for the current answer of the one this
+        /// request would share (its key from `liveStreamKey`, asked only if the route has a
+        /// stream open) and call `liveLookupFinished` with it.
+        case lookUpLive(route: String)
         /// Open or join the route's upstream stream for this client and stream to it; call
         /// `subscriptionEnded` when it ends, or `subscriptionRefused` if the worker is full.
         case subscribe(LiveSubscription)
-        /// Nothing to do until the next event.
-        case wait
+        /// Perform the settlement, then answer; call `answered` as the answer is passed on.
+        case respond(HTTPResponse, Settlement)
+        /// Answer now (a stale copy), then run `refresh`, a request without a client that
+        /// fetches the key again: its first event is `startRefresh`.
+        case respondAndRefresh(HTTPResponse, refresh: RequestLifecycle)
+        /// The request is over: record it (metrics, the access-log line).
+        case record(FinishedRequest)
+        /// The client went away: perform the settlement, and record the request.
+        case cancel(Settlement, FinishedRequest)
+        /// The subscription is over: leave the route's stream, and record the request.
+        case unsubscribe(FinishedRequest)
+        /// Export this span (a fetch's, as it ended: only in a recorded trace), then perform
+        /// `then`.
+        indirect case exportSpan(Span, then: Action)
     }
 
     /// The route a request matched, and its path captures.
@@ -157,30 +178,27 @@ public final class RequestLifecycle: @unchecked Sendable {
             recordable: !isBackground)
     }
 
-    /// The state's name, one of `stateNames`.
-    var stateName: String {
+    /// The state's name.
+    var stateName: String { name.rawValue }
+
+    /// The state's `StateName`.
+    var name: StateName {
         switch state {
-        case .routing: "routing"
-        case .refreshPending: "refreshPending"
-        case .awaitingSharedCache: "awaitingSharedCache"
-        case .waitingForLeader: "waitingForLeader"
-        case .exchanging: "exchanging"
-        case .responding: "responding"
-        case .subscribed: "subscribed"
-        case .answered: "answered"
-        case .cancelled: "cancelled"
+        case .routing: .routing
+        case .refreshPending: .refreshPending
+        case .awaitingSharedCache: .awaitingSharedCache
+        case .awaitingLiveAnswer: .awaitingLiveAnswer
+        case .waitingForLeader: .waitingForLeader
+        case .exchanging: .exchanging
+        case .responding: .responding
+        case .subscribed: .subscribed
+        case .answered: .answered
+        case .cancelled: .cancelled
         }
     }
 
-    /// The route's `timeout` in milliseconds, when its fetches run and it has one: the server
-    /// calls `timedOut` after it unless the request was answered.
-    public var timeoutMilliseconds: Int? {
-        guard case .exchanging(let exchange, _) = state else { return nil }
-        return exchange.route.timeoutMilliseconds
-    }
-
-    /// Fetches still in flight (to cancel when the client goes away).
-    public var fetchesInFlight: [Int] {
+    /// Fetches still in flight.
+    var fetchesInFlight: [Int] {
         guard case .exchanging(let exchange, _) = state else { return [] }
         return exchange.inFlightIDs
     }
@@ -190,7 +208,8 @@ public final class RequestLifecycle: @unchecked Sendable {
     /// Decides what to do with a request. `now` is a monotonic time in seconds. `cacheWaiter`
     /// is called (on any thread) when this request waits for another's fetch of the same
     /// cached answer; the server then hands what it delivers to `cacheDelivered`. It is only
-    /// evaluated for a route with `cache:`.
+    /// evaluated for a route with `cache:`. The server counts the request in flight as it
+    /// dispatches it; the `FinishedRequest` it is recorded with at the end takes it out.
     public static func begin(
         _ request: HTTPRequest, rules: ServingRules, draining: Bool,
         settings: LifecycleSettings, now: Double,
@@ -199,7 +218,6 @@ public final class RequestLifecycle: @unchecked Sendable {
         -> (RequestLifecycle, Action)
     {
         let lifecycle = RequestLifecycle(request, rules: rules, settings: settings, now: now)
-        settings.metrics.requestStarted()
         // The action first: it changes the lifecycle, which is returned after it.
         let action = lifecycle.route(draining: draining, now: now, cacheWaiter: cacheWaiter)
         return (lifecycle, action)
@@ -218,7 +236,12 @@ public final class RequestLifecycle: @unchecked Sendable {
             if name.isEmpty, !operatorMayAsk {
                 return respond(Problem.notFound(path: String(request.path)).response, AnswerRecord())
             }
-            return respond(Self.noStore(cachePurge(name) ?? settings.admin(name)), AnswerRecord())
+            let response =
+                name == CachePurge.name
+                ? CachePurge.response(
+                    request, operatorMayAsk: operatorMayAsk, routes: rules.ruleSet.routes, cache: settings.cache)
+                : settings.admin(name)
+            return respond(Self.noStore(response), AnswerRecord())
         case .route(let route, let parameters):
             if draining { return respond(Problem.shuttingDown.response, AnswerRecord()) }
             // A listener that serves no routes is never handed one; if it were, no route here.
@@ -228,54 +251,56 @@ public final class RequestLifecycle: @unchecked Sendable {
             let match = RouteMatch(route: route, parameters: parameters)
             if route.live != nil {
                 if LiveSubscription.asksForStream(request) { return subscribe(match) }
-                if let answer = answerFromStream(match) { return answer }
+                if let lookUp = lookUpLive(match) { return lookUp }
             }
             return lookUpCache(match, now: now, waiter: cacheWaiter) ?? startExchange(match, lead: nil)
         }
     }
 
     /// A fetch finished with `result` after `seconds`. The server reports only fetches in
-    /// flight: it cancels the others, and a cancelled fetch never reports. `now` ends the
-    /// fetch's span (nil: the request's start plus `seconds`); `retries` is how many times the
-    /// upstream client tried it again.
+    /// flight: it cancels the others, and a cancelled fetch never reports. It has counted the
+    /// fetch's end as its order said (`FetchOrder.counted`). `now` ends the fetch's span (nil:
+    /// the request's start plus `seconds`); `retries` is how many times the upstream client
+    /// tried it again.
     public func fetchFinished(
         _ id: Int, _ result: UpstreamResult, seconds: Double, now: Double? = nil, retries: Int = 0
     ) -> Action {
         guard case .exchanging(let exchange, let lead) = state else { impossible("fetchFinished", in: stateName) }
-        if let upstream = exchange.upstreamName(of: id) {
-            var failure: UpstreamFailure?
-            if case .failure(let kind, _) = result { failure = kind }
-            settings.metrics.recordUpstream(upstream: upstream, seconds: seconds, failure: failure)
-            settings.metrics.recordFetch(route: exchange.route.name, upstream: upstream)
-        }
-        if trace.recording { fetchSpanEnded(id, result, seconds: seconds, now: now, retries: retries) }
-        let action = exchange.fetchFinished(id, result, seconds: seconds)
-        return follow(action, of: exchange, route: exchange.route, lead: lead)
+        let span = trace.recording ? fetchSpanEnded(id, result, seconds: seconds, now: now, retries: retries) : nil
+        let action = follow(
+            exchange.fetchFinished(id, result, seconds: seconds), of: exchange, route: exchange.route, lead: lead,
+            armTimer: nil)
+        guard let span else { return action }
+        return .exportSpan(span, then: action)
     }
 
-    /// The route's `timeout` passed: a 504, and every fetch in flight is to be cancelled. The
-    /// server arms the timer with the first fetches and stops it with the answer.
+    /// The route's `timeout` passed: a 504, and every fetch in flight is to be cancelled, each
+    /// upstream's circuit counting one timeout. The timer is armed with the first fetches
+    /// (`Action.fetch`) and stopped with the answer (`Settlement.stopsRouteTimer`).
     public func timedOut() -> Action {
         guard case .exchanging(let exchange, let lead) = state else { impossible("timedOut", in: stateName) }
-        return follow(exchange.timedOut(), of: exchange, route: exchange.route, lead: lead)
+        return follow(exchange.timedOut(), of: exchange, route: exchange.route, lead: lead, armTimer: nil)
     }
 
-    /// Records the answer; returns the access-log line when access logging is on.
-    /// `wallClockMilliseconds` is the Unix time the line carries.
-    public func answered(_ response: HTTPResponse, now: Double, wallClockMilliseconds: Int) -> [UInt8]? {
+    /// The answer was passed on: what to record of the request (`Action.record`).
+    /// `wallClockMilliseconds` is the Unix time its access-log line carries.
+    public func answered(_ response: HTTPResponse, now: Double, wallClockMilliseconds: Int) -> Action {
         guard case .responding(let record) = state else { impossible("answered", in: stateName) }
         state = .answered
-        if isBackground { return nil }
-        let seconds = now - started
-        settings.metrics.requestFinished()
-        settings.metrics.recordRequest(route: record.routeName ?? "-", status: response.status, seconds: seconds)
-        if let route = record.routeName,
-            let cache = response.headers.first(where: { $0.name == CacheStatus.headerName })
-        {
-            settings.metrics.recordCacheStatus(route: route, status: cache.value)
+        var finished = FinishedRequest(outcome: .background, route: record.routeName)
+        if !record.dropped.isEmpty {
+            // The status page shows them as the access log does: with the route's secrets out.
+            let redactor = record.exchange?.redactor ?? self.redactor
+            finished.dropped = record.dropped.map {
+                DroppedElement(pointer: redactor.redact($0.pointer), type: $0.type, reason: redactor.redact($0.reason))
+            }
         }
-        if trace.recording { serverSpanEnded(response, record, now: now) }
-        guard settings.accessLog else { return nil }
+        if isBackground { return .record(finished) }
+        let seconds = now - started
+        finished.outcome = .answered(status: response.status, seconds: seconds)
+        finished.cacheStatus = response.headers.first(where: { $0.name == CacheStatus.headerName })?.value
+        if trace.recording { finished.span = serverSpanEnded(response, record, now: now) }
+        guard settings.accessLog else { return .record(finished) }
         let path = String(request.path)
         let exchange = record.exchange
         let entry = AccessLogEntry(
@@ -286,77 +311,89 @@ public final class RequestLifecycle: @unchecked Sendable {
             upstreamMilliseconds: exchange.map { $0.upstreamSeconds * 1000 },
             bytes: response.body.count, dropped: record.dropped, errorCode: record.errorCode,
             fetches: exchange?.fetchCount ?? 0, traceID: trace.context.traceID)
-        return entry.line(redactor: record.redactor ?? exchange?.redactor ?? redactor)
+        finished.accessLogLine = entry.line(redactor: record.redactor ?? exchange?.redactor ?? redactor)
+        return .record(finished)
     }
 
-    /// The client went away before the answer: the request is no longer in flight, and a
-    /// fetch it leads for the cache is handed to one of its waiters. The server only cancels
-    /// requests it has not answered.
-    public func cancelled() {
+    /// The client went away before the answer: what it still has running is stopped, a fetch
+    /// it leads for the cache is handed to one of its waiters, and it is no longer in flight.
+    /// The server only cancels requests it has not answered.
+    public func cancelled() -> Action {
+        var settlement = Settlement()
         switch state {
-        case .refreshPending(_, let lead), .awaitingSharedCache(_, let lead), .exchanging(_, let lead?):
-            abandon(lead)
-        case .exchanging(_, lead: nil):
-            break
+        case .refreshPending(_, let lead), .awaitingSharedCache(_, let lead):
+            settlement.wake = abandon(lead)
+        case .exchanging(let exchange, let lead):
+            settlement.cancel = exchange.inFlightIDs.map { FetchCancel(id: $0) }
+            settlement.stopsRouteTimer = exchange.route.timeoutMilliseconds != nil
+            if let lead { settlement.wake = abandon(lead) }
         case .waitingForLeader:
             break  // its waiter stays with the cache; what it delivers finds the request gone
+        case .awaitingLiveAnswer:
+            break  // it leads nothing and runs nothing yet
         case .routing, .responding, .subscribed, .answered, .cancelled:
             impossible("cancelled", in: stateName)
         }
         state = .cancelled
-        if !isBackground { settings.metrics.requestFinished() }
+        return .cancel(settlement, FinishedRequest(outcome: isBackground ? .background : .cancelled))
     }
 
     // MARK: - Transitions
 
-    /// Starts the route's fetches (no cached answer to give).
+    /// Starts the route's fetches (no cached answer to give), arming the route timer with them.
     func startExchange(_ match: RouteMatch, lead: CacheLead?) -> Action {
         let (exchange, action) = RouteExchange.start(
             request, route: match.route, parameters: match.parameters,
             rules: rules, trace: (trace.context, settings.tracer))
         if let exchange { state = .exchanging(exchange, lead: lead) }
-        return follow(action, of: exchange, route: match.route, lead: lead)
+        return follow(action, of: exchange, route: match.route, lead: lead, armTimer: match.route.timeoutMilliseconds)
     }
 
-    /// The exchange's next step as this request's: its answer gets the route's caching
-    /// headers, settles the cache key this request leads, counts its drops, and is what the
-    /// request answers.
+    /// The exchange's next step as this request's: fetches (`armTimer`: the route timer to arm
+    /// with them), or its answer, which gets the route's caching headers, settles the cache key
+    /// this request leads, stops what is still running, and is what the request answers.
     private func follow(
-        _ action: RouteExchange.Action, of exchange: RouteExchange?, route: Route, lead: CacheLead?
+        _ action: RouteExchange.Action, of exchange: RouteExchange?, route: Route, lead: CacheLead?,
+        armTimer: Int?
     ) -> Action {
         switch action {
         case .wait: return .wait
         case .fetch(let orders):
             if trace.recording, let exchange { fetchSpansStarted(orders, of: exchange) }
-            return .fetch(orders)
+            return .fetch(orders, armTimer: armTimer)
         case .respond(var rendered, let cancel):
-            if !rendered.dropped.isEmpty {
-                // The status page shows them as the access log does: with the route's secrets out.
-                let redactor = exchange?.redactor ?? self.redactor
-                settings.metrics.recordDropped(
-                    route: route.name,
-                    elements: rendered.dropped.map {
-                        DroppedElement(
-                            pointer: redactor.redact($0.pointer), type: $0.type, reason: redactor.redact($0.reason))
-                    })
-            }
             if rendered.errorCode == nil, (200..<300).contains(rendered.response.status) {
                 rendered.response.headers += CachingHeaders.route(
                     forwarded: route.forwardHeaders, maxAge: nil, upstream: exchange?.cacheControl ?? CacheControl())
             }
-            let (response, entry) =
-                lead.map { settle(rendered, lead: $0, exchange: exchange) } ?? (rendered.response, nil)
+            // A timer was armed with the exchange's first fetches, if the route has a timeout.
+            var settlement = Settlement(
+                cancel: cancel, stopsRouteTimer: exchange != nil && route.timeoutMilliseconds != nil)
+            var response = rendered.response
+            var entry: ResponseCache.Entry?
+            if let lead { (response, entry) = settle(rendered, lead: lead, exchange: exchange, into: &settlement) }
             state = .responding(
                 AnswerRecord(
                     routeName: route.name, exchange: exchange, dropped: rendered.dropped,
                     errorCode: rendered.errorCode))
-            return .respond(deliver(response, entry: entry), cancel: cancel)
+            return .respond(deliver(response, entry: entry), settlement)
         }
     }
 
-    /// Answers `response` (`entry`: the cache entry it came from), with nothing in flight.
-    func respond(_ response: HTTPResponse, _ record: AnswerRecord, entry: ResponseCache.Entry? = nil) -> Action {
+    /// Answers `response` (`entry`: the cache entry it came from), with nothing in flight;
+    /// `settlement` wakes the waiters of a key it leads.
+    func respond(
+        _ response: HTTPResponse, _ record: AnswerRecord, entry: ResponseCache.Entry? = nil,
+        settlement: Settlement = Settlement()
+    ) -> Action {
         state = .responding(record)
-        return .respond(deliver(response, entry: entry), cancel: [])
+        return .respond(deliver(response, entry: entry), settlement)
+    }
+
+    /// Whether this client may use an operator's endpoint (the cache purge, the status page): on
+    /// the admin listener, or, without one, from a loopback address. Everyone else is told there
+    /// is no such path.
+    var operatorMayAsk: Bool {
+        settings.endpoints == .admin || (settings.endpoints == .all && request.fromLoopback)
     }
 }

@@ -10,10 +10,10 @@ import ReshapeStateMachines
 ///
 /// A class, not a struct, like the lifecycle that owns it: it holds the route and every
 /// fetch's state, which as a value was copied (and its references retained) at every event.
-/// One request's exchange is only ever touched on its connection's loop.
-final class RouteExchange: @unchecked Sendable {
+/// Not `Sendable`, so it stays on its lifecycle's loop.
+final class RouteExchange {
     /// Where the exchange is. An event takes its phase's data out of `state` and leaves
-    /// `.finished` there until it sets the next state, so the arrays it changes are not shared
+    /// `.modifying` there until it sets the next state, so the arrays it changes are not shared
     /// with `state` and change in place instead of being copied.
     enum State {
         /// The route's own fetches are in flight; each one's result is kept (by fetch index)
@@ -23,10 +23,17 @@ final class RouteExchange: @unchecked Sendable {
         case expanding(FollowUps)
         /// The answer is decided: nothing is in flight and no event is expected.
         case finished
+        /// An event has taken the state's data out and not put the next state back yet: any
+        /// event that finds it here re-entered the exchange, and traps.
+        case modifying
     }
 
-    /// Every state's name, as `stateName` gives it.
-    static let stateNames = ["fetchingPrimaries", "expanding", "finished"]
+    /// The name of each state `docs/architecture.md` draws (`modifying` is no state of the
+    /// exchange's life, only of one event's work): one case per `State` case, so the diagram
+    /// test reads them from here.
+    enum StateName: String, CaseIterable {
+        case fetchingPrimaries, expanding, finished
+    }
 
     /// What the exchange asks the lifecycle to do next.
     enum Action: Sendable {
@@ -34,8 +41,9 @@ final class RouteExchange: @unchecked Sendable {
         case wait
         /// Start these fetches and report each one's result to `fetchFinished`.
         case fetch([FetchOrder])
-        /// The answer; `cancel` lists the fetches still in flight, to stop now.
-        case respond(ResponseRenderer.Rendered, cancel: [Int])
+        /// The answer; `cancel` lists the fetches still in flight, to stop now, and how each
+        /// counts against its upstream's circuit.
+        case respond(ResponseRenderer.Rendered, cancel: [FetchCancel])
     }
 
     /// A fetch's body as the transform's input, or its absence.
@@ -118,7 +126,9 @@ final class RouteExchange: @unchecked Sendable {
             case .failure(let problem):
                 return (nil, .respond(.init(problem, code: problem.code), cancel: []))
             case .success(let request):
-                orders.append(FetchOrder(id: index, request: request))
+                orders.append(
+                    FetchOrder(
+                        id: index, request: request, counted: FetchCount(route: route.name, upstream: fetch.upstream)))
                 exchange.fetchCount += 1
             }
         }
@@ -139,12 +149,13 @@ final class RouteExchange: @unchecked Sendable {
         run = RouteRun(route: route, parameters: parameters)
     }
 
-    /// The state's name, one of `stateNames`.
+    /// The state's name: a `StateName`'s, or `modifying`.
     var stateName: String {
         switch state {
-        case .fetchingPrimaries: "fetchingPrimaries"
-        case .expanding: "expanding"
-        case .finished: "finished"
+        case .fetchingPrimaries: StateName.fetchingPrimaries.rawValue
+        case .expanding: StateName.expanding.rawValue
+        case .finished: StateName.finished.rawValue
+        case .modifying: "modifying"
         }
     }
 
@@ -154,11 +165,9 @@ final class RouteExchange: @unchecked Sendable {
         case .fetchingPrimaries(let fetched): fetched.indices.filter { fetched[$0] == nil }
         case .expanding(let followUps): followUps.inFlight.keys.sorted()
         case .finished: []
+        case .modifying: impossible("inFlightIDs", in: stateName)
         }
     }
-
-    /// The upstream a fetch in flight talks to (for its metrics).
-    func upstreamName(of id: Int) -> String? { fetchRule(of: id)?.upstream }
 
     /// The rule a fetch in flight follows.
     func fetchRule(of id: Int) -> FetchRule? {
@@ -167,6 +176,7 @@ final class RouteExchange: @unchecked Sendable {
             fetched.indices.contains(id) && fetched[id] == nil ? route.fetches[id] : nil
         case .expanding(let followUps): followUps.inFlight[id] == nil ? nil : followUps.rule.fetch
         case .finished: nil
+        case .modifying: impossible("fetchRule", in: stateName)
         }
     }
 
@@ -203,12 +213,14 @@ final class RouteExchange: @unchecked Sendable {
             guard fetched.indices.contains(id), fetched[id] == nil else {
                 impossible("fetchFinished of a fetch not in flight", in: stateName)
             }
-            state = .finished
+            state = .modifying
             record(result, seconds: seconds)
             if id == 0, case .response(let response) = result { upstreamStatus = response.status }
             switch classify(result, fetch: route.fetches[id]) {
             case .failure(let problem):
-                return fail(problem, cancel: fetched.indices.filter { $0 != id && fetched[$0] == nil })
+                return fail(
+                    problem,
+                    cancel: fetched.indices.filter { $0 != id && fetched[$0] == nil }.map { FetchCancel(id: $0) })
             case .success(let value):
                 fetched[id] = value
             }
@@ -218,31 +230,45 @@ final class RouteExchange: @unchecked Sendable {
             }
             return startRun(fetched)
         case .expanding(var followUps):
-            state = .finished
+            state = .modifying
             guard let value = followUps.inFlight.removeValue(forKey: id) else {
                 impossible("fetchFinished of a fetch not in flight", in: "expanding")
             }
             record(result, seconds: seconds)
             switch followUpOutcome(result, value: value, rule: followUps.rule) {
-            case .failure(let problem): return fail(problem, cancel: followUps.inFlight.keys.sorted())
+            case .failure(let problem):
+                return fail(problem, cancel: followUps.inFlight.keys.sorted().map { FetchCancel(id: $0) })
             case .success(let outcome): followUps.outcomes[value] = outcome
             }
             return continueFollowUps(&followUps)
-        case .finished:
+        case .finished, .modifying:
             impossible("fetchFinished", in: stateName)
         }
     }
 
-    /// The route's `timeout` passed before the answer: a 504, and what is in flight is cancelled.
+    /// The route's `timeout` passed before the answer: a 504, and what is in flight is
+    /// cancelled. The timeout counts against each upstream's circuit once, however many of the
+    /// request's fetches it cut off: one slow request (an `expand` of many follow-ups) must not
+    /// open a circuit that every other request would then be refused by.
     func timedOut() -> Action {
-        if case .finished = state { impossible("timedOut", in: stateName) }
+        switch state {
+        case .fetchingPrimaries, .expanding: break
+        case .finished, .modifying: impossible("timedOut", in: stateName)
+        }
         let inFlight = inFlightIDs
+        var counted: [String] = []
+        let cancel = inFlight.map { id in
+            let upstream = fetchRule(of: id)?.upstream ?? ""
+            let first = !counted.contains(upstream)
+            if first { counted.append(upstream) }
+            return FetchCancel(id: id, countsAsTimeout: first)
+        }
         let milliseconds = route.timeoutMilliseconds ?? 0
         let detail = "the route's timeout (\(milliseconds) ms) passed with \(inFlight.count) fetches in flight"
         let problem = Problem(
             status: 504, code: "route-timeout", title: "Route timed out", detail: detail,
             extra: [.init(key: "route", value: .string(route.name))])
-        return fail(problem, cancel: inFlight)
+        return fail(problem, cancel: cancel)
     }
 
     /// What every fetch's result tells, whichever phase it belongs to: how long the slowest
@@ -255,12 +281,12 @@ final class RouteExchange: @unchecked Sendable {
     }
 
     /// Answers `problem`, stopping the fetches in `cancel`.
-    private func fail(_ problem: Problem, cancel: [Int]) -> Action {
+    private func fail(_ problem: Problem, cancel: [FetchCancel]) -> Action {
         answer(.init(problem, code: problem.code), cancel: cancel)
     }
 
     /// The answer is decided: nothing more is expected.
-    private func answer(_ rendered: ResponseRenderer.Rendered, cancel: [Int] = []) -> Action {
+    private func answer(_ rendered: ResponseRenderer.Rendered, cancel: [FetchCancel] = []) -> Action {
         state = .finished
         return .respond(rendered, cancel: cancel)
     }
@@ -323,7 +349,10 @@ final class RouteExchange: @unchecked Sendable {
                 let id = fetchCount
                 fetchCount += 1
                 followUps.inFlight[id] = value
-                orders.append(FetchOrder(id: id, request: request))
+                orders.append(
+                    FetchOrder(
+                        id: id, request: request,
+                        counted: FetchCount(route: route.name, upstream: followUps.rule.fetch.upstream)))
             // A value that cannot be a path segment (".", "..") is never fetched: it is missing.
             case .failure: followUps.outcomes[value] = .notFound
             }

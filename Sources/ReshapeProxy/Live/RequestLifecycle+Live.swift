@@ -30,29 +30,45 @@ extension RequestLifecycle {
         }
     }
 
-    /// A plain GET (or HEAD) of a live route while this worker streams the same upstream
-    /// request: answered from the stream's current answer, without a fetch (`Reshape-Cache:
-    /// live`). nil: no such stream, fetch as usual.
-    func answerFromStream(_ match: RouteMatch) -> Action? {
-        guard let lookup = settings.liveAnswer, request.method == "GET" || request.method == "HEAD",
-            request.body.isEmpty
+    /// A plain GET (or HEAD) of a live route, on a loop that streams: the server asks that
+    /// route's streams for the current answer of the one it would share. nil: fetch as usual.
+    func lookUpLive(_ match: RouteMatch) -> Action? {
+        guard settings.servesLive, request.method == "GET" || request.method == "HEAD", request.body.isEmpty
         else { return nil }
-        let route = match.route
-        let rules = self.rules
-        let request = self.request
-        var built: String?
-        var requestRedactor: Redactor?
-        let answer = lookup(route.name) {
-            let (exchange, action) = RouteExchange.start(
-                request, route: route, parameters: match.parameters, rules: rules)
-            requestRedactor = exchange?.redactor
-            guard case .fetch(let orders) = action, orders.count == 1 else { return "" }
-            let key = LiveSubscription.streamKey(
-                route: route, parameters: match.parameters, request: orders[0].request)
-            built = key
-            return key
+        state = .awaitingLiveAnswer(match)
+        return .lookUpLive(route: match.route.name)
+    }
+
+    /// The key of the stream this plain GET would share; nil when its fetch cannot be built (no
+    /// stream answers it then). The server asks for it only when the route has a stream open,
+    /// so that a GET of a live route nobody streams builds no fetch for it.
+    public func liveStreamKey() -> String? {
+        guard case .awaitingLiveAnswer(let match) = state else { impossible("liveStreamKey", in: stateName) }
+        return liveFetch(match)?.key
+    }
+
+    /// The stream key of the route's one fetch as this request would make it, and the redactor
+    /// that knows this request's forwarded header values.
+    private func liveFetch(_ match: RouteMatch) -> (key: String, redactor: Redactor)? {
+        let (exchange, action) = RouteExchange.start(
+            request, route: match.route, parameters: match.parameters, rules: rules)
+        guard case .fetch(let orders) = action, orders.count == 1 else { return nil }
+        let key = LiveSubscription.streamKey(
+            route: match.route, parameters: match.parameters, request: orders[0].request)
+        return (key, exchange?.redactor ?? redactor)
+    }
+
+    /// The live stream's current answer (nil: no such stream open, or none yet): answered
+    /// without a fetch (`Reshape-Cache: live`); without one, the request goes on as any plain
+    /// GET, to the cache (`cacheWaiter`, as for `begin`) and the upstream.
+    public func liveLookupFinished(
+        _ answer: JSON?, now: Double, cacheWaiter: @autoclosure () -> ResponseCache.Waiter? = nil
+    ) -> Action {
+        guard case .awaitingLiveAnswer(let match) = state else { impossible("liveLookupFinished", in: stateName) }
+        guard let answer, let fetch = liveFetch(match) else {
+            return lookUpCache(match, now: now, waiter: cacheWaiter) ?? startExchange(match, lead: nil)
         }
-        guard let answer, built != nil else { return nil }
+        let route = match.route
         let body = answer.serialized()
         var headers = [
             NameValue(name: "Content-Type", value: "application/json"),
@@ -63,7 +79,7 @@ extension RequestLifecycle {
         // Its log line redacts as a plain GET's: forwarded header values are secrets too.
         return respond(
             HTTPResponse(status: 200, headers: headers, body: body),
-            AnswerRecord(routeName: route.name, redactor: requestRedactor ?? redactor))
+            AnswerRecord(routeName: route.name, redactor: fetch.redactor))
     }
 
     /// The worker streams to as many subscribers as the route allows, or (`streamLimit`) keeps
@@ -83,25 +99,26 @@ extension RequestLifecycle {
             problem.response, AnswerRecord(routeName: match.route.name, errorCode: problem.code, redactor: redactor))
     }
 
-    /// The subscription ended (the client left, the stream ended, or the server drained):
-    /// records it; returns its access-log line (status 200, `live_events`) when logging is on.
+    /// The subscription ended (the client left, the stream ended, or the server drained): the
+    /// server leaves the stream and records the request, with its access-log line (status 200,
+    /// `live_events`) when logging is on.
     public func subscriptionEnded(
         eventsSent: Int, bytesSent: Int, errorCode: String?, now: Double, wallClockMilliseconds: Int
-    ) -> [UInt8]? {
+    ) -> Action {
         guard case .subscribed(let match, let redactor) = state else {
             impossible("subscriptionEnded", in: stateName)
         }
         state = .answered
         let seconds = now - started
-        settings.metrics.requestFinished()
-        settings.metrics.recordRequest(route: match.route.name, status: 200, seconds: seconds)
-        guard settings.accessLog else { return nil }
+        var finished = FinishedRequest(outcome: .answered(status: 200, seconds: seconds), route: match.route.name)
+        guard settings.accessLog else { return .unsubscribe(finished) }
         var entry = AccessLogEntry(
             timeMilliseconds: wallClockMilliseconds, method: request.method, path: String(request.path),
             route: match.route.name, status: 200, upstreamStatus: nil, durationMilliseconds: seconds * 1000,
             upstreamMilliseconds: nil, bytes: bytesSent, dropped: [], errorCode: errorCode, fetches: 0,
             traceID: trace.context.traceID)
         entry.liveEvents = eventsSent
-        return entry.line(redactor: redactor)
+        finished.accessLogLine = entry.line(redactor: redactor)
+        return .unsubscribe(finished)
     }
 }

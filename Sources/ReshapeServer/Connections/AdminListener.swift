@@ -68,7 +68,7 @@ final class AdminListener: ConnectionOwner {
     /// Admin connections never serve a route, so never a stale answer to refresh.
     /// The admin listener serves no routes, so no answer of its own asks for a refresh; should
     /// one ever be handed here, its cache key is given back rather than led forever.
-    func runInBackground(_ refresh: RequestLifecycle) { refresh.cancelled() }
+    func runInBackground(_ refresh: RequestLifecycle) { RequestDriver.drop(refresh) }
 
     func fillReadBuffer(_ buffer: UnsafeMutablePointer<uv_buf_t>?) {
         buffer?.pointee = uv_buf_init(readBuffer.assumingMemoryBound(to: CChar.self), 64 * 1024)

@@ -48,10 +48,25 @@ final class ClientConnection {
     private enum Handles {
         /// Open: reads, writes and timers may start.
         case open
+        /// Open, and carrying a live stream whose head is written: its idle timer is stopped
+        /// for good, so its close bounds how long the last writes wait (`lingering`).
+        case streaming
         /// Closing once `pendingWrites` reaches zero; the answers queued are still written.
         case closingAfterWrites
+        /// Closing after a stream, once `pendingWrites` reaches zero or the timer (the idle
+        /// timeout) fires, whichever comes first.
+        case lingering(RouteTimer)
         /// `uv_close` called on every handle: nothing may touch them again.
         case closed
+
+        var isOpen: Bool {
+            switch self {
+            case .open, .streaming: true
+            case .closingAfterWrites, .lingering, .closed: false
+            }
+        }
+
+        var isClosed: Bool { if case .closed = self { true } else { false } }
     }
 
     private let tcp = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
@@ -76,18 +91,14 @@ final class ClientConnection {
     /// The live streams requests subscribed to, by request id; the first one written is the
     /// connection's answer, and the later ones are cancelled then.
     private var streamOutputs: [Int: StreamOutput] = [:]
-    /// Bounds how long an ended stream's last writes may wait for a client that does not read.
-    private var lingerTimer: RouteTimer?
-    /// A stream's head was written: its idle timer is stopped for good.
-    private var carriedStream = false
     /// The live stream's chunks: one write on its way, the rest waiting together.
     private var chunks = ChunkQueue()
 
     init(owner: any ConnectionOwner) {
         self.owner = owner
         state = HTTPConnectionStateMachine(limits: owner.shared.configuration.limits)
-        driver = RequestDriver(owner: owner) { [unowned self] id, lifecycle, response in
-            self.answer(id, lifecycle, response)
+        driver = RequestDriver(owner: owner) { [unowned self] id, response in
+            self.send(.responseReady(id: id, response))
         }
         driver.host = self
         parser = HTTPParserAdapter { [unowned self] event in
@@ -153,56 +164,39 @@ final class ClientConnection {
         case .cancel(let id):
             driver.cancel(id)
         case .streamOpened(let id):
-            carriedStream = true
+            if case .open = handles { handles = .streaming }
             streamOutputs[id]?.opened()
             // Read on, only to notice the client leaving: the bytes are not parsed.
-            if handles == .open { resumeReading() }
-        case .stopReading, .pauseReading: if handles != .closed { uv_read_stop(reshape_tcp_stream(tcp)) }
+            if handles.isOpen { resumeReading() }
+        case .stopReading, .pauseReading: if !handles.isClosed { uv_read_stop(reshape_tcp_stream(tcp)) }
         // Actions run once the event is handled: a machine that stopped reading meanwhile says so.
-        case .resumeReading: if handles != .closed && state.readsRequests { resumeReading() }
+        case .resumeReading: if !handles.isClosed && state.readsRequests { resumeReading() }
         case .startHeaderTimer:
             startTimer(headerTimer, owner.shared.configuration.limits.headerTimeoutMilliseconds, .headerTimeout)
-        case .stopHeaderTimer: if handles != .closed { uv_timer_stop(headerTimer) }
+        case .stopHeaderTimer: if !handles.isClosed { uv_timer_stop(headerTimer) }
         // The head and then its body: the phases never overlap, so they share one timer.
         case .startBodyTimer:
             startTimer(headerTimer, owner.shared.configuration.limits.bodyTimeoutMilliseconds, .bodyTimeout)
-        case .stopBodyTimer: if handles != .closed { uv_timer_stop(headerTimer) }
+        case .stopBodyTimer: if !handles.isClosed { uv_timer_stop(headerTimer) }
         case .startIdleTimer:
             startTimer(idleTimer, owner.shared.configuration.limits.idleTimeoutMilliseconds, .idleTimeout)
-        case .stopIdleTimer: if handles != .closed { uv_timer_stop(idleTimer) }
+        case .stopIdleTimer: if !handles.isClosed { uv_timer_stop(idleTimer) }
         }
     }
 
     /// Runs a request's lifecycle: what to fetch and what to answer is `RequestLifecycle`'s to
-    /// decide; the driver performs its actions, and this writes the answer.
+    /// decide; the driver performs its actions and hands the answer back to be written. The
+    /// request is in flight from here until the driver records it finished.
     private func dispatch(_ id: Int, _ request: HTTPRequest) {
         var request = request
         request.fromLoopback = peerIsLoopback
+        owner.metrics.requestStarted()
         let (lifecycle, action) = RequestLifecycle.begin(
             request, rules: owner.shared.rules,
             draining: owner.shared.draining.load(ordering: .relaxed),
             settings: owner.lifecycleSettings, now: Clock.monotonicSeconds(),
-            cacheWaiter: cacheWaiter(for: id))
+            cacheWaiter: driver.cacheWaiter(for: id))
         driver.run(id, lifecycle, action)
-    }
-
-    /// Another request's fetch of the same cached answer may end on any worker's thread: what
-    /// it delivers comes back to this loop, to this connection if it is still there.
-    private func cacheWaiter(for id: Int) -> ResponseCache.Waiter {
-        let reference = LoopBound(self)
-        let mailbox = owner.mailbox
-        return { delivery in
-            mailbox?.post { reference.value?.driver.cacheDelivered(id, delivery) }
-        }
-    }
-
-    private func answer(_ id: Int, _ lifecycle: RequestLifecycle, _ response: HTTPResponse) {
-        if let line = lifecycle.answered(
-            response, now: Clock.monotonicSeconds(), wallClockMilliseconds: Clock.unixMilliseconds())
-        {
-            Log.access(line)
-        }
-        send(.responseReady(id: id, response))
     }
 
     // MARK: - Socket
@@ -229,7 +223,7 @@ final class ClientConnection {
     }
 
     private func write(_ head: [UInt8], _ body: [UInt8], then done: (() -> Void)? = nil) {
-        guard handles != .closed, !(head.isEmpty && body.isEmpty) else { return }
+        guard !handles.isClosed, !(head.isEmpty && body.isEmpty) else { return }
         let pending = WriteRequest(head: head, body: body, connection: self, done: done)
         pending.request.pointee.data = Unmanaged.passRetained(pending).toOpaque()
         pendingWrites += 1
@@ -281,7 +275,11 @@ final class ClientConnection {
 
     private func writeFinished() {
         pendingWrites -= 1
-        if handles == .closingAfterWrites && pendingWrites == 0 { closeHandles() }
+        guard pendingWrites == 0 else { return }
+        switch handles {
+        case .closingAfterWrites, .lingering: closeHandles()
+        case .open, .streaming, .closed: break
+        }
     }
 
     /// Closes once queued writes are on the wire (uv_close would cancel them). A connection
@@ -289,19 +287,28 @@ final class ClientConnection {
     /// consumer, or one whose stream ended before its head was written) would hold the last
     /// writes, and the socket, for ever, so they are dropped after the idle timeout.
     func requestClose() {
-        if handles == .open { handles = .closingAfterWrites }
+        let streamed: Bool
+        switch handles {
+        case .open: streamed = false
+        case .streaming: streamed = true
+        case .closingAfterWrites, .lingering, .closed:
+            driver.cancelAll()
+            if pendingWrites == 0 { closeHandles() }
+            return
+        }
+        handles = .closingAfterWrites
         driver.cancelAll()
         if pendingWrites == 0 { return closeHandles() }
-        guard handles == .closingAfterWrites, carriedStream, lingerTimer == nil else { return }
+        guard streamed, case .closingAfterWrites = handles else { return }
         let milliseconds = owner.shared.configuration.limits.idleTimeoutMilliseconds
-        lingerTimer = RouteTimer(loop: owner.loop, milliseconds: milliseconds) { [weak self] in self?.closeHandles() }
+        handles = .lingering(
+            RouteTimer(loop: owner.loop, milliseconds: milliseconds) { [weak self] in self?.closeHandles() })
     }
 
     private func closeHandles() {
-        guard handles != .closed else { return }
+        if case .lingering(let timer) = handles { timer.stop() }
+        guard !handles.isClosed else { return }
         handles = .closed
-        lingerTimer?.stop()
-        lingerTimer = nil
         if owner.forget(self) { owner.metrics.connectionClosed() }
         let onClose: uv_close_cb = { handle in
             guard let handle, let data = handle.pointee.data else { return }
@@ -336,7 +343,7 @@ final class ClientConnection {
         _ timer: UnsafeMutablePointer<uv_timer_t>, _ milliseconds: Int,
         _ event: HTTPConnectionStateMachine.Event
     ) {
-        guard handles != .closed else { return }
+        guard !handles.isClosed else { return }
         let callback: uv_timer_cb
         switch event {
         case .headerTimeout:
@@ -373,7 +380,7 @@ extension ClientConnection: StreamHost {
     /// One chunk: its size in hex, the bytes, CRLF; behind a write still on its way, it waits
     /// with the others in `chunks` and goes out with them.
     func writeChunk(_ bytes: [UInt8]) {
-        guard handles == .open, state.isStreaming, !bytes.isEmpty else { return }
+        guard handles.isOpen, state.isStreaming, !bytes.isEmpty else { return }
         if let (head, body) = chunks.add(bytes) { write(head, body) { [unowned self] in self.chunkWritten() } }
     }
 
@@ -382,14 +389,14 @@ extension ClientConnection: StreamHost {
     }
 
     var unsentBytes: Int {
-        handles == .closed ? 0 : Int(uv_stream_get_write_queue_size(reshape_tcp_stream(tcp))) + chunks.waiting.count
+        handles.isClosed ? 0 : Int(uv_stream_get_write_queue_size(reshape_tcp_stream(tcp))) + chunks.waiting.count
     }
 
     /// Ends the stream's answer, after the chunks still waiting; the close that follows bounds
     /// how long its last writes wait (`requestClose`). The event may wait its turn behind the
     /// one being handled.
     func endStream() {
-        if handles != .closed, let waited = chunks.takeAll() { write([], waited) }
+        if !handles.isClosed, let waited = chunks.takeAll() { write([], waited) }
         send(.streamEnded)
     }
 }

@@ -57,15 +57,7 @@ final class Worker: ConnectionOwner {
             // The loop's own compressor: it keeps state between answers and is not thread-safe.
             compression: AnswerCompression(minimumBytes: shared.configuration.compressMinBytes),
             admin: { [unowned shared] in shared.adminResponse($0) })
-        let redis = LoopBound<RedisClient>(nil)
-        if shared.configuration.redis != nil {
-            // Called by this loop's own leaders, on this loop's thread, as they store an answer.
-            lifecycleSettings.sharedStore = { key, stored in
-                let bytes = SharedCacheEntry.encode(
-                    stored, now: Clock.monotonicSeconds(), unixMilliseconds: Clock.unixMilliseconds())
-                redis.value?.set(key, bytes, milliseconds: SharedCacheEntry.lifetimeMilliseconds(stored))
-            }
-        }
+        lifecycleSettings.sharesCache = shared.configuration.redis != nil
         uv_loop_init(loop)
         let upstream = UpstreamClient(loop: loop, metrics: metrics)
         self.upstream = upstream
@@ -73,9 +65,7 @@ final class Worker: ConnectionOwner {
             loop: loop, upstream: upstream, metrics: metrics,
             stallSeconds: shared.configuration.liveStallSeconds)
         liveHub = hub
-        // Called by this loop's own requests only, on this loop's thread.
-        let boundHub = LoopBound(hub)
-        lifecycleSettings.liveAnswer = { route, key in boundHub.value?.currentAnswer(route: route, key: key) }
+        lifecycleSettings.servesLive = true
         lifecycleSettings.tracer = Worker.tracer(
             loop: loop, upstream: upstream, configuration: shared.configuration, metrics: metrics,
             exporter: &spanExporter)
@@ -84,9 +74,8 @@ final class Worker: ConnectionOwner {
             sharedCache = RedisClient(
                 loop: loop, address: address,
                 commandTimeoutMilliseconds: shared.configuration.redisTimeoutMilliseconds, metrics: metrics)
-            redis.value = sharedCache
         }
-        background = RequestDriver(owner: self) { _, _, _ in }
+        background = RequestDriver(owner: self) { _, _ in }
         uv_tcp_init(loop, listener)
         uv_tcp_open(listener, fd)
         listener.pointee.data = Unmanaged.passUnretained(self).toOpaque()
@@ -154,7 +143,7 @@ final class Worker: ConnectionOwner {
 
     /// A draining worker starts no refresh: cancelled, it hands the key's fetch back.
     func runInBackground(_ refresh: RequestLifecycle) {
-        guard !draining else { return refresh.cancelled() }
+        guard !draining else { return RequestDriver.drop(refresh) }
         nextBackgroundID += 1
         background.run(nextBackgroundID, refresh, refresh.startRefresh())
     }

@@ -93,13 +93,13 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
         XCTAssertEqual(machine.stateName, "closed", file: file, line: line)
     }
 
-    /// One machine in each state, in the order of `stateNames`.
+    /// One machine in each state, in the order of `StateName`.
     private func oneInEachState() -> [Machine] {
         [awaitingFirstRequest(), idle(), readingHead(), readingBody(), readingDone(), streaming(), closed()]
     }
 
     func testStateNamesAreTheCaseNamesAndEveryOneIsReached() {
-        XCTAssertEqual(oneInEachState().map(\.stateName), Machine.stateNames)
+        XCTAssertEqual(oneInEachState().map(\.stateName), Machine.StateName.allCases.map(\.rawValue))
     }
 
     // MARK: - awaitingFirstRequest

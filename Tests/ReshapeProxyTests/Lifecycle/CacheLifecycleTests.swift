@@ -18,20 +18,24 @@ final class CacheLifecycleTests: XCTestCase {
         return route
     }
 
-    private func settings(_ cache: ResponseCache, endpoints: Endpoints = .all) -> LifecycleSettings {
-        LifecycleSettings(
+    private func settings(_ cache: ResponseCache, endpoints: Endpoints = .all, shared: Bool = false)
+        -> LifecycleSettings
+    {
+        var settings = LifecycleSettings(
             endpoints: endpoints, canFetch: true, accessLog: false, metrics: Metrics(), cache: cache,
             admin: { _ in HTTPResponse(status: 404) })
+        settings.sharesCache = shared
+        return settings
     }
 
     private func begin(
-        _ cache: ResponseCache, _ route: Route, now: Double, headers: [NameValue] = [],
+        _ cache: ResponseCache, _ route: Route, now: Double, headers: [NameValue] = [], shared: Bool = false,
         waiter: @escaping ResponseCache.Waiter = { _ in }
     ) -> (RequestLifecycle, RequestLifecycle.Action) {
         RequestLifecycle.begin(
             HTTPRequest(method: "GET", target: "/users", headers: headers),
             rules: ServingRules(RuleSet(upstreams: ["api": makeUpstream()], routes: [route], digest: "d")),
-            draining: false, settings: settings(cache), now: now, cacheWaiter: waiter)
+            draining: false, settings: settings(cache, shared: shared), now: now, cacheWaiter: waiter)
     }
 
     private func header(_ action: RequestLifecycle.Action, _ name: String) -> String? {
@@ -75,7 +79,7 @@ final class CacheLifecycleTests: XCTestCase {
             guard case .wait = step else { return XCTFail("a second request for the key waits") }
             waiters.append(waiter)
         }
-        _ = leader.fetchFinished(0, ok("[]"), seconds: 0)
+        leader.fetchFinished(0, ok("[]"), seconds: 0).wakeWaiters()
         XCTAssertEqual(deliveries.items.count, 199)
         var step = waiters[0].cacheDelivered(deliveries.items[0], now: 0.2)
         XCTAssertEqual(header(step, "Reshape-Cache"), "coalesced")
@@ -83,6 +87,46 @@ final class CacheLifecycleTests: XCTestCase {
         guard case .respond(let response, _) = step else { return XCTFail() }
         XCTAssertEqual(response.body.text, "[]")
         XCTAssertEqual(cache.counters.misses, 1)
+    }
+
+    /// A leader's answer settles its key as values the server performs: the store in the shared
+    /// cache and its waiters' delivery. Nobody is woken from inside the lifecycle.
+    func testALeadersSettleReturnsTheStoreAndTheWaitersDeliveryAsActions() throws {
+        let cache = ResponseCache(capacityBytes: 1 << 20)
+        let (leader, asked) = begin(cache, route(), now: 0, shared: true)
+        guard case .lookUpShared(let key) = asked else { return XCTFail("\(asked)") }
+        guard case .fetch = leader.sharedLookupFinished(nil, now: 0, unixMilliseconds: 0) else { return XCTFail() }
+        let deliveries = Mailbox()
+        let (waiter, waits) = begin(cache, route(), now: 0, shared: true, waiter: { deliveries.post($0) })
+        guard case .wait = waits else { return XCTFail("\(waits)") }
+        guard case .respond(let answer, let settlement) = leader.fetchFinished(0, ok("[1]"), seconds: 0) else {
+            return XCTFail()
+        }
+        XCTAssertEqual(header(.respond(answer, settlement), "Reshape-Cache"), "miss")
+        let store = try XCTUnwrap(settlement.store)
+        XCTAssertEqual(store.key, key, "stored under the key it was looked up by")
+        XCTAssertEqual(store.stored.body.text, "[1]")
+        let wake = try XCTUnwrap(settlement.wake)
+        XCTAssertEqual(wake.waiters.count, 1)
+        XCTAssertTrue(deliveries.items.isEmpty)
+        guard case .answer(let shared, _) = wake.delivery else { return XCTFail("\(wake.delivery)") }
+        XCTAssertEqual(shared.header("Reshape-Cache"), "coalesced")
+        for waiting in wake.waiters { waiting(wake.delivery) }
+        XCTAssertEqual(header(waiter.cacheDelivered(deliveries.items[0], now: 0), "Reshape-Cache"), "coalesced")
+    }
+
+    /// A leader that goes away hands its key on: every waiter is told to look up again.
+    func testALeaderThatLeavesWakesItsWaitersToRetry() {
+        let cache = ResponseCache(capacityBytes: 1 << 20)
+        let (leader, _) = begin(cache, route(), now: 0)
+        _ = begin(cache, route(), now: 0)
+        guard case .cancel(let settlement, let finished) = leader.cancelled(), let wake = settlement.wake else {
+            return XCTFail("the waiter is woken")
+        }
+        XCTAssertEqual(wake.waiters.count, 1)
+        guard case .retry = wake.delivery else { return XCTFail("\(wake.delivery)") }
+        XCTAssertEqual(settlement.cancel, [FetchCancel(id: 0, countsAsTimeout: false)])
+        XCTAssertEqual(finished.outcome, .cancelled)
     }
 
     func testEachCredentialHasItsOwnAnswer() {
@@ -134,7 +178,8 @@ final class CacheLifecycleTests: XCTestCase {
         guard case .respond = second else { return XCTFail("exactly one refresh while it runs") }
         _ = refresh.fetchFinished(0, ok("[2]"), seconds: 0)
         XCTAssertNil(
-            refresh.answered(HTTPResponse(status: 200), now: 13, wallClockMilliseconds: 0), "a refresh is not a request"
+            refresh.answered(HTTPResponse(status: 200), now: 13, wallClockMilliseconds: 0).accessLogLine,
+            "a refresh is not a request"
         )
         guard case .respond(let fresh, _) = begin(cache, route(), now: 14).1 else { return XCTFail() }
         XCTAssertEqual(fresh.body.text, "[2]")

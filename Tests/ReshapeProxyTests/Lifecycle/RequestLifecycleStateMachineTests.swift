@@ -29,7 +29,7 @@ final class RequestLifecycleStateMachineTests: XCTestCase {
         var settings = LifecycleSettings(
             endpoints: .all, canFetch: true, accessLog: false, metrics: metrics,
             cache: cache, admin: { _ in HTTPResponse(status: 404) })
-        if shared { settings.sharedStore = { _, _ in } }
+        settings.sharesCache = shared
         return settings
     }
 
@@ -93,14 +93,15 @@ final class RequestLifecycleStateMachineTests: XCTestCase {
             settings: settings(), now: 0)
         XCTAssertEqual(lifecycle.stateName, "routing")
         let (notFound, action) = begin(route(), settings(), target: "/nowhere")
-        guard case .respond(let response, cancel: []) = action else { return XCTFail("\(action)") }
+        guard case .respond(let response, _) = action else { return XCTFail("\(action)") }
         XCTAssertEqual(response.status, 404)
         XCTAssertEqual(notFound.stateName, "responding")
         let (fetching, fetch) = begin(route(), settings())
-        guard case .fetch(let orders) = fetch else { return XCTFail("\(fetch)") }
+        guard case .fetch(let orders, armTimer: 500) = fetch else {
+            return XCTFail("the route timer is armed: \(fetch)")
+        }
         XCTAssertEqual(orders.map(\.id), [0])
         XCTAssertEqual(fetching.stateName, "exchanging")
-        XCTAssertEqual(fetching.timeoutMilliseconds, 500)
         XCTAssertEqual(fetching.fetchesInFlight, [0])
     }
 
@@ -108,28 +109,46 @@ final class RequestLifecycleStateMachineTests: XCTestCase {
         let metrics = Metrics()
         let (lifecycle, _) = begin(route(), settings(metrics: metrics))
         let action = lifecycle.fetchFinished(0, ok, seconds: 0)
-        guard case .respond(let response, cancel: []) = action else { return XCTFail("\(action)") }
+        guard case .respond(let response, let settlement) = action else { return XCTFail("\(action)") }
+        XCTAssertTrue(settlement.stopsRouteTimer, "the route timer stops with the answer")
+        XCTAssertEqual(settlement.cancel, [])
         XCTAssertEqual(lifecycle.stateName, "responding")
-        XCTAssertNil(lifecycle.timeoutMilliseconds, "the timer is not re-armed once answered")
         XCTAssertEqual(lifecycle.fetchesInFlight, [])
-        XCTAssertNil(lifecycle.answered(response, now: 1, wallClockMilliseconds: 0))
+        // The server counts the request in flight as it dispatches it.
+        metrics.requestStarted()
+        guard case .record(let finished) = lifecycle.answered(response, now: 1, wallClockMilliseconds: 0) else {
+            return XCTFail("an answer is recorded")
+        }
         XCTAssertEqual(lifecycle.stateName, "answered")
+        XCTAssertEqual(finished.outcome, .answered(status: 200, seconds: 1))
+        XCTAssertEqual(finished.route, "users")
+        XCTAssertNil(finished.accessLogLine, "no line when access logging is off")
+        finished.record(in: metrics)
         let text = Metrics.exposition([metrics], digest: "d", reloads: 0, reloadFailures: 0)
         XCTAssertTrue(text.contains("reshape_requests_in_flight 0"), text)
+        XCTAssertTrue(text.contains(#"reshape_requests_total{route="users",status="200"} 1"#), text)
     }
 
     func testTimedOutAnswers504() {
         let lifecycle = exchanging()
-        guard case .respond(let response, cancel: [0]) = lifecycle.timedOut() else { return XCTFail() }
+        guard case .respond(let response, let settlement) = lifecycle.timedOut() else { return XCTFail() }
         XCTAssertEqual(response.status, 504)
+        XCTAssertEqual(settlement.cancel, [FetchCancel(id: 0, countsAsTimeout: true)], "one per upstream counts")
+        XCTAssertTrue(settlement.stopsRouteTimer)
         XCTAssertEqual(lifecycle.stateName, "responding")
     }
 
-    func testCancelledWhileExchangingIsNoLongerInFlight() {
+    func testCancelledWhileExchangingStopsItsFetchAndIsNoLongerInFlight() {
         let metrics = Metrics()
         let (lifecycle, _) = begin(route(), settings(metrics: metrics))
-        lifecycle.cancelled()
+        metrics.requestStarted()
+        guard case .cancel(let settlement, let finished) = lifecycle.cancelled() else { return XCTFail() }
         XCTAssertEqual(lifecycle.stateName, "cancelled")
+        XCTAssertEqual(settlement.cancel, [FetchCancel(id: 0, countsAsTimeout: false)])
+        XCTAssertTrue(settlement.stopsRouteTimer)
+        XCTAssertNil(settlement.wake)
+        XCTAssertEqual(finished.outcome, .cancelled)
+        finished.record(in: metrics)
         XCTAssertTrue(
             Metrics.exposition([metrics], digest: "d", reloads: 0, reloadFailures: 0)
                 .contains("reshape_requests_in_flight 0"))
@@ -142,9 +161,15 @@ final class RequestLifecycleStateMachineTests: XCTestCase {
         let (waiter, action) = begin(route(cached: true), settings(cache), waiter: { deliveries.post($0) })
         guard case .wait = action else { return XCTFail("\(action)") }
         XCTAssertEqual(waiter.stateName, "waitingForLeader")
-        XCTAssertNil(waiter.timeoutMilliseconds, "no route timer while nothing is fetched")
-        _ = leader.fetchFinished(0, ok, seconds: 0)
-        guard case .respond(let response, cancel: []) = waiter.cacheDelivered(deliveries.items[0], now: 0) else {
+        XCTAssertTrue(deliveries.items.isEmpty)
+        // The leader's answer settles the key: the waiters are woken by the server, as an action.
+        guard case .respond(_, let settlement) = leader.fetchFinished(0, ok, seconds: 0),
+            let wake = settlement.wake
+        else { return XCTFail("the leader's answer wakes its waiter") }
+        XCTAssertTrue(deliveries.items.isEmpty, "nobody is woken from inside the lifecycle")
+        XCTAssertEqual(wake.waiters.count, 1)
+        for waiter in wake.waiters { waiter(wake.delivery) }
+        guard case .respond(let response, _) = waiter.cacheDelivered(deliveries.items[0], now: 0) else {
             return XCTFail()
         }
         XCTAssertEqual(response.headers.first { $0.name == CacheStatus.headerName }?.value, "coalesced")
@@ -157,13 +182,14 @@ final class RequestLifecycleStateMachineTests: XCTestCase {
         let deliveries = Mailbox()
         let (first, _) = begin(route(cached: true), settings(cache), waiter: { deliveries.post($0) })
         let (second, _) = begin(route(cached: true), settings(cache), waiter: { deliveries.post($0) })
-        leader.cancelled()
+        leader.cancelled().wakeWaiters()
         XCTAssertEqual(deliveries.items.count, 2, "a leader that goes away hands the fetch to its waiters")
         guard case .fetch = first.cacheDelivered(deliveries.items[0], now: 0) else { return XCTFail() }
         XCTAssertEqual(first.stateName, "exchanging")
         guard case .wait = second.cacheDelivered(deliveries.items[1], now: 0) else { return XCTFail() }
         XCTAssertEqual(second.stateName, "waitingForLeader")
-        second.cancelled()
+        guard case .cancel(let settlement, _) = second.cancelled() else { return XCTFail() }
+        XCTAssertNil(settlement.wake, "a waiter that goes away hands nothing on")
         XCTAssertEqual(second.stateName, "cancelled")
     }
 
@@ -172,7 +198,7 @@ final class RequestLifecycleStateMachineTests: XCTestCase {
         let (leader, _) = begin(route(cached: true), settings(cache))
         let deliveries = Mailbox()
         let (waiter, _) = begin(route(cached: true), settings(cache, shared: true), waiter: { deliveries.post($0) })
-        leader.cancelled()
+        leader.cancelled().wakeWaiters()
         guard case .lookUpShared = waiter.cacheDelivered(deliveries.items[0], now: 0) else { return XCTFail() }
         XCTAssertEqual(waiter.stateName, "awaitingSharedCache")
     }
@@ -185,7 +211,12 @@ final class RequestLifecycleStateMachineTests: XCTestCase {
         XCTAssertEqual(missing.stateName, "awaitingSharedCache")
         guard case .fetch = missing.sharedLookupFinished(nil, now: 0, unixMilliseconds: 0) else { return XCTFail() }
         XCTAssertEqual(missing.stateName, "exchanging")
-        guard case .respond(let response, _) = missing.fetchFinished(0, ok, seconds: 0) else { return XCTFail() }
+        guard case .respond(let response, let settlement) = missing.fetchFinished(0, ok, seconds: 0) else {
+            return XCTFail()
+        }
+        let store = try XCTUnwrap(settlement.store, "the leader's answer is stored in the shared cache")
+        XCTAssertEqual(store.key, key)
+        XCTAssertEqual(store.stored.body, Array("[1]".utf8))
 
         let other = ResponseCache(capacityBytes: 1 << 20)
         let stored = ResponseCache.Stored(
@@ -194,12 +225,12 @@ final class RequestLifecycleStateMachineTests: XCTestCase {
         let bytes = SharedCacheEntry.encode(stored, now: 0, unixMilliseconds: 1_000_000)
         let (found, _) = begin(route(cached: true), settings(other, shared: true), now: 1)
         let answer = found.sharedLookupFinished(bytes, now: 1, unixMilliseconds: 1_001_000)
-        guard case .respond(let hit, cancel: []) = answer else { return XCTFail("\(answer)") }
+        guard case .respond(let hit, _) = answer else { return XCTFail("\(answer)") }
         XCTAssertEqual(hit.headers.first { $0.name == CacheStatus.headerName }?.value, "hit")
         XCTAssertEqual(found.stateName, "responding")
 
         let (gone, _) = begin(route(cached: true), settings(ResponseCache(capacityBytes: 1 << 20), shared: true))
-        gone.cancelled()
+        _ = gone.cancelled()
         XCTAssertEqual(gone.stateName, "cancelled")
     }
 
@@ -217,7 +248,7 @@ final class RequestLifecycleStateMachineTests: XCTestCase {
         // The route now fetches from an upstream the rules lack: the refresh cannot even start.
         let cache = cacheWithAnAnswer()
         guard let refresh = refreshPending(cache, route: route(cached: true, upstream: "gone")) else { return }
-        guard case .respond(let response, cancel: []) = refresh.startRefresh() else { return XCTFail() }
+        guard case .respond(let response, _) = refresh.startRefresh() else { return XCTFail() }
         XCTAssertEqual(response.headers.first { $0.name == CacheStatus.headerName }?.value, "stale")
         XCTAssertEqual(refresh.stateName, "responding")
     }
@@ -225,7 +256,8 @@ final class RequestLifecycleStateMachineTests: XCTestCase {
     func testACancelledRefreshHandsTheKeyBack() {
         let cache = cacheWithAnAnswer()
         guard let refresh = refreshPending(cache, route: route(cached: true)) else { return }
-        refresh.cancelled()
+        guard case .cancel(_, let finished) = refresh.cancelled() else { return XCTFail() }
+        XCTAssertEqual(finished.outcome, .background, "a refresh is nobody's request")
         XCTAssertEqual(refresh.stateName, "cancelled")
         guard case .respondAndRefresh = begin(route(cached: true), settings(cache), now: 13).1 else {
             return XCTFail("the next stale answer starts the refresh again")
@@ -233,8 +265,8 @@ final class RequestLifecycleStateMachineTests: XCTestCase {
     }
 
     func testEveryStateHasADistinctName() {
-        XCTAssertEqual(Set(RequestLifecycle.stateNames).count, RequestLifecycle.stateNames.count)
-        XCTAssertEqual(RequestLifecycle.stateNames.count, 9, "a new state needs its name here and in the diagram")
+        XCTAssertEqual(
+            RequestLifecycle.StateName.allCases.count, 10, "a new state needs its name here and in the diagram")
     }
 
     // MARK: - Impossible events
@@ -269,7 +301,7 @@ final class RequestLifecycleStateMachineTests: XCTestCase {
 
     func testACancelAfterTheAnswerTraps() throws {
         let lifecycle = responding()
-        try expectTrap(containing: "impossible event 'cancelled' in state 'responding'") { lifecycle.cancelled() }
+        try expectTrap(containing: "impossible event 'cancelled' in state 'responding'") { _ = lifecycle.cancelled() }
     }
 
     func testAFetchForARequestThatWaitsForAnotherTraps() throws {

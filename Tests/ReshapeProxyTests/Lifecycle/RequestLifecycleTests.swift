@@ -26,14 +26,15 @@ final class RequestLifecycleTests: XCTestCase {
 
     func testAFetchIsRenderedRecordedAndLoggedWithItsDrops() throws {
         let metrics = Metrics()
+        // The server counts the request in flight as it dispatches it.
+        metrics.requestStarted()
         let (lifecycle, step) = RequestLifecycle.begin(
             HTTPRequest(method: "GET", target: "/users?x=1"), rules: rules,
             draining: false, settings: settings(metrics), now: 10)
-        guard case .fetch(let orders) = step, let request = orders.first?.request else {
+        guard case .fetch(let orders, _) = step, let request = orders.first?.request else {
             return XCTFail("expected a fetch, got \(step)")
         }
         XCTAssertEqual(request.url, "https://api.example.com/users.json?auth=s3cret")
-        XCTAssertTrue(exposition(metrics).contains("reshape_requests_in_flight 1"))
         let response = lifecycle.finishOnlyFetch(
             .response(
                 UpstreamResponse(
@@ -42,7 +43,11 @@ final class RequestLifecycleTests: XCTestCase {
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(response.body.text, #"[{"a":1},{"b":2}]"#)
         XCTAssertEqual(response.headers.first { $0.name == "Reshape-Dropped" }?.value, "1")
-        let line = try XCTUnwrap(lifecycle.answered(response, now: 10.5, wallClockMilliseconds: 1_700_000_000_000)).text
+        let finished = try XCTUnwrap(
+            lifecycle.answered(response, now: 10.5, wallClockMilliseconds: 1_700_000_000_000).finished)
+        XCTAssertTrue(exposition(metrics).contains("reshape_requests_in_flight 1"), "recorded by the server, not here")
+        finished.record(in: metrics)
+        let line = try XCTUnwrap(finished.accessLogLine).text
         XCTAssertTrue(line.contains(#""path":"/users""#) && !line.contains("x=1"), line)
         XCTAssertTrue(line.contains(#""route":"users""#) && line.contains(#""upstream_status":200"#), line)
         XCTAssertTrue(line.contains(#""duration_ms":500.000"#) && line.contains(#""upstream_ms":250.000"#), line)
@@ -55,15 +60,18 @@ final class RequestLifecycleTests: XCTestCase {
 
     func testAnUpstreamFailureNeverLeaksTheUpstreamsSecret() throws {
         let metrics = Metrics()
-        let (lifecycle, _) = RequestLifecycle.begin(
+        let (lifecycle, step) = RequestLifecycle.begin(
             HTTPRequest(method: "GET", target: "/users"), rules: rules,
             draining: false, settings: settings(metrics), now: 0)
-        let response = lifecycle.finishOnlyFetch(
-            .failure(.connect, message: "cannot reach https://api.example.com/?auth=s3cret"),
-            seconds: 0.1)
+        guard case .fetch(let orders, _) = step, let order = orders.first else { return XCTFail("\(step)") }
+        XCTAssertEqual(order.counted, FetchCount(route: "users", upstream: "api"))
+        let failure = UpstreamResult.failure(.connect, message: "cannot reach https://api.example.com/?auth=s3cret")
+        // The server counts the fetch's end as its order says, then reports it.
+        order.counted.record(failure, seconds: 0.1, in: metrics)
+        let response = lifecycle.finishOnlyFetch(failure, seconds: 0.1)
         XCTAssertEqual(response.status, 502)
         XCTAssertFalse(response.body.text.contains("s3cret"), response.body.text)
-        let line = try XCTUnwrap(lifecycle.answered(response, now: 0.2, wallClockMilliseconds: 0)).text
+        let line = try XCTUnwrap(lifecycle.answered(response, now: 0.2, wallClockMilliseconds: 0).accessLogLine).text
         XCTAssertFalse(line.contains("s3cret"), line)
         XCTAssertTrue(line.contains(#""error":"upstream-unreachable""#) || line.contains("upstream-unreachable"), line)
         XCTAssertTrue(exposition(metrics).contains(#"reshape_upstream_errors_total{upstream="api",kind="connect"} 1"#))
@@ -89,7 +97,8 @@ final class RequestLifecycleTests: XCTestCase {
         guard case .respond(let notFound, _) = missing else { return XCTFail() }
         XCTAssertEqual(notFound.status, 404)
         XCTAssertTrue(
-            lifecycle.answered(notFound, now: 0, wallClockMilliseconds: 0)?.text.contains(#""error":"no-route""#)
+            lifecycle.answered(notFound, now: 0, wallClockMilliseconds: 0).accessLogLine?.text.contains(
+                #""error":"no-route""#)
                 ?? false)
     }
 
@@ -105,7 +114,10 @@ final class RequestLifecycleTests: XCTestCase {
         let (cancelled, _) = RequestLifecycle.begin(
             HTTPRequest(method: "GET", target: "/users"), rules: rules,
             draining: false, settings: settings(metrics), now: 0)
-        cancelled.cancelled()
+        // The server counts each request in flight as it dispatches it, and records it finished.
+        metrics.requestStarted()
+        metrics.requestStarted()
+        cancelled.cancelled().finished?.record(in: metrics)
         XCTAssertTrue(
             exposition(metrics).contains("reshape_requests_in_flight 1"), "the first request was never answered")
         XCTAssertNil(
@@ -113,7 +125,8 @@ final class RequestLifecycleTests: XCTestCase {
                 HTTPRequest(method: "GET", target: "/nowhere"), rules: rules, draining: false,
                 settings: settings(metrics, accessLog: false), now: 0
             ).0
-                .answered(response, now: 0, wallClockMilliseconds: 0), "no access log line when it is off")
+                .answered(response, now: 0, wallClockMilliseconds: 0).accessLogLine, "no access log line when it is off"
+        )
     }
 
     func testAnAnswerTheClientHasIs304WithItsTagAndNoContent() throws {

@@ -85,8 +85,8 @@ final class RouteExchangeStateMachineTests: XCTestCase {
         guard case .wait = exchange.fetchFinished(1, ok("[]"), seconds: 0) else { return XCTFail() }
         XCTAssertEqual(exchange.stateName, "fetchingPrimaries")
         XCTAssertEqual(exchange.inFlightIDs, [0])
-        XCTAssertEqual(exchange.upstreamName(of: 0), "api")
-        XCTAssertNil(exchange.upstreamName(of: 1), "a fetch that is in has no upstream in flight")
+        XCTAssertEqual(exchange.fetchRule(of: 0)?.upstream, "api")
+        XCTAssertNil(exchange.fetchRule(of: 1)?.upstream, "a fetch that is in has no upstream in flight")
         guard case .respond(let rendered, cancel: []) = exchange.fetchFinished(0, ok("{}"), seconds: 0) else {
             return XCTFail()
         }
@@ -99,7 +99,7 @@ final class RouteExchangeStateMachineTests: XCTestCase {
     func testAFailedPrimaryFinishesAndCancelsTheOthers() throws {
         let exchange = try XCTUnwrap(start(profile).0)
         guard
-            case .respond(let rendered, cancel: [1]) = exchange.fetchFinished(
+            case .respond(let rendered, cancel: [FetchCancel(id: 1)]) = exchange.fetchFinished(
                 0, .failure(.connect, message: "no"),
                 seconds: 0)
         else { return XCTFail() }
@@ -109,17 +109,49 @@ final class RouteExchangeStateMachineTests: XCTestCase {
 
     func testTheTimeoutFinishesAnyPhase() throws {
         let primaries = try XCTUnwrap(start(profile).0)
-        guard case .respond(let rendered, cancel: [0, 1]) = primaries.timedOut() else { return XCTFail() }
+        guard case .respond(let rendered, let cancel) = primaries.timedOut() else { return XCTFail() }
+        XCTAssertEqual(cancel.map(\.id), [0, 1])
         XCTAssertEqual(rendered.errorCode, "route-timeout")
         XCTAssertEqual(primaries.stateName, "finished")
         let followUps = try expanding()
-        guard case .respond(_, cancel: [1]) = followUps.timedOut() else { return XCTFail() }
+        guard case .respond(_, cancel: [FetchCancel(id: 1, countsAsTimeout: true)]) = followUps.timedOut() else {
+            return XCTFail()
+        }
         XCTAssertEqual(followUps.stateName, "finished")
+    }
+
+    /// One slow request must not open a circuit every other request would be refused by: its
+    /// timeout counts once against each upstream, however many of its fetches it cut off.
+    func testATimeoutCountsOnceAgainstEachUpstream() throws {
+        var route = profile
+        route.fetches.append(FetchRule(name: "badges", upstream: "people", path: upstreamTemplate("/badges.json")))
+        let rules = ServingRules(
+            RuleSet(upstreams: ["api": makeUpstream(), "people": makeUpstream()], routes: [route], digest: "d"))
+        let exchange = try XCTUnwrap(
+            RouteExchange.start(
+                HTTPRequest(method: "GET", target: "/profile"), route: route, parameters: [:], rules: rules
+            )
+            .0)
+        guard case .respond(_, let cancel) = exchange.timedOut() else { return XCTFail() }
+        XCTAssertEqual(
+            cancel,
+            [
+                FetchCancel(id: 0, countsAsTimeout: true), FetchCancel(id: 1, countsAsTimeout: false),
+                FetchCancel(id: 2, countsAsTimeout: true),
+            ])
+    }
+
+    /// A failure that settles the answer early stops the others without counting against their circuits.
+    func testAnEarlyAnswerCancelsWithoutCountingATimeout() throws {
+        let exchange = try XCTUnwrap(start(profile).0)
+        guard case .respond(_, let cancel) = exchange.fetchFinished(0, .failure(.connect, message: "no"), seconds: 0)
+        else { return XCTFail() }
+        XCTAssertEqual(cancel, [FetchCancel(id: 1, countsAsTimeout: false)])
     }
 
     func testExpandingFetchesWithinItsBoundThenAnswers() throws {
         let exchange = try expanding()
-        XCTAssertEqual(exchange.upstreamName(of: 1), "api")
+        XCTAssertEqual(exchange.fetchRule(of: 1)?.upstream, "api")
         guard case .fetch(let next) = exchange.fetchFinished(1, ok(#"{"n":"A"}"#), seconds: 0) else { return XCTFail() }
         XCTAssertEqual(next.map(\.id), [2], "the next author once the first is in: concurrency 1")
         XCTAssertEqual(exchange.stateName, "expanding")
@@ -141,8 +173,7 @@ final class RouteExchangeStateMachineTests: XCTestCase {
     }
 
     func testEveryStateHasADistinctName() {
-        XCTAssertEqual(Set(RouteExchange.stateNames).count, RouteExchange.stateNames.count)
-        XCTAssertEqual(RouteExchange.stateNames.count, 3, "a new state needs its name here and in the diagram")
+        XCTAssertEqual(RouteExchange.StateName.allCases.count, 3, "a new state needs its name here and in the diagram")
     }
 
     // MARK: - Impossible events

@@ -38,21 +38,22 @@ final class RouteExchangeTests: XCTestCase {
     private func orders(_ step: RequestLifecycle.Action, file: StaticString = #filePath, line: UInt = #line)
         -> [FetchOrder]
     {
-        guard case .fetch(let orders) = step else {
+        guard case .fetch(let orders, _) = step else {
             XCTFail("expected fetches, got \(step)", file: file, line: line)
             return []
         }
         return orders
     }
 
+    /// The answer, and the ids of the fetches it cancels.
     private func response(_ step: RequestLifecycle.Action, file: StaticString = #filePath, line: UInt = #line) -> (
         HTTPResponse, [Int]
     ) {
-        guard case .respond(let response, let cancel) = step else {
+        guard case .respond(let response, let settlement) = step else {
             XCTFail("expected an answer, got \(step)", file: file, line: line)
             return (HTTPResponse(status: 0), [])
         }
-        return (response, cancel)
+        return (response, settlement.cancel.map(\.id))
     }
 
     private func member(_ response: HTTPResponse, _ key: String) -> JSON? {
@@ -91,7 +92,7 @@ final class RouteExchangeTests: XCTestCase {
         XCTAssertEqual(answer.status, 200)
         XCTAssertEqual(answer.body.text, #"{"user":{"name":"Ada"},"devices":{"d1":{"os":"ios"}}}"#)
         XCTAssertEqual(cancel, [])
-        let line = lifecycle.answered(answer, now: 1, wallClockMilliseconds: 0)?.text ?? ""
+        let line = lifecycle.answered(answer, now: 1, wallClockMilliseconds: 0).accessLogLine?.text ?? ""
         XCTAssertTrue(line.contains(#""fetches":2"#), line)
     }
 
@@ -128,8 +129,8 @@ final class RouteExchangeTests: XCTestCase {
     func testTheRouteTimeoutAnswers504AndCancelsWhatIsInFlight() {
         var route = profile
         route.timeoutMilliseconds = 250
-        let (lifecycle, _) = begin(route, HTTPRequest(method: "GET", target: "/profile/u1"))
-        XCTAssertEqual(lifecycle.timeoutMilliseconds, 250)
+        let (lifecycle, step) = begin(route, HTTPRequest(method: "GET", target: "/profile/u1"))
+        guard case .fetch(_, armTimer: 250) = step else { return XCTFail("the route timer is armed: \(step)") }
         _ = lifecycle.fetchFinished(1, ok("{}"), seconds: 0)
         let (answer, cancel) = response(lifecycle.timedOut())
         XCTAssertEqual(answer.status, 504)
@@ -176,7 +177,8 @@ final class RouteExchangeTests: XCTestCase {
                 + #"{"id":3,"authorId":"a","author":{"name":"Al"}},{"id":4,"authorId":"c","author":null},{"id":5,"author":null}]"#
         )
         XCTAssertTrue(
-            lifecycle.answered(answer, now: 0, wallClockMilliseconds: 0)?.text.contains(#""fetches":4"#) ?? false)
+            lifecycle.answered(answer, now: 0, wallClockMilliseconds: 0).accessLogLine?.text.contains(#""fetches":4"#)
+                ?? false)
     }
 
     private func runPosts(_ route: Route, _ answers: [String: UpstreamResult]) -> HTTPResponse {
@@ -184,7 +186,7 @@ final class RouteExchangeTests: XCTestCase {
         var step = lifecycle.fetchFinished(0, ok(fourPosts), seconds: 0)
         var pending: [FetchOrder] = []
         while true {
-            if case .fetch(let orders) = step { pending += orders } else if case .respond = step { break }
+            if case .fetch(let orders, _) = step { pending += orders } else if case .respond = step { break }
             guard !pending.isEmpty else { break }
             let order = pending.removeFirst()
             let value = String(order.request.url.split(separator: "/").last!.dropLast(5))
@@ -277,7 +279,9 @@ final class RouteExchangeTests: XCTestCase {
         }
         XCTAssertEqual(Set(pointers), ["/name", "/age"])
         let (refusedLifecycle, refusedStep) = begin(route, post("{}", contentType: nil))
-        let line = refusedLifecycle.answered(response(refusedStep).0, now: 0, wallClockMilliseconds: 0)?.text ?? ""
+        let line =
+            refusedLifecycle.answered(response(refusedStep).0, now: 0, wallClockMilliseconds: 0).accessLogLine?.text
+            ?? ""
         XCTAssertTrue(line.contains(#""error":"unsupported-media-type""#), "the refusal is in the access log: \(line)")
         let plain = makeRoute("users", "GET", "/users")
         let (refused, _) = response(
@@ -308,7 +312,8 @@ final class RouteExchangeTests: XCTestCase {
         XCTAssertEqual(answer.status, 201, "a write's status is kept")
         XCTAssertNil(answer.headers.first { $0.name == "ETag" })
         let log = lifecycle.answered(
-            HTTPResponse(status: 502, body: Array("Bearer user-token".utf8)), now: 0, wallClockMilliseconds: 0)
+            HTTPResponse(status: 502, body: Array("Bearer user-token".utf8)), now: 0, wallClockMilliseconds: 0
+        ).accessLogLine
         XCTAssertFalse(log?.text.contains("user-token") ?? true)
     }
 

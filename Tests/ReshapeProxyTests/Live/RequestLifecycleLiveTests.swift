@@ -17,11 +17,11 @@ final class RequestLifecycleLiveTests: XCTestCase {
         return route
     }
 
-    private func settings(accessLog: Bool = false, liveAnswer: JSON? = nil) -> LifecycleSettings {
+    private func settings(accessLog: Bool = false, servesLive: Bool = false) -> LifecycleSettings {
         var settings = LifecycleSettings(
             endpoints: .all, canFetch: true, accessLog: accessLog, metrics: Metrics(),
             admin: { _ in HTTPResponse(status: 404) })
-        if let liveAnswer { settings.liveAnswer = { _, key in key().isEmpty ? nil : liveAnswer } }
+        settings.servesLive = servesLive
         return settings
     }
 
@@ -66,9 +66,11 @@ final class RequestLifecycleLiveTests: XCTestCase {
 
     func testTheSubscriptionEndsWithOneAccessLogLine() throws {
         let (lifecycle, _) = begin(headers: [stream, token], settings: settings(accessLog: true))
-        let line = try XCTUnwrap(
-            lifecycle.subscriptionEnded(
-                eventsSent: 7, bytesSent: 900, errorCode: "slow-consumer", now: 2, wallClockMilliseconds: 1))
+        let action = lifecycle.subscriptionEnded(
+            eventsSent: 7, bytesSent: 900, errorCode: "slow-consumer", now: 2, wallClockMilliseconds: 1)
+        guard case .unsubscribe(let finished) = action else { return XCTFail("it leaves its stream: \(action)") }
+        XCTAssertEqual(finished.outcome, .answered(status: 200, seconds: 2))
+        let line = try XCTUnwrap(finished.accessLogLine)
         let text = line.text
         XCTAssertTrue(text.contains(#""live_events":7"#), text)
         XCTAssertTrue(text.contains(#""error":"slow-consumer""#), text)
@@ -77,12 +79,25 @@ final class RequestLifecycleLiveTests: XCTestCase {
         XCTAssertEqual(lifecycle.stateName, "answered")
     }
 
-    func testAPlainGetWhileAStreamIsOpenIsAnsweredFromIt() {
+    func testAPlainGetAsksForTheStreamsAnswerAndIsAnsweredFromIt() throws {
+        let (lifecycle, action) = begin(headers: [token], settings: settings(accessLog: true, servesLive: true))
+        guard case .lookUpLive(let route) = action else { return XCTFail("\(action)") }
+        XCTAssertEqual(route, "users")
+        let key = try XCTUnwrap(lifecycle.liveStreamKey())
+        XCTAssertTrue(key.contains("secret-token"), "the key of the stream a subscription would share")
+        XCTAssertEqual(lifecycle.stateName, "awaitingLiveAnswer")
         let answer = JSON.array([.number(JSONNumber(1))])
-        let (lifecycle, action) = begin(headers: [], settings: settings(liveAnswer: answer))
-        guard case .respond(let response, _) = action else { return XCTFail("\(action)") }
+        guard case .respond(let response, _) = lifecycle.liveLookupFinished(answer, now: 0) else { return XCTFail() }
         XCTAssertEqual(response.body.text, "[1]")
         XCTAssertEqual(response.header("Reshape-Cache"), "live")
         XCTAssertEqual(lifecycle.stateName, "responding")
+        let line = lifecycle.answered(response, now: 0, wallClockMilliseconds: 0).accessLogLine?.text ?? ""
+        XCTAssertFalse(line.contains("secret-token"), line)
+    }
+
+    func testAPlainGetWithoutAStreamOpenIsFetched() {
+        let (lifecycle, _) = begin(headers: [], settings: settings(servesLive: true))
+        guard case .fetch = lifecycle.liveLookupFinished(nil, now: 0) else { return XCTFail() }
+        XCTAssertEqual(lifecycle.stateName, "exchanging")
     }
 }

@@ -40,8 +40,24 @@ final class RequestTracingTests: XCTestCase {
     }
 
     private func onlyOrder(_ action: RequestLifecycle.Action) throws -> FetchOrder {
-        guard case .fetch(let orders) = action, orders.count == 1 else { throw XCTSkip("expected one fetch") }
+        guard case .fetch(let orders, _) = action, orders.count == 1 else { throw XCTSkip("expected one fetch") }
         return orders[0]
+    }
+
+    /// Exports the spans `action` hands over, as the server does; the action behind them.
+    private func exportingSpans(_ action: RequestLifecycle.Action, to tracer: Tracer) -> RequestLifecycle.Action {
+        guard case .exportSpan(let span, let next) = action else { return action }
+        tracer.send(span)
+        return exportingSpans(next, to: tracer)
+    }
+
+    /// Records the answer as the server does (its server span exported); what was recorded.
+    private func answer(
+        _ lifecycle: RequestLifecycle, _ response: HTTPResponse, now: Double, to tracer: Tracer
+    ) throws -> FinishedRequest {
+        let finished = try XCTUnwrap(lifecycle.answered(response, now: now, wallClockMilliseconds: 0).finished)
+        if let span = finished.span { tracer.send(span) }
+        return finished
     }
 
     private func attribute(_ span: Span, _ key: String) -> Span.Value? {
@@ -146,13 +162,16 @@ final class RequestTracingTests: XCTestCase {
             request([NameValue(name: "traceparent", value: "00-\(clientTrace)-\(clientSpan)-01")]), rules: rules,
             draining: false, settings: settings(tracer), now: 5)
         let order = try onlyOrder(action)
-        let next = lifecycle.fetchFinished(
+        let ended = lifecycle.fetchFinished(
             order.id,
             .response(UpstreamResponse(status: 200, contentType: "application/json", body: Array(#"{"a":1}"#.utf8))),
             seconds: 0.25, now: 5.5, retries: 2)
+        guard case .exportSpan = ended else { return XCTFail("the fetch's span is handed over: \(ended)") }
+        XCTAssertTrue(collected.spans.isEmpty, "the server exports it, not the lifecycle")
+        let next = exportingSpans(ended, to: tracer)
         guard case .respond(let response, _) = next else { return XCTFail("expected the answer, got \(next)") }
         XCTAssertEqual(collected.spans.count, 1, "the client span leaves as its fetch ends")
-        let line = try XCTUnwrap(lifecycle.answered(response, now: 6, wallClockMilliseconds: 0)).text
+        let line = try XCTUnwrap(try answer(lifecycle, response, now: 6, to: tracer).accessLogLine).text
         XCTAssertTrue(line.contains(#""trace_id":"\#(clientTrace)""#), line)
         XCTAssertEqual(collected.spans.count, 2)
         let client = collected.spans[0]
@@ -197,9 +216,10 @@ final class RequestTracingTests: XCTestCase {
         let (lifecycle, action) = RequestLifecycle.begin(
             request([]), rules: rules, draining: false, settings: settings(tracer), now: 0)
         let order = try onlyOrder(action)
-        let next = lifecycle.fetchFinished(order.id, .failure(.connect, message: "refused"), seconds: 0.1)
+        let next = exportingSpans(
+            lifecycle.fetchFinished(order.id, .failure(.connect, message: "refused"), seconds: 0.1), to: tracer)
         guard case .respond(let response, _) = next else { return XCTFail("expected the answer, got \(next)") }
-        _ = lifecycle.answered(response, now: 1, wallClockMilliseconds: 0)
+        _ = try answer(lifecycle, response, now: 1, to: tracer)
         XCTAssertEqual(collected.spans.count, 2)
         XCTAssertEqual(attribute(collected.spans[0], "error.type"), .string("connect"))
         XCTAssertNil(attribute(collected.spans[0], "http.response.status_code"))
@@ -221,7 +241,7 @@ final class RequestTracingTests: XCTestCase {
             order.id, .response(UpstreamResponse(status: 200, contentType: "application/json", body: Array("{}".utf8))),
             seconds: 0.1)
         guard case .respond(let response, _) = next else { return XCTFail("expected the answer, got \(next)") }
-        let line = try XCTUnwrap(lifecycle.answered(response, now: 1, wallClockMilliseconds: 0)).text
+        let line = try XCTUnwrap(lifecycle.answered(response, now: 1, wallClockMilliseconds: 0).accessLogLine).text
         XCTAssertTrue(line.contains(#""trace_id":"\#(clientTrace)""#), line)
         XCTAssertTrue(collected.spans.isEmpty)
         XCTAssertTrue(lifecycle.fetchSpans.isEmpty)
@@ -233,7 +253,7 @@ final class RequestTracingTests: XCTestCase {
             HTTPRequest(method: "GET", target: "/nowhere"), rules: rules, draining: false,
             settings: settings(tracer), now: 0)
         guard case .respond(let response, _) = action else { return XCTFail("expected an answer, got \(action)") }
-        _ = lifecycle.answered(response, now: 0.01, wallClockMilliseconds: 0)
+        _ = try answer(lifecycle, response, now: 0.01, to: tracer)
         XCTAssertEqual(collected.spans.map(\.name), ["GET"])
         XCTAssertNil(attribute(collected.spans[0], "http.route"))
     }

@@ -105,18 +105,21 @@ final class RequestDriverTests: XCTestCase {
         let owner = Owner(rules: slowRules(silent))
         defer { owner.close() }
         var answers: [(id: Int, status: Int, state: String)] = []
-        let driver = RequestDriver(owner: owner) { id, lifecycle, response in
-            answers.append((id, response.status, lifecycle.stateName))
+        var lifecycle: RequestLifecycle?
+        let driver = RequestDriver(owner: owner) { id, response in
+            answers.append((id, response.status, lifecycle?.stateName ?? ""))
         }
-        let (lifecycle, action) = begin("/slow", owner)
+        let (begun, action) = begin("/slow", owner)
+        lifecycle = begun
         guard case .fetch = action else { return XCTFail("\(action)") }
-        driver.run(7, lifecycle, action)
+        driver.run(7, begun, action)
         XCTAssertFalse(driver.isIdle)
         owner.run(seconds: 5) { !answers.isEmpty }
         XCTAssertEqual(answers.map(\.id), [7])
         XCTAssertEqual(answers.first?.status, 504)
-        XCTAssertEqual(answers.first?.state, "responding", "the answer is passed on before it is recorded")
-        XCTAssertEqual(lifecycle.fetchesInFlight, [])
+        XCTAssertEqual(
+            answers.first?.state, "answered", "the answer is recorded before it is passed on (and may be read)")
+        XCTAssertEqual(begun.fetchesInFlight, [])
         XCTAssertTrue(driver.isIdle)
         owner.run(seconds: 0.2)
         XCTAssertEqual(answers.count, 1, "the stopped fetch never reports")
@@ -127,7 +130,7 @@ final class RequestDriverTests: XCTestCase {
         let owner = Owner(rules: slowRules(silent))
         defer { owner.close() }
         var answers = 0
-        let driver = RequestDriver(owner: owner) { _, _, _ in answers += 1 }
+        let driver = RequestDriver(owner: owner) { _, _ in answers += 1 }
         let (lifecycle, action) = begin("/slow", owner)
         driver.run(1, lifecycle, action)
         XCTAssertEqual(lifecycle.fetchesInFlight, [0])
@@ -136,6 +139,26 @@ final class RequestDriverTests: XCTestCase {
         XCTAssertTrue(driver.isIdle)
         owner.run(seconds: 0.3)
         XCTAssertEqual(answers, 0, "neither the route timer (100 ms) nor the fetch reaches a cancelled request")
+    }
+
+    func testAFetchIsCountedAsItsOrderSaysAndTheRequestRecordedBeforeItIsPassedOn() {
+        let api = Upstream(name: "api", scheme: "http", host: "127.0.0.1", port: 9, basePath: "")
+        let users = route("users", "GET", "/users", fetches: [fetch("", "/users.json", upstream: "api")])
+        let owner = Owner(rules: ServingRules(RuleSet(upstreams: ["api": api], routes: [users], digest: "d")))
+        defer { owner.close() }
+        var answers: [(status: Int, metrics: String)] = []
+        let driver = RequestDriver(owner: owner) { _, response in
+            answers.append(
+                (response.status, Metrics.exposition([owner.metrics], digest: "d", reloads: 0, reloadFailures: 0)))
+        }
+        let (lifecycle, action) = begin("/users", owner)
+        driver.run(1, lifecycle, action)
+        owner.run(seconds: 5) { !answers.isEmpty }
+        XCTAssertEqual(answers.first?.status, 502, "nothing listens on port 9")
+        let text = answers.first?.metrics ?? ""
+        XCTAssertTrue(text.contains(#"reshape_upstream_errors_total{upstream="api",kind="connect"} 1"#), text)
+        XCTAssertTrue(text.contains(#"reshape_upstream_fetches_total{route="users",upstream="api"} 1"#), text)
+        XCTAssertTrue(text.contains(#"reshape_requests_total{route="users",status="502"} 1"#), text)
     }
 
     func testAStaleAnswerIsPassedOnAndItsRefreshHandedToTheOwner() {
@@ -156,13 +179,13 @@ final class RequestDriverTests: XCTestCase {
                     status: 200, contentType: "application/json",
                     body: Array("[]".utf8))), seconds: 0)
         var answers: [HTTPResponse] = []
-        let driver = RequestDriver(owner: owner) { _, _, response in answers.append(response) }
+        let driver = RequestDriver(owner: owner) { _, response in answers.append(response) }
         let (stale, action) = begin("/users", owner, now: 12)
         guard case .respondAndRefresh = action else { return XCTFail("\(action)") }
         driver.run(3, stale, action)
         XCTAssertEqual(answers.first?.headers.first { $0.name == "Reshape-Cache" }?.value, "stale")
         XCTAssertTrue(driver.isIdle)
         XCTAssertEqual(owner.refreshes.map(\.stateName), ["refreshPending"], "the owner starts the refresh")
-        owner.refreshes.first?.cancelled()
+        owner.refreshes.first.map(RequestDriver.drop)
     }
 }
