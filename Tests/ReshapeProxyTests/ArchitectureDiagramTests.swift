@@ -46,7 +46,13 @@ final class ArchitectureDiagramTests: XCTestCase {
     }
 
     func testTheCircuitBreakerDiagramDrawsEveryStateAndNoOther() throws {
-        XCTAssertEqual(try diagramStates("CircuitBreaker"), Set(CircuitBreaker.stateNames))
+        XCTAssertEqual(try diagramStates("CircuitBreaker"), Set(CircuitBreaker.StateName.allCases.map(\.rawValue)))
+    }
+
+    func testTheUpstreamStreamDiagramDrawsEveryStateAndNoOther() throws {
+        XCTAssertEqual(
+            try diagramStates("UpstreamStreamStateMachine"),
+            Set(UpstreamStreamStateMachine.StateName.allCases.map(\.rawValue)))
     }
 
     func testTheRequestLifecycleDiagramDrawsEveryStateAndNoOther() throws {

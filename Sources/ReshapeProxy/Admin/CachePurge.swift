@@ -1,4 +1,5 @@
 import ReshapeJSON
+import ReshapeProblem
 import ReshapeRules
 
 /// `POST /_reshape/cache/purge?route=NAME`: drops every answer the process's cache keeps for a

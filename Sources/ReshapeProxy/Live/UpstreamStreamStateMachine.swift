@@ -81,18 +81,21 @@ public struct UpstreamStreamStateMachine {
     /// How long a stream nobody subscribes to stays open, for a client that comes right back.
     public static let idleCloseMilliseconds = 500
 
-    /// Every case name of `State`, in declaration order (docs/architecture.md draws them).
-    public static let stateNames = ["unopened", "connecting", "connected", "reconnecting", "ending", "closed"]
+    /// Every case name of `State`, in declaration order, as docs/architecture.md draws them: a
+    /// case added to `State` must be added here too (`stateName` switches over every one).
+    public enum StateName: String, CaseIterable, Sendable {
+        case unopened, connecting, connected, reconnecting, ending, closed
+    }
 
-    /// The current state's case name, one of `stateNames`.
+    /// The current state's case name.
     public var stateName: String {
         switch state {
-        case .unopened: "unopened"
-        case .connecting: "connecting"
-        case .connected: "connected"
-        case .reconnecting: "reconnecting"
-        case .ending: "ending"
-        case .closed: "closed"
+        case .unopened: StateName.unopened.rawValue
+        case .connecting: StateName.connecting.rawValue
+        case .connected: StateName.connected.rawValue
+        case .reconnecting: StateName.reconnecting.rawValue
+        case .ending: StateName.ending.rawValue
+        case .closed: StateName.closed.rawValue
         }
     }
 

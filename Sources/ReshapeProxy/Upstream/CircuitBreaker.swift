@@ -33,15 +33,18 @@ public struct CircuitBreaker: Sendable, Equatable {
 
     public private(set) var state: State = .closed(failures: 0)
 
-    /// The names of `State`'s cases, as docs/architecture.md draws them.
-    static let stateNames = ["closed", "open", "halfOpen"]
+    /// The names of `State`'s cases, as docs/architecture.md draws them: a case added to
+    /// `State` must be added here too (`stateName` switches over every one).
+    enum StateName: String, CaseIterable {
+        case closed, open, halfOpen
+    }
 
-    /// The state's name, one of `stateNames`.
+    /// The state's name.
     var stateName: String {
         switch state {
-        case .closed: "closed"
-        case .open: "open"
-        case .halfOpen: "halfOpen"
+        case .closed: StateName.closed.rawValue
+        case .open: StateName.open.rawValue
+        case .halfOpen: StateName.halfOpen.rawValue
         }
     }
 

@@ -293,7 +293,7 @@ final class UpstreamStreamStateMachineTests: XCTestCase {
         var closed = Self.connected()
         _ = closed.close()
         machines.append(closed)
-        XCTAssertEqual(machines.map(\.stateName), Machine.stateNames)
+        XCTAssertEqual(machines.map(\.stateName), Machine.StateName.allCases.map(\.rawValue))
     }
 }
 
