@@ -2,13 +2,13 @@ import ReshapeJSON
 import ReshapeRules
 
 /// `reshape explain`'s two outputs: lines for a person, a JSON array of steps for a program.
-public enum ExplainReport {
+package enum ExplainReport {
     /// ```
     /// 1. keyed-to-array {"key": "objectId", "order": "key"}
     ///    -> array(7) [{"objectId": "-NqK…", …}, …]
     ///    dropped /2 (User): /name: minLength: …
     /// ```
-    public static func text(
+    package static func text(
         input: JSON, steps: [StepExplanation], failure: (step: String, error: PipelineError)? = nil,
         width: Int = 100
     ) -> String {
@@ -41,7 +41,7 @@ public enum ExplainReport {
 
     /// `[{"step": 1, "operation": ..., "argument": ..., "value": ..., "dropped": [...], "coerced": [...]}, ...]`;
     /// a failing step last, with `error` instead of `value`.
-    public static func json(steps: [StepExplanation], failure: (step: String, error: PipelineError)? = nil) -> JSON {
+    package static func json(steps: [StepExplanation], failure: (step: String, error: PipelineError)? = nil) -> JSON {
         var elements: [JSON] = steps.map { step in
             .object(
                 JSONObject([
@@ -103,7 +103,7 @@ public enum ExplainReport {
     }
 
     /// The name of each step a route runs, in order, for naming the one that failed.
-    public static func plannedSteps(_ route: Route) -> [String] {
+    package static func plannedSteps(_ route: Route) -> [String] {
         var names = names(route.pipeline)
         for stage in route.stages { names += ["expand"] + self.names(stage.then) }
         return names

@@ -2,7 +2,7 @@ import ReshapeJSON
 
 /// How the samples hold their records: what decides the collection steps `reshape infer`
 /// proposes. All samples are one endpoint's answers, so they are classified together.
-public enum RecordLayout: Equatable, Sendable {
+package enum RecordLayout: Equatable, Sendable {
     /// An object of records under id-like keys (or Firebase's array with `null` holes, or
     /// `null`/`{}` for an empty one): `keyed-to-array`. `nested`: each record is itself such
     /// a collection (devices by user, then by device id), with the inner keys' order.
@@ -12,7 +12,7 @@ public enum RecordLayout: Equatable, Sendable {
     /// One value (an object, a scalar).
     case single
 
-    public static func classify(_ samples: [JSON]) -> RecordLayout {
+    package static func classify(_ samples: [JSON]) -> RecordLayout {
         var keyed: [JSON] = []
         var arrays = 0
         var holes = 0

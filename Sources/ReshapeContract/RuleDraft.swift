@@ -4,53 +4,53 @@ import ReshapeRules
 /// `reshape infer`: a rule file drafted from sample upstream answers — the collection steps
 /// the samples call for, the element type they show, a `validate` step and the samples as
 /// offline examples whose responses come from running the drafted route itself.
-public struct RuleDraft {
-    public struct Options: Sendable {
+package struct RuleDraft {
+    package struct Options: Sendable {
         /// The element type's name; by default the route's name in the singular.
-        public var typeName: String?
+        package var typeName: String?
         /// The upstream's name; `api` by default. A placeholder declaration is always written.
-        public var upstream: String?
+        package var upstream: String?
         /// The upstream path; by default the request path plus `.json` (Firebase's REST form).
-        public var path: String?
+        package var path: String?
         /// `METHOD /path`; by default `GET /` plus the sample file's name.
-        public var request: String?
+        package var request: String?
         /// The field that receives each record's key; see `keyName`.
-        public var key: String?
+        package var key: String?
         /// Propose `enum` for strings with a few repeated values.
-        public var enums = false
+        package var enums = false
         /// Read a small minority of odd records in a collection as corrupt (`Outliers`):
         /// `required`, `minLength: 1`, `minimum: 0`, the majority's type, and a `coerce` step
         /// for integers sent as strings, each with a comment saying what it came from.
-        public var outliers = true
+        package var outliers = true
         /// The first sample's file name, for the default names.
-        public var sampleName = "sample.json"
-        public init() {}
+        package var sampleName = "sample.json"
+        package init() {}
     }
 
     /// Why no draft could be made.
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
-    public let options: Options
-    public let samples: [JSON]
+    package let options: Options
+    package let samples: [JSON]
 
-    public init(samples: [JSON], options: Options) {
+    package init(samples: [JSON], options: Options) {
         self.samples = samples
         self.options = options
     }
 
     /// The rule file, as YAML.
-    public func yaml() throws(Failure) -> String { try build().text }
+    package func yaml() throws(Failure) -> String { try build().text }
 
     /// The drafted file, as YAML text and as the types it declares.
-    public struct Output {
-        public var text: String
+    package struct Output {
+        package var text: String
         /// The `types:` mapping, by name.
-        public var types: JSON
+        package var types: JSON
     }
 
-    public func build() throws(Failure) -> Output {
+    package func build() throws(Failure) -> Output {
         let names = try Names(options)
         let layout = RecordLayout.classify(samples)
         let shaping = try collectionSteps(layout, names)

@@ -3,25 +3,25 @@ import ReshapeRules
 
 /// One step of `reshape explain`: what ran, what came out, and which elements it dropped or
 /// converted. Built from a traced run's `StepTrace`s, so it shows the run the server makes.
-public struct StepExplanation {
+package struct StepExplanation {
     /// 1-based position in the route's transform (expand merges included).
-    public var number: Int
-    public var name: String
-    public var argument: JSON?
+    package var number: Int
+    package var name: String
+    package var argument: JSON?
     /// The value after the step.
-    public var value: JSON
-    public var dropped: [DroppedElement]
-    public var coerced: [Coercion]
+    package var value: JSON
+    package var dropped: [DroppedElement]
+    package var coerced: [Coercion]
 
     /// A field a `coerce` step converted; the pointer is into the value the step received.
-    public struct Coercion: Equatable {
-        public var pointer: String
-        public var from: JSON
-        public var to: JSON
+    package struct Coercion: Equatable {
+        package var pointer: String
+        package var from: JSON
+        package var to: JSON
     }
 
     /// The steps of a traced run that started from `input`.
-    public static func steps(_ traces: [StepTrace], input: JSON) -> [StepExplanation] {
+    package static func steps(_ traces: [StepTrace], input: JSON) -> [StepExplanation] {
         var before = input
         var steps: [StepExplanation] = []
         for (i, trace) in traces.enumerated() {

@@ -5,11 +5,11 @@ import ReshapeSchema
 /// samples, and the JSON Schema that says exactly that (`schema(enums:)`). Every value that
 /// was added validates against the schema: `required` lists only members present in every
 /// object, and a `format` or `enum` is proposed only where every value fits it.
-public final class ValueShape {
+package final class ValueShape {
     /// Formats tried on strings, most specific first; the first one every string has wins.
     static let formats = ["date-time", "date", "email", "uri"]
     /// `enum` is proposed for at most this many distinct strings.
-    public static let maxEnumValues = 10
+    package static let maxEnumValues = 10
 
     var nulls = 0, booleans = 0, integers = 0, fractions = 0, strings = 0, objects = 0, arrays = 0
     /// For the outlier heuristics (`Outliers`): empty strings, negative numbers, and strings
@@ -31,11 +31,11 @@ public final class ValueShape {
     /// Elements of every array seen.
     var items: ValueShape?
 
-    public init() {}
+    package init() {}
 
-    public var count: Int { nulls + booleans + integers + fractions + strings + objects + arrays }
+    package var count: Int { nulls + booleans + integers + fractions + strings + objects + arrays }
 
-    public func add(_ value: JSON) {
+    package func add(_ value: JSON) {
         switch value {
         case .null: nulls += 1
         case .bool: booleans += 1
@@ -88,12 +88,12 @@ public final class ValueShape {
     }
 
     /// The shape of one member of the objects seen; nil when none had it.
-    public func property(_ name: String) -> ValueShape? { properties.first { $0.name == name }?.shape }
+    package func property(_ name: String) -> ValueShape? { properties.first { $0.name == name }?.shape }
 
     /// A JSON Schema 2020-12 for every value added. `enums`: a string member with a few
     /// distinct values, at least one of them repeated, gets an `enum` (a closed set is a
     /// promise the sample alone cannot make, so only on request).
-    public func schema(enums: Bool) -> JSON {
+    package func schema(enums: Bool) -> JSON {
         var none: OutlierFindings?
         return schema(enums: enums, findings: &none, coercible: false)
     }
@@ -103,7 +103,7 @@ public final class ValueShape {
     /// majority is, and `findings` collects a note for each such constraint. `coercible`:
     /// this is the record type, whose members a `coerce` step before `validate` can reach,
     /// so integers sent as strings there are coerced rather than dropped.
-    public func schema(enums: Bool, findings: inout OutlierFindings?, coercible: Bool) -> JSON {
+    package func schema(enums: Bool, findings: inout OutlierFindings?, coercible: Bool) -> JSON {
         schema(enums: enums, path: [], findings: &findings, coerceAs: nil, coercibleMembers: coercible)
     }
 
@@ -248,25 +248,25 @@ public final class ValueShape {
 /// author reading the sample would) instead of widening the type to admit it. Each finding
 /// becomes a constraint that makes `validate: { invalid: drop }` drop that minority (or a
 /// `coerce` step that fixes it), with a comment in the draft saying what it came from.
-public enum Outliers {
+package enum Outliers {
     /// A heuristic looks at a place only when it has at least this many values (records,
     /// present members, strings, numbers): with 4, the smallest minority (one) stands against
     /// at least three that agree.
-    public static let minValues = 4
+    package static let minValues = 4
     /// The odd ones are at most this share of the values they are counted among (1/4).
-    public static let maxShareDenominator = 4
+    package static let maxShareDenominator = 4
 
     /// `odd` of `total` values break the pattern: few enough, among enough, to be corrupt.
-    public static func isMinority(_ odd: Int, of total: Int) -> Bool {
+    package static func isMinority(_ odd: Int, of total: Int) -> Bool {
         total >= minValues && odd > 0 && odd * maxShareDenominator <= total
     }
 }
 
 /// What the outlier heuristics found while a schema was built.
-public struct OutlierFindings {
+package struct OutlierFindings {
     /// A comment for the author and the path (below the schema, as YAML keys) of the line it belongs to.
-    public var notes: [(path: [String], text: String)] = []
+    package var notes: [(path: [String], text: String)] = []
     /// Members of the record type to convert in a `coerce` step before `validate`.
-    public var coercions: [(member: String, target: String, note: String)] = []
-    public init() {}
+    package var coercions: [(member: String, target: String, note: String)] = []
+    package init() {}
 }

@@ -2,15 +2,15 @@ import ReshapeJSON
 
 /// A value in one line for a person: its kind and size, then as much of its compact JSON
 /// as fits, cut with `…`. Enough to see what a step did without paging through a document.
-public enum ValueSummary {
+package enum ValueSummary {
     /// `array(7) [{"objectId":"-Nq…","name":"Ada"}, …]`, at most about `width` characters.
-    public static func line(_ value: JSON, width: Int = 100) -> String {
+    package static func line(_ value: JSON, width: Int = 100) -> String {
         let head = kind(value)
         return head + " " + compact(value, width: width - head.count - 1)
     }
 
     /// `array(3)`, `object(2)`, `string`, `number`, `boolean`, `null`.
-    public static func kind(_ value: JSON) -> String {
+    package static func kind(_ value: JSON) -> String {
         switch value {
         case .null: return "null"
         case .bool: return "boolean"
@@ -22,7 +22,7 @@ public enum ValueSummary {
     }
 
     /// The compact JSON alone, cut with `…` after about `width` characters.
-    public static func compact(_ value: JSON, width: Int = 100) -> String {
+    package static func compact(_ value: JSON, width: Int = 100) -> String {
         var text = ""
         let limit = max(16, width) - 1
         if !write(value, into: &text, limit: limit) { text = String(text.prefix(limit)) + "…" }

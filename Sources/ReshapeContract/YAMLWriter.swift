@@ -5,7 +5,7 @@ import ReshapeJSON
 /// and a string double-quoted whenever YAML (1.2, or a 1.1 reader such as PyYAML) could read
 /// it as anything but that string. The one YAML writer: `reshape infer` and `reshape openapi
 /// --yaml` both use it.
-public enum YAMLWriter {
+package enum YAMLWriter {
     /// A one-line `{ a: 1 }` or `[a, b]` longer than this is written as a block instead.
     static let flowWidth = 88
 
@@ -13,7 +13,7 @@ public enum YAMLWriter {
     /// `comments`: text for the end of the line of the member at a path (mapping keys, list
     /// indices as decimal strings); a member written on one line with what is inside it
     /// carries the comments of everything inside too.
-    public static func write(_ value: JSON, comments: [[String]: String] = [:]) -> String {
+    package static func write(_ value: JSON, comments: [[String]: String] = [:]) -> String {
         var out = ""
         let writer = Comments(byPath: comments)
         switch value {

@@ -4,14 +4,14 @@ import ReshapeRules
 /// The OpenAPI 3.1 document of a rule set: what `reshape openapi` prints and the server
 /// answers at `/_reshape/openapi.json`. Built from the compiled rules only (no I/O), as
 /// `ReshapeJSON` values, so the server binary needs no Foundation for it.
-public enum OpenAPIDocument {
-    public struct Options: Sendable {
-        public var title: String
-        public var version: String
+package enum OpenAPIDocument {
+    package struct Options: Sendable {
+        package var title: String
+        package var version: String
         /// The `servers` entry; nil leaves `servers` out (clients then use the document's own origin).
-        public var serverURL: String?
+        package var serverURL: String?
 
-        public init(title: String = "Reshape API", version: String = "1.0.0", serverURL: String? = nil) {
+        package init(title: String = "Reshape API", version: String = "1.0.0", serverURL: String? = nil) {
             self.title = title
             self.version = version
             self.serverURL = serverURL
@@ -19,9 +19,9 @@ public enum OpenAPIDocument {
     }
 
     /// The component every error answer refers to.
-    public static let problemComponent = "ReshapeProblem"
+    package static let problemComponent = "ReshapeProblem"
 
-    public static func build(_ ruleSet: RuleSet, options: Options = Options()) -> JSON {
+    package static func build(_ ruleSet: RuleSet, options: Options = Options()) -> JSON {
         let types = TypeCatalog(types: ruleSet.types, reserved: [problemComponent])
         let algebra = ShapeAlgebra(types: types)
 
@@ -61,7 +61,7 @@ public enum OpenAPIDocument {
     }
 
     /// The schema of a route's successful answer body.
-    public static func responseSchema(of route: Route, types: TypeCatalog) -> JSON {
+    package static func responseSchema(of route: Route, types: TypeCatalog) -> JSON {
         RouteShapes.output(of: route, ShapeAlgebra(types: types)).jsonSchema(types)
     }
 
@@ -173,7 +173,7 @@ public enum OpenAPIDocument {
     }
 
     /// Every error status the route can answer with, and the `code`s behind each (docs/errors.md).
-    public static func errorStatuses(of route: Route) -> [(status: Int, codes: [String])] {
+    package static func errorStatuses(of route: Route) -> [(status: Int, codes: [String])] {
         let hasBody = route.body != nil
         let speaks = route.speaksForClient
         var statuses: [(Int, [String])] = []
@@ -250,7 +250,7 @@ public enum OpenAPIDocument {
 
     /// Every error answer's body (docs/errors.md): the RFC 9457 members, Reshape's `code`, and
     /// whatever else a code adds (`route`, `upstream`, `pointer`, `errors`, ...).
-    public static let problemSchema: JSON = {
+    package static let problemSchema: JSON = {
         func type(_ name: String) -> JSON { .object(JSONObject(["type": .string(name)])) }
         let violation = JSON.object(
             JSONObject([

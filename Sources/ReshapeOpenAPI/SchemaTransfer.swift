@@ -7,13 +7,13 @@ import ReshapeRules
 ///
 /// The contract: for every input value of `input` on which the step succeeds, the output
 /// value is in the returned shape. When in doubt, answer a larger shape.
-public protocol SchemaTransfer {
+package protocol SchemaTransfer {
     func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape
 }
 
 extension Pipeline {
     /// The shape of the pipeline's output for an input of `input`.
-    public func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
+    package func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
         var shape = input
         for step in steps {
             // A step that always fails makes the rest unreachable.

@@ -7,18 +7,18 @@ import ReshapeJSON
 
 /// Kinds of scalar values. `integer` and `fraction` split JSON numbers so that `integer ∧
 /// number` is exact; `number` is both.
-public struct ScalarKinds: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+package struct ScalarKinds: OptionSet, Sendable, Hashable {
+    package let rawValue: UInt8
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
 
-    public static let null = ScalarKinds(rawValue: 1)
-    public static let boolean = ScalarKinds(rawValue: 2)
-    public static let integer = ScalarKinds(rawValue: 4)
+    package static let null = ScalarKinds(rawValue: 1)
+    package static let boolean = ScalarKinds(rawValue: 2)
+    package static let integer = ScalarKinds(rawValue: 4)
     /// Numbers with a fractional part.
-    public static let fraction = ScalarKinds(rawValue: 8)
-    public static let string = ScalarKinds(rawValue: 16)
-    public static let number: ScalarKinds = [.integer, .fraction]
-    public static let all: ScalarKinds = [.null, .boolean, .number, .string]
+    package static let fraction = ScalarKinds(rawValue: 8)
+    package static let string = ScalarKinds(rawValue: 16)
+    package static let number: ScalarKinds = [.integer, .fraction]
+    package static let all: ScalarKinds = [.null, .boolean, .number, .string]
 
     /// JSON Schema `type` names, in a fixed order.
     var typeNames: [String] {
@@ -49,7 +49,7 @@ public struct ScalarKinds: OptionSet, Sendable, Hashable {
 }
 
 /// A set of JSON values, described as a JSON Schema the operations can look into.
-public indirect enum Shape: Sendable {
+package indirect enum Shape: Sendable {
     /// Any value: `{}`.
     case any
     /// No value (the step always fails on this input): `false`.
@@ -69,43 +69,43 @@ public indirect enum Shape: Sendable {
     /// `TypeCatalog.structure` only when a step needs to.
     case schema(JSON)
 
-    public static let string = Shape.scalars(.string)
-    public static let null = Shape.scalars(.null)
+    package static let string = Shape.scalars(.string)
+    package static let null = Shape.scalars(.null)
     // Computed, not a stored global: Swift keeps an enum's case in the spare bits of its payload
     // pointer, so a global holding this boxed case looks unreachable to LeakSanitizer.
-    public static var openObject: Shape { .object(ObjectShape()) }
-    public static func reference(_ typeName: String) -> Shape {
+    package static var openObject: Shape { .object(ObjectShape()) }
+    package static func reference(_ typeName: String) -> Shape {
         .schema(.object(JSONObject([JSONMember(key: "$ref", value: .string(typeName))])))
     }
 }
 
 /// An object: members with known shapes, which of them are always present, and the shape
 /// of every other member (`.any` for an open object, `.never` when there are none).
-public struct ObjectShape: Sendable {
-    public var properties: [(name: String, shape: Shape)]
-    public var required: [String]
-    public var additional: Shape
+package struct ObjectShape: Sendable {
+    package var properties: [(name: String, shape: Shape)]
+    package var required: [String]
+    package var additional: Shape
 
-    public init(properties: [(name: String, shape: Shape)] = [], required: [String] = [], additional: Shape = .any) {
+    package init(properties: [(name: String, shape: Shape)] = [], required: [String] = [], additional: Shape = .any) {
         self.properties = properties
         self.required = required
         self.additional = additional
     }
 
     /// A closed object of exactly these members, all present.
-    public static func closed(_ members: [(name: String, shape: Shape)]) -> ObjectShape {
+    package static func closed(_ members: [(name: String, shape: Shape)]) -> ObjectShape {
         ObjectShape(properties: members, required: members.map(\.name), additional: .never)
     }
 
     /// The shape of member `name` when it is present (`.never`: it never is).
-    public func shape(of name: String) -> Shape {
+    package func shape(of name: String) -> Shape {
         properties.first { $0.name == name }?.shape ?? additional
     }
 
-    public func isRequired(_ name: String) -> Bool { required.contains(name) }
+    package func isRequired(_ name: String) -> Bool { required.contains(name) }
 
     /// Sets a member's shape (appending it when new) and whether it is always present.
-    public mutating func set(_ name: String, _ shape: Shape, required isRequired: Bool) {
+    package mutating func set(_ name: String, _ shape: Shape, required isRequired: Bool) {
         if let i = properties.firstIndex(where: { $0.name == name }) {
             properties[i].shape = shape
         } else {
@@ -120,7 +120,7 @@ public struct ObjectShape: Sendable {
 
     /// The member is gone. Its entry is removed, not made `false`: an absent member satisfies
     /// every `properties` and `additionalProperties` constraint anyway.
-    public mutating func remove(_ name: String) {
+    package mutating func remove(_ name: String) {
         properties.removeAll { $0.name == name }
         required.removeAll { $0 == name }
     }
@@ -131,7 +131,7 @@ public struct ObjectShape: Sendable {
 extension Shape {
     /// The values of any of `shapes`: nested unions flattened, `never` left out, scalar kinds
     /// merged, and a member that another member includes left out.
-    public static func union(_ shapes: [Shape]) -> Shape {
+    package static func union(_ shapes: [Shape]) -> Shape {
         var flat: [Shape] = []
         var kinds: ScalarKinds = []
         func add(_ shape: Shape) {
@@ -160,7 +160,7 @@ extension Shape {
     }
 
     /// The values all of `shapes` describe: nested intersections flattened, `any` left out.
-    public static func intersection(_ shapes: [Shape]) -> Shape {
+    package static func intersection(_ shapes: [Shape]) -> Shape {
         var flat: [Shape] = []
         func add(_ shape: Shape) {
             switch shape {
@@ -180,7 +180,7 @@ extension Shape {
 
     /// A conservative inclusion test: true only when every value of `self` is surely a value
     /// of `other` (false when it cannot tell).
-    public func isSubset(of other: Shape) -> Bool {
+    package func isSubset(of other: Shape) -> Bool {
         switch (self, other) {
         case (_, .any), (.never, _): return true
         case (.anyOf(let parts), _): return parts.allSatisfy { $0.isSubset(of: other) }

@@ -1,16 +1,16 @@
 import ReshapeJSON
 
 /// The questions steps ask about shapes. Needs the types, to look into `.schema` parts.
-public struct ShapeAlgebra: Sendable {
-    public let types: TypeCatalog
+package struct ShapeAlgebra: Sendable {
+    package let types: TypeCatalog
 
-    public init(types: TypeCatalog) { self.types = types }
+    package init(types: TypeCatalog) { self.types = types }
 
     /// The values of `shape` that are also of `type` (a `.schema`): `type` alone when everything
     /// `type` allows is already in `shape`, since the earlier fragment then says nothing more
     /// (and generated clients cannot merge a derived fragment with the type it restates);
     /// otherwise their intersection.
-    public func narrowed(_ shape: Shape, to type: Shape) -> Shape {
+    package func narrowed(_ shape: Shape, to type: Shape) -> Shape {
         if case .schema = type, opened(type, depth: 0).isSubset(of: shape) { return type }
         return .intersection([shape, type])
     }
@@ -34,7 +34,7 @@ public struct ShapeAlgebra: Sendable {
 
     /// The shape as alternatives each of one kind: `.scalars`, a scalar `.constant`, `.array`
     /// or `.object`. Their union includes every value of `shape`.
-    public func variants(_ shape: Shape) -> [Shape] {
+    package func variants(_ shape: Shape) -> [Shape] {
         variants(shape, depth: 0)
     }
 
@@ -106,7 +106,7 @@ public struct ShapeAlgebra: Sendable {
     // MARK: Questions
 
     /// Whether a value of `shape` may be `null`.
-    public func mayBeNull(_ shape: Shape) -> Bool {
+    package func mayBeNull(_ shape: Shape) -> Bool {
         variants(shape).contains {
             switch $0 {
             case .scalars(let kinds): kinds.contains(.null)
@@ -118,7 +118,7 @@ public struct ShapeAlgebra: Sendable {
 
     /// `shape` without `null`. Kept whole (a looser answer) when it has no `null` alternative
     /// to remove at its top, so `.schema` and `.allOf` parts are not taken apart for nothing.
-    public func removingNull(_ shape: Shape) -> Shape {
+    package func removingNull(_ shape: Shape) -> Shape {
         switch shape {
         case .scalars(let kinds): return kinds == .null ? .never : .scalars(kinds.subtracting(.null))
         case .constant(.null): return .never
@@ -129,7 +129,7 @@ public struct ShapeAlgebra: Sendable {
 
     /// The value at `tokens` (a JSON Pointer's) inside a value of `shape`; `.never` where
     /// nothing can be there.
-    public func select(_ shape: Shape, _ tokens: ArraySlice<String>) -> Shape {
+    package func select(_ shape: Shape, _ tokens: ArraySlice<String>) -> Shape {
         guard let token = tokens.first else { return shape }
         return .union(
             variants(shape).map { variant in
@@ -145,17 +145,17 @@ public struct ShapeAlgebra: Sendable {
     }
 
     /// Only the object alternatives of `shape`.
-    public func objects(_ shape: Shape) -> [ObjectShape] {
+    package func objects(_ shape: Shape) -> [ObjectShape] {
         variants(shape).compactMap { if case .object(let object) = $0 { object } else { nil } }
     }
 
     /// The union of the element shapes of `shape`'s array alternatives (`.never`: it has none).
-    public func items(_ shape: Shape) -> Shape {
+    package func items(_ shape: Shape) -> Shape {
         .union(variants(shape).compactMap { if case .array(let items) = $0 { items } else { nil } })
     }
 
     /// Whether `shape` has an array alternative, and one that is not an array.
-    public func arrayness(_ shape: Shape) -> (mayBeArray: Bool, mayBeOther: Bool) {
+    package func arrayness(_ shape: Shape) -> (mayBeArray: Bool, mayBeOther: Bool) {
         var result = (mayBeArray: false, mayBeOther: false)
         for variant in variants(shape) {
             if case .array = variant { result.mayBeArray = true } else { result.mayBeOther = true }
@@ -168,7 +168,7 @@ public struct ShapeAlgebra: Sendable {
     /// anything else is the error `not-an-object`. `dropsRecord`: the step may drop the record
     /// (`invalid: drop`), which removes an element from its array but turns a lone record into
     /// `null`.
-    public func mapRecords(_ shape: Shape, dropsRecord: Bool = false, _ transform: (ObjectShape) -> Shape) -> Shape {
+    package func mapRecords(_ shape: Shape, dropsRecord: Bool = false, _ transform: (ObjectShape) -> Shape) -> Shape {
         .union(
             variants(shape).map { variant in
                 switch variant {

@@ -3,7 +3,7 @@ import ReshapeJSON
 extension Shape {
     /// The shape as a JSON Schema (2020-12, as OpenAPI 3.1 takes it), references to rule
     /// types pointing at their components.
-    public func jsonSchema(_ types: TypeCatalog) -> JSON {
+    package func jsonSchema(_ types: TypeCatalog) -> JSON {
         switch self {
         case .any:
             return .object(JSONObject())

@@ -7,16 +7,16 @@ import ReshapeJSON
 /// Rule types refer to each other as ReshapeSchema's `SchemaSet` resolves them: by bare name
 /// (`"$ref": "Address"`), as `#/types/Address[/pointer]`, or as `Address#/pointer`. Those are
 /// rewritten; any other reference is left as written.
-public struct TypeCatalog: Sendable {
+package struct TypeCatalog: Sendable {
     /// Type name → schema as written, in file order.
-    public let types: [(name: String, schema: JSON)]
+    package let types: [(name: String, schema: JSON)]
     /// Type name → component name (`[A-Za-z0-9._-]+`, unique).
-    public let componentNames: [String: String]
+    package let componentNames: [String: String]
     private let schemas: [String: JSON]
 
-    public static let componentPrefix = "#/components/schemas/"
+    package static let componentPrefix = "#/components/schemas/"
 
-    public init(types: [(name: String, schema: JSON)], reserved: Set<String> = []) {
+    package init(types: [(name: String, schema: JSON)], reserved: Set<String> = []) {
         self.types = types
         var names: [String: String] = [:]
         var used = reserved
@@ -66,7 +66,7 @@ public struct TypeCatalog: Sendable {
     }
 
     /// `schema` with every reference to a type rewritten to its component.
-    public func rewritingReferences(_ schema: JSON) -> JSON {
+    package func rewritingReferences(_ schema: JSON) -> JSON {
         switch schema {
         case .object(var object):
             for i in object.members.indices {
@@ -117,7 +117,7 @@ public struct TypeCatalog: Sendable {
     /// kinds, properties, `required`, `items`. Constraints it does not model are left out
     /// (which only loosens it); property and item schemas are kept whole as `.schema` when
     /// they are portable, and become `.any` when they are not.
-    public func structure(of schema: JSON) -> Shape {
+    package func structure(of schema: JSON) -> Shape {
         structure(of: schema, depth: 0)
     }
 

@@ -1,8 +1,8 @@
 /// RFC 3986 percent-encoding, strict in both directions.
-public enum PercentEncoding {
+package enum PercentEncoding {
     /// Encodes every byte except the unreserved set `A-Z a-z 0-9 - . _ ~`, so the result can
     /// change neither the host nor the path structure it is placed in.
-    public static func encode(_ text: String) -> String {
+    package static func encode(_ text: String) -> String {
         var output: [UInt8] = []
         output.reserveCapacity(text.utf8.count)
         let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
@@ -18,7 +18,7 @@ public enum PercentEncoding {
 
     /// Decodes `%XX` (and `+` as a space when `plusIsSpace`); nil for a bad escape or for
     /// bytes that are not UTF-8, which would otherwise be silently replaced.
-    public static func decode(_ text: Substring, plusIsSpace: Bool = false) -> String? {
+    package static func decode(_ text: Substring, plusIsSpace: Bool = false) -> String? {
         let utf8 = Array(text.utf8)
         guard utf8.contains(UInt8(ascii: "%")) || (plusIsSpace && utf8.contains(UInt8(ascii: "+"))) else {
             return String(text)

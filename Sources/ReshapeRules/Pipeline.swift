@@ -1,14 +1,14 @@
 import ReshapeJSON
 
 /// An element that a `validate` step with `invalid: drop` removed.
-public struct DroppedElement: Sendable, Equatable {
+package struct DroppedElement: Sendable, Equatable {
     /// JSON Pointer of the element in the value the validate step received.
-    public var pointer: String
+    package var pointer: String
     /// The rule type it failed.
-    public var type: String
+    package var type: String
     /// First violation, human readable, with the pointer of the bad value.
-    public var reason: String
-    public init(pointer: String, type: String, reason: String) {
+    package var reason: String
+    package init(pointer: String, type: String, reason: String) {
         self.pointer = pointer
         self.type = type
         self.reason = reason
@@ -16,46 +16,46 @@ public struct DroppedElement: Sendable, Equatable {
 }
 
 /// Why a pipeline gave up on a whole document.
-public struct PipelineError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct PipelineError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Stable machine code: `select-missing`, `validation-failed`, `not-an-array`, ...
-    public var code: String
-    public var message: String
+    package var code: String
+    package var message: String
     /// JSON Pointer to the offending value, when there is one.
-    public var pointer: String?
+    package var pointer: String?
     /// Per-violation details for `validation-failed`: pointer, keyword, reason.
-    public var errors: [Violation]
+    package var errors: [Violation]
 
-    public struct Violation: Sendable, Equatable {
-        public var pointer: String
-        public var keyword: String
-        public var reason: String
-        public init(pointer: String, keyword: String, reason: String) {
+    package struct Violation: Sendable, Equatable {
+        package var pointer: String
+        package var keyword: String
+        package var reason: String
+        package init(pointer: String, keyword: String, reason: String) {
             self.pointer = pointer
             self.keyword = keyword
             self.reason = reason
         }
     }
 
-    public init(code: String, message: String, pointer: String? = nil, errors: [Violation] = []) {
+    package init(code: String, message: String, pointer: String? = nil, errors: [Violation] = []) {
         self.code = code
         self.message = message
         self.pointer = pointer
         self.errors = errors
     }
 
-    public var description: String {
+    package var description: String {
         if let pointer { return "\(code) at \(pointer.isEmpty ? "(root)" : pointer): \(message)" }
         return "\(code): \(message)"
     }
 }
 
 /// What a successful run produced.
-public struct PipelineOutput: Sendable {
+package struct PipelineOutput: Sendable {
     /// The result; values that came from the upstream untouched are still its bytes.
-    public var tapeValue: TapeValue
-    public var dropped: [DroppedElement]
+    package var tapeValue: TapeValue
+    package var dropped: [DroppedElement]
 
-    public init(value: JSON, dropped: [DroppedElement]) {
+    package init(value: JSON, dropped: [DroppedElement]) {
         self.init(tapeValue: TapeValue(value), dropped: dropped)
     }
 
@@ -65,16 +65,16 @@ public struct PipelineOutput: Sendable {
     }
 
     /// The result as a tree (built on demand when the run kept upstream bytes).
-    public var value: JSON { tapeValue.materialized() }
+    package var value: JSON { tapeValue.materialized() }
 
     /// The result as compact canonical JSON, the same bytes as `value.serialized()`.
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         // Written in place: a large answer is not copied from the writer's buffer afterwards.
         JSONTextWriter.bytes(capacity: tapeValue.expectedSize + 64) { tapeValue.serialize(into: $0) }
     }
 
     /// Appends the result as compact canonical JSON to `output`.
-    public func serialize(into output: inout [UInt8]) {
+    package func serialize(into output: inout [UInt8]) {
         let writer = JSONTextWriter(capacity: tapeValue.expectedSize + 64)
         tapeValue.serialize(into: writer)
         writer.copy(into: &output)
@@ -82,15 +82,15 @@ public struct PipelineOutput: Sendable {
 }
 
 /// State a run carries from step to step.
-public struct TransformContext: Sendable {
+package struct TransformContext: Sendable {
     /// Values captured from the client path (`{id}`), for `set` templates.
-    public var parameters: [String: String]
+    package var parameters: [String: String]
     /// Elements removed by `validate` steps so far.
-    public var dropped: [DroppedElement]
+    package var dropped: [DroppedElement]
     /// Set by a step that dropped the whole value it was given (`validate` or `coerce` with
     /// `invalid: drop` on one record); the enclosing `each` or `at` then removes that element.
     var removesCurrentValue = false
-    public init(parameters: [String: String] = [:]) {
+    package init(parameters: [String: String] = [:]) {
         self.parameters = parameters
         self.dropped = []
     }
@@ -99,7 +99,7 @@ public struct TransformContext: Sendable {
 /// One compiled transform step. Operations mutate in place so that a uniquely held
 /// document is never copied. Both paths of an operation live in its own file: `apply` on a
 /// tree, and `applyOnTape` on a value still (partly) on the upstream's tape.
-public protocol TransformOperation: Sendable {
+package protocol TransformOperation: Sendable {
     func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError)
 
     /// Runs the step without building the value, when it can. Returns false, leaving the value
@@ -116,21 +116,21 @@ public protocol TransformOperation: Sendable {
 
 extension TransformOperation {
     /// Operations are not element-local unless they say so.
-    public var isElementLocal: Bool { false }
+    package var isElementLocal: Bool { false }
 
     /// Operations without a tape path: the pipeline builds the tree for them.
-    public func applyOnTape(to value: inout TapeValue, context: inout TransformContext) throws(PipelineError) -> Bool {
+    package func applyOnTape(to value: inout TapeValue, context: inout TransformContext) throws(PipelineError) -> Bool {
         false
     }
 }
 
 /// A route's transform: compiled steps applied in order. Pure: no I/O, no shared state.
-public struct Pipeline: Sendable {
-    public var steps: [any TransformOperation]
+package struct Pipeline: Sendable {
+    package var steps: [any TransformOperation]
     /// Each step as written in the rule file (`{name: argument}`), parallel to `steps`; empty
     /// for pipelines built in code. Only tools read it (`reshape explain`); runs never do.
-    public var written: [JSON]
-    public init(steps: [any TransformOperation], written: [JSON] = []) {
+    package var written: [JSON]
+    package init(steps: [any TransformOperation], written: [JSON] = []) {
         self.steps = steps
         self.written = written.count == steps.count ? written : []
     }
@@ -138,7 +138,7 @@ public struct Pipeline: Sendable {
     /// `input` is consumed: when the caller passes its last reference (a freshly parsed body),
     /// the steps mutate the document in place instead of copying it. `observe`, when given, is
     /// called after each step (`reshape explain`); nil costs nothing.
-    public func run(
+    package func run(
         _ input: consuming JSON, parameters: [String: String] = [:],
         observe: StepObserver? = nil
     ) throws(PipelineError) -> PipelineOutput {
@@ -149,7 +149,7 @@ public struct Pipeline: Sendable {
     /// read, filter or wrap it (`select`, `require`, `keyed-to-array`, `coerce` where nothing
     /// converts, `validate`, `wrap`); from the first step that must change values on, the
     /// steps run on the tree. The output is the same as `run(document.materialize(root))`.
-    public func run(
+    package func run(
         _ document: JSONTape, parameters: [String: String] = [:],
         observe: StepObserver? = nil
     ) throws(PipelineError) -> PipelineOutput {

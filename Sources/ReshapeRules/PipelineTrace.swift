@@ -2,19 +2,19 @@ import ReshapeJSON
 
 /// What a traced run reports after each step, for tools that show a run step by step
 /// (`reshape explain`). The server never traces: an untraced run takes no closure at all.
-public struct StepTrace {
+package struct StepTrace {
     /// The operation's name (`keyed-to-array`), or `expand` for a follow-up merge.
-    public var name: String
+    package var name: String
     /// The step's argument as written in the rule file; nil when the pipeline was built in code.
-    public var argument: JSON?
+    package var argument: JSON?
     /// The compiled step; nil for an `expand` merge.
-    public var operation: (any TransformOperation)?
+    package var operation: (any TransformOperation)?
     /// The value after the step, as a tree (the same on the tape and tree paths).
-    public var value: JSON
+    package var value: JSON
     /// Elements this step dropped; pointers are into the value it received.
-    public var dropped: [DroppedElement]
+    package var dropped: [DroppedElement]
 
-    public init(
+    package init(
         name: String, argument: JSON?, operation: (any TransformOperation)?, value: JSON, dropped: [DroppedElement]
     ) {
         self.name = name
@@ -26,7 +26,7 @@ public struct StepTrace {
 }
 
 /// Called after each step of a traced run.
-public typealias StepObserver = (StepTrace) -> Void
+package typealias StepObserver = (StepTrace) -> Void
 
 extension Pipeline {
     /// What `observe` is given after step `index`: the step as written, and its effect.

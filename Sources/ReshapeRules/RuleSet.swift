@@ -5,33 +5,33 @@ import ReshapeJSON
 // exists every name is resolved, every template checked and every schema compiled.
 
 /// Where something was written in a rule file, for diagnostics (1-based line and column).
-public struct SourceLocation: Sendable, Equatable, CustomStringConvertible {
-    public var file: String
-    public var line: Int
-    public var column: Int
-    public init(file: String, line: Int, column: Int) {
+package struct SourceLocation: Sendable, Equatable, CustomStringConvertible {
+    package var file: String
+    package var line: Int
+    package var column: Int
+    package init(file: String, line: Int, column: Int) {
         self.file = file
         self.line = line
         self.column = column
     }
-    public var description: String { "\(file):\(line):\(column)" }
+    package var description: String { "\(file):\(line):\(column)" }
 }
 
 /// Every upstream, type and route from one rules directory.
-public struct RuleSet: Sendable {
-    public var upstreams: [String: Upstream]
-    public var routes: [Route]
+package struct RuleSet: Sendable {
+    package var upstreams: [String: Upstream]
+    package var routes: [Route]
     /// Hex digest of the rule files' contents, reported by `/metrics` so a fleet's
     /// rule versions can be compared.
-    public var digest: String
+    package var digest: String
     /// Things allowed but suspicious (listing a header that is never forwarded); `reshape
     /// check` prints them without failing.
-    public var warnings: [RuleDiagnostic]
+    package var warnings: [RuleDiagnostic]
     /// The `types:` as written (JSON Schema 2020-12, `$ref`s by type name), in file order: what
     /// `reshape openapi` publishes as components.
-    public var types: [(name: String, schema: JSON)]
+    package var types: [(name: String, schema: JSON)]
 
-    public init(
+    package init(
         upstreams: [String: Upstream], routes: [Route], digest: String, warnings: [RuleDiagnostic] = [],
         types: [(name: String, schema: JSON)] = []
     ) {
@@ -44,46 +44,46 @@ public struct RuleSet: Sendable {
 }
 
 /// One HTTP header or query pair, in the order written.
-public struct NameValue: Sendable, Equatable {
-    public var name: String
-    public var value: String
-    public init(name: String, value: String) {
+package struct NameValue: Sendable, Equatable {
+    package var name: String
+    package var value: String
+    package init(name: String, value: String) {
         self.name = name
         self.value = value
     }
 }
 
 /// A backend named in the rules; the only hosts Reshape will ever contact.
-public struct Upstream: Sendable {
-    public var name: String
+package struct Upstream: Sendable {
+    package var name: String
     /// `http` or `https`.
-    public var scheme: String
+    package var scheme: String
     /// Host name or IP literal (IPv6 without brackets).
-    public var host: String
-    public var port: Int?
+    package var host: String
+    package var port: Int?
     /// Path prefix from the upstream URL, without a trailing slash ("" for none).
-    public var basePath: String
+    package var basePath: String
     /// Whole request, including connect, in milliseconds.
-    public var timeoutMilliseconds: Int
-    public var connectTimeoutMilliseconds: Int
+    package var timeoutMilliseconds: Int
+    package var connectTimeoutMilliseconds: Int
     /// Largest upstream body accepted (decoded); beyond it the request fails with 502.
-    public var maxBodyBytes: Int
+    package var maxBodyBytes: Int
     /// Headers sent with every request, `${VAR}` already expanded.
-    public var headers: [NameValue]
+    package var headers: [NameValue]
     /// Query pairs added to every request, `${VAR}` already expanded.
-    public var query: [NameValue]
+    package var query: [NameValue]
     /// Values that came from `${VAR}` expansion: they must never be logged or echoed.
-    public var secrets: [String]
+    package var secrets: [String]
     /// When a failed fetch is tried again (`retry:`).
-    public var retry = RetryRule.standard
+    package var retry = RetryRule.standard
     /// When the upstream stops being contacted (`circuit:`); nil: never.
-    public var circuit: CircuitRule?
+    package var circuit: CircuitRule?
     /// The idle kept-alive connections (`max-idle`, `idle-timeout`).
-    public var idlePool = IdlePoolRule.standard
+    package var idlePool = IdlePoolRule.standard
     /// Which redirects are followed (`redirects:`); nil: none.
-    public var redirects: RedirectRule?
+    package var redirects: RedirectRule?
 
-    public init(
+    package init(
         name: String, scheme: String, host: String, port: Int?, basePath: String,
         timeoutMilliseconds: Int = 10_000, connectTimeoutMilliseconds: Int = 3_000,
         maxBodyBytes: Int = 64 << 20, headers: [NameValue] = [], query: [NameValue] = [],
@@ -104,28 +104,28 @@ public struct Upstream: Sendable {
 }
 
 /// A path such as `/users/{id}`: literal segments and `{name}` captures of one segment each.
-public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
-    public enum Segment: Sendable, Equatable {
+package struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
+    package enum Segment: Sendable, Equatable {
         case literal(String)
         case parameter(String)
     }
-    public var segments: [Segment]
+    package var segments: [Segment]
     /// The template as written.
-    public var description: String
+    package var description: String
 
-    public init(segments: [Segment], description: String) {
+    package init(segments: [Segment], description: String) {
         self.segments = segments
         self.description = description
     }
 
-    public var parameterNames: [String] {
+    package var parameterNames: [String] {
         segments.compactMap { if case .parameter(let name) = $0 { name } else { nil } }
     }
 
     /// A path's segments, split at every `/` byte (as `split(separator: "/",
     /// omittingEmptySubsequences: false)` would, but by byte: a slash followed by a combining
     /// mark still separates). Templates and request paths are split the same way.
-    public static func segments(of path: Substring) -> [Substring] {
+    package static func segments(of path: Substring) -> [Substring] {
         var segments: [Substring] = []
         var start = path.startIndex
         var index = start
@@ -143,48 +143,48 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// One client-facing endpoint: which requests it answers, where it fetches, how it reshapes.
-public struct Route: Sendable {
-    public var name: String
+package struct Route: Sendable {
+    package var name: String
     /// Upper-case HTTP method, e.g. `GET`.
-    public var method: String
+    package var method: String
     /// The client path template, e.g. `/users/{id}`.
-    public var path: PathTemplate
+    package var path: PathTemplate
     /// What the route fetches, all at once: one rule named "" for `upstream`/`path`, or one per
     /// `fetch:` member in the order written.
-    public var fetches: [FetchRule]
+    package var fetches: [FetchRule]
     /// Client query parameters passed on to the upstream; all others are dropped.
-    public var forwardQuery: [String]
+    package var forwardQuery: [String]
     /// Client headers passed on (as written; `ForwardedHeaderPolicy` still refuses hop-by-hop ones).
-    public var forwardHeaders: [String]
+    package var forwardHeaders: [String]
     /// The route's own upstream headers, after the upstream's.
-    public var headers: [HeaderRule]
+    package var headers: [HeaderRule]
     /// How a client body is checked and sent; nil: the route takes no body.
-    public var body: BodyRule?
+    package var body: BodyRule?
     /// The transform up to the first `expand`.
-    public var pipeline: Pipeline
+    package var pipeline: Pipeline
     /// Each `expand` and the steps after it.
-    public var stages: [ExpandStage]
+    package var stages: [ExpandStage]
     /// Bounds the whole request (every fetch and follow-up); nil: each fetch's upstream timeout.
-    public var timeoutMilliseconds: Int?
+    package var timeoutMilliseconds: Int?
     /// Whether an upstream's small JSON error body is shown to the client (`upstream-error`).
-    public var exposeUpstreamErrors: Bool
+    package var exposeUpstreamErrors: Bool
     /// How long a GET route's answer is reused; nil: never cached.
-    public var cache: CachePolicy?
+    package var cache: CachePolicy?
     /// Changes when anything the route's answer depends on changes in the rule files (its text,
     /// the types, its upstreams): a reload keeps cached answers only of routes whose
     /// fingerprint stayed the same.
-    public var fingerprint = ""
+    package var fingerprint = ""
     /// Values from `${VAR}` in the route's headers: never logged or echoed.
-    public var secrets: [String]
-    public var location: SourceLocation
+    package var secrets: [String]
+    package var location: SourceLocation
     /// Fixtures that `reshape test` runs offline.
-    public var examples: [RouteExample]
+    package var examples: [RouteExample]
     /// `idempotent: true`: the route's PUT or DELETE may be sent again after a failure, like a GET.
-    public var idempotent = false
+    package var idempotent = false
     /// `live:` on a GET route: it also answers `Accept: text/event-stream`; nil: not live.
-    public var live: LivePolicy?
+    package var live: LivePolicy?
 
-    public init(
+    package init(
         name: String, method: String, path: PathTemplate, upstream: String,
         upstreamPath: PathTemplate, forwardQuery: [String], pipeline: Pipeline,
         location: SourceLocation, examples: [RouteExample] = []
@@ -195,7 +195,7 @@ public struct Route: Sendable {
             forwardQuery: forwardQuery, pipeline: pipeline, location: location, examples: examples)
     }
 
-    public init(
+    package init(
         name: String, method: String, path: PathTemplate, fetches: [FetchRule], forwardQuery: [String] = [],
         forwardHeaders: [String] = [], headers: [HeaderRule] = [], body: BodyRule? = nil,
         pipeline: Pipeline, stages: [ExpandStage] = [], timeoutMilliseconds: Int? = nil,
@@ -221,39 +221,39 @@ public struct Route: Sendable {
     }
 
     /// One fetch named "": the response is that upstream's body (no `fetch:` object).
-    public var isSingleFetch: Bool { fetches.count == 1 && fetches[0].name.isEmpty }
+    package var isSingleFetch: Bool { fetches.count == 1 && fetches[0].name.isEmpty }
     /// The first fetch's upstream: the one a single-fetch route talks to.
-    public var upstream: String { fetches[0].upstream }
-    public var upstreamPath: PathTemplate { fetches[0].path }
+    package var upstream: String { fetches[0].upstream }
+    package var upstreamPath: PathTemplate { fetches[0].path }
     /// Whether upstream 401/403/409/422/429 are the client's answer (the request carries the
     /// client's credentials or data) rather than the operator's misconfiguration.
-    public var speaksForClient: Bool { !forwardHeaders.isEmpty || body != nil }
+    package var speaksForClient: Bool { !forwardHeaders.isEmpty || body != nil }
 }
 
 /// One fixture of a route: what the client and the upstreams send, and what the client must get.
-public struct RouteExample: Sendable {
+package struct RouteExample: Sendable {
     /// The upstream body; on a `fetch:` route an object of bodies by fetch name (an optional
     /// fetch left out counts as failed).
-    public var upstream: JSON
+    package var upstream: JSON
     /// The client's request body (`request-body`), for routes with `body:`.
-    public var requestBody: JSON?
+    package var requestBody: JSON?
     /// What the route must send upstream for `requestBody` (`sends`): JSON for `encoding: json`,
     /// a string for `encoding: form`.
-    public var sends: JSON?
+    package var sends: JSON?
     /// Follow-up (`expand`) bodies by upstream path, e.g. `/users/u1.json`; a path not listed
     /// answers 404.
-    public var followUps: [String: JSON]
+    package var followUps: [String: JSON]
     /// The expected response body; nil when the example expects an error.
-    public var response: JSON?
+    package var response: JSON?
     /// Path captures, as a client request would supply them.
-    public var parameters: [String: String]
+    package var parameters: [String: String]
     /// How many elements must be dropped, when the example says.
-    public var dropped: Int?
+    package var dropped: Int?
     /// The `PipelineError.code` expected instead of a response.
-    public var error: String?
-    public var location: SourceLocation
+    package var error: String?
+    package var location: SourceLocation
 
-    public init(
+    package init(
         upstream: JSON, response: JSON?, parameters: [String: String] = [:], dropped: Int? = nil,
         error: String? = nil, requestBody: JSON? = nil, sends: JSON? = nil, followUps: [String: JSON] = [:],
         location: SourceLocation

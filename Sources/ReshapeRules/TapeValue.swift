@@ -4,7 +4,7 @@ import ReshapeJSON
 /// upstream's parsed bytes for as long as the steps only read, filter or wrap it. A step that
 /// must change values gets a tree (`materialized()`); the result is written out by copying
 /// every untouched value's bytes. Both ways give the same JSON (tests hold them to it).
-public struct TapeValue: Sendable {
+package struct TapeValue: Sendable {
     enum Core: Sendable {
         /// A built value: what steps without a tape path work on.
         case tree(JSON)
@@ -30,7 +30,7 @@ public struct TapeValue: Sendable {
     }
 
     /// The value as a tree.
-    public func materialized() -> JSON {
+    package func materialized() -> JSON {
         var value: JSON
         switch core {
         case .tree(let tree): value = tree
@@ -52,7 +52,7 @@ public struct TapeValue: Sendable {
     }
 
     /// Appends the value as compact canonical JSON (what `materialized().serialized()` gives).
-    public func serialize(into writer: JSONTextWriter) {
+    package func serialize(into writer: JSONTextWriter) {
         for name in envelopes.reversed() {
             writer.appendRaw("{")
             writer.appendString(name)

@@ -1,20 +1,20 @@
 /// Which redirects of an upstream are followed (`redirects:`), in the rules' own terms; each
 /// hop is decided by `RedirectPolicy` (ReshapeProxy). Without it nothing is followed.
-public struct RedirectRule: Sendable, Equatable {
+package struct RedirectRule: Sendable, Equatable {
     /// Hosts a redirect may lead to, besides the upstream's own origin.
-    public var hosts: [HostPattern]
+    package var hosts: [HostPattern]
     /// Redirects followed for one fetch; one more is refused.
-    public var max: Int
+    package var max: Int
 
-    public static let defaultMax = 3
+    package static let defaultMax = 3
 
-    public init(hosts: [HostPattern], max: Int = RedirectRule.defaultMax) {
+    package init(hosts: [HostPattern], max: Int = RedirectRule.defaultMax) {
         self.hosts = hosts
         self.max = max
     }
 
     /// Whether `host` on `port` is one the rule allows (`defaultPort`: the scheme's).
-    public func allows(host: String, port: Int, defaultPort: Int) -> Bool {
+    package func allows(host: String, port: Int, defaultPort: Int) -> Bool {
         hosts.contains { $0.matches(host: host, port: port, defaultPort: defaultPort) }
     }
 }
@@ -22,15 +22,15 @@ public struct RedirectRule: Sendable, Equatable {
 /// One entry of `redirects.hosts`: an exact `host[:port]`, or `*.` and a domain, which matches
 /// any name below that domain (not the domain itself). Without a port it matches the scheme's
 /// default port only, as an origin would.
-public struct HostPattern: Sendable, Equatable, CustomStringConvertible {
+package struct HostPattern: Sendable, Equatable, CustomStringConvertible {
     /// The host, lowercased (for `*.example.com`: `example.com`).
-    public var host: String
-    public var port: Int?
+    package var host: String
+    package var port: Int?
     /// `*.` + domain.
-    public var isWildcard: Bool
-    public var description: String
+    package var isWildcard: Bool
+    package var description: String
 
-    public init(host: String, port: Int?, isWildcard: Bool, description: String) {
+    package init(host: String, port: Int?, isWildcard: Bool, description: String) {
         self.host = host
         self.port = port
         self.isWildcard = isWildcard
@@ -38,7 +38,7 @@ public struct HostPattern: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The pattern as written; nil with the reason when it is not one.
-    public static func parse(_ text: String) -> Result<HostPattern, PatternError> {
+    package static func parse(_ text: String) -> Result<HostPattern, PatternError> {
         var rest = Substring(text.lowercased())
         let isWildcard = rest.hasPrefix("*.")
         if isWildcard { rest = rest.dropFirst(2) }
@@ -66,12 +66,12 @@ public struct HostPattern: Sendable, Equatable, CustomStringConvertible {
         return .success(HostPattern(host: String(rest), port: port, isWildcard: isWildcard, description: text))
     }
 
-    public struct PatternError: Error, Equatable {
-        public let message: String
+    package struct PatternError: Error, Equatable {
+        package let message: String
     }
 
     /// `host` (lowercased) on `port`.
-    public func matches(host candidate: String, port candidatePort: Int, defaultPort: Int) -> Bool {
+    package func matches(host candidate: String, port candidatePort: Int, defaultPort: Int) -> Bool {
         guard candidatePort == (port ?? defaultPort) else { return false }
         if isWildcard {
             return candidate.count > host.count + 1 && candidate.hasSuffix("." + host)

@@ -5,9 +5,9 @@ import ReshapeRules
 /// Serves a rule set built in code, not loaded from files, on worker loops of its own and
 /// without `Server.run`'s signal handling (the host process keeps its signals): for tests that
 /// serve routes the way a program builds them, and for embedding. No admin listener, no reload.
-public final class EmbeddedServer {
+package final class EmbeddedServer {
     /// The port the workers listen on (the configuration's, or the one port 0 picked).
-    public let port: Int
+    package let port: Int
     private let workers: [Worker]
     private var stopped = false
 
@@ -16,11 +16,11 @@ public final class EmbeddedServer {
         return true
     }()
 
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
-    public init(ruleSet: RuleSet, configuration: ServerConfiguration) throws {
+    package init(ruleSet: RuleSet, configuration: ServerConfiguration) throws {
         _ = EmbeddedServer.curlReady
         var configuration = configuration
         configuration.adminListen = nil
@@ -40,7 +40,7 @@ public final class EmbeddedServer {
     }
 
     /// Drains (requests in flight are finished, idle connections closed) and joins the loops.
-    public func stop() {
+    package func stop() {
         guard !stopped else { return }
         stopped = true
         for worker in workers { worker.requestDrain() }

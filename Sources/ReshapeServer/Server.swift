@@ -10,9 +10,9 @@ import ReshapeRules
 /// reloads the rules (a bad set is refused and the old one kept), SIGTERM/SIGINT drain
 /// in-flight requests within a bound and exit 0, or `drainTimeoutExitStatus` if the bound cut
 /// some off.
-public final class Server {
+package final class Server {
     /// The exit status when `--drain-timeout` runs out before every connection is done.
-    public static let drainTimeoutExitStatus: Int32 = 3
+    package static let drainTimeoutExitStatus: Int32 = 3
 
     private let configuration: ServerConfiguration
     private let environment: [String: String]
@@ -31,13 +31,13 @@ public final class Server {
     private var rulesWatcher: RulesWatcher?
     private var draining = false
 
-    public init(configuration: ServerConfiguration, environment: [String: String]) {
+    package init(configuration: ServerConfiguration, environment: [String: String]) {
         self.configuration = configuration
         self.environment = environment
     }
 
     /// Runs until shut down; returns the process exit status.
-    public func run() -> Int32 {
+    package func run() -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         // Take SIGTERM/SIGINT/SIGHUP before anything slow: a signal during startup is then
         // handled once the loop runs instead of killing the process with the default action.

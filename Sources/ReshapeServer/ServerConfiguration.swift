@@ -1,41 +1,41 @@
 import ReshapeProxy
 
 /// Everything `reshape serve` was told.
-public struct ServerConfiguration: Sendable {
-    public var rulesPath: String
-    public var listenHost: String
-    public var listenPort: Int
+package struct ServerConfiguration: Sendable {
+    package var rulesPath: String
+    package var listenHost: String
+    package var listenPort: Int
     /// Where the admin endpoints listen on their own; nil serves them on the main port.
-    public var adminListen: (host: String, port: Int)?
-    public var workers: Int
-    public var limits: ServerLimits
+    package var adminListen: (host: String, port: Int)?
+    package var workers: Int
+    package var limits: ServerLimits
     /// How long in-flight requests may take to finish after SIGTERM.
-    public var drainTimeoutMilliseconds: Int
-    public var accessLog: Bool
+    package var drainTimeoutMilliseconds: Int
+    package var accessLog: Bool
     /// The answer cache's bound (`--cache-bytes`); 0 turns caching off.
-    public var cacheBytes: Int
+    package var cacheBytes: Int
     /// The cache replicas share (`--cache-redis`); nil: each replica has only its own.
-    public var redis: RedisAddress?
+    package var redis: RedisAddress?
     /// Every shared-cache command's bound; a later answer is a miss.
-    public var redisTimeoutMilliseconds = 50
+    package var redisTimeoutMilliseconds = 50
     /// Reload the rules when their files change (`--no-watch-rules` turns it off).
-    public var watchRules = true
+    package var watchRules = true
     /// How long the rules must be quiet after a change before they are reloaded.
-    public var watchDebounceMilliseconds = 1000
+    package var watchDebounceMilliseconds = 1000
     /// Where spans are exported (OTLP/HTTP JSON); nil: no spans are built.
-    public var otlpEndpoint: String?
+    package var otlpEndpoint: String?
     /// The `service.name` the spans carry (`OTEL_SERVICE_NAME`).
-    public var serviceName = "reshape"
+    package var serviceName = "reshape"
     /// The share of traces started here that are sampled (`--trace-sample-ratio`).
-    public var traceSampleRatio = 1.0
+    package var traceSampleRatio = 1.0
     /// JSON answers from this many bytes are compressed for clients that accept it
     /// (`--compress-min-bytes`); 0 compresses every one.
-    public var compressMinBytes = AnswerCompression.defaultMinimumBytes
+    package var compressMinBytes = AnswerCompression.defaultMinimumBytes
     /// A live route's upstream stream that sends nothing, keep-alives included, for this long
     /// is dropped and reconnected: twice Firebase's keep-alive period.
-    public var liveStallSeconds = 60
+    package var liveStallSeconds = 60
 
-    public init(
+    package init(
         rulesPath: String, listenHost: String = "127.0.0.1", listenPort: Int = 8080,
         adminListen: (host: String, port: Int)? = nil, workers: Int = 1,
         limits: ServerLimits = ServerLimits(), drainTimeoutMilliseconds: Int = 10_000, accessLog: Bool = true,

@@ -3,7 +3,7 @@ import ReshapeRules
 /// `array-to-keyed` — an array of records becomes an object of them by their `key` field
 /// (removed from the record unless `keep-key`); `null` becomes `{}`.
 extension ArrayToKeyedOperation: SchemaTransfer {
-    public func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
+    package func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
         .union(
             algebra.variants(input).map { variant in
                 switch variant {

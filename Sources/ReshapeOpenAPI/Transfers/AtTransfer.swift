@@ -5,7 +5,7 @@ import ReshapeRules
 /// (a missing member, a scalar on the way) stay as they were. A member or element the steps
 /// drop is removed from its container, so it is no longer `required`.
 extension AtOperation: SchemaTransfer {
-    public func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
+    package func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
         visit(input, path[...], algebra)
     }
 

@@ -5,7 +5,7 @@ import ReshapeRules
 /// or, when missing, `null` (`missing: null`); with `drop` the element goes, with `fail` the
 /// request. Then the steps after the expand run.
 extension ExpandStage: SchemaTransfer {
-    public func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
+    package func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
         let fetched = algebra.removingNull(expand.transform.outputShape(for: .any, algebra))
         let member: Shape = expand.missing == .null ? .union([fetched, .null]) : fetched
         guard algebra.arrayness(input).mayBeArray else { return .never }

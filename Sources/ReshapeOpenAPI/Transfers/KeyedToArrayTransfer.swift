@@ -4,7 +4,7 @@ import ReshapeRules
 /// records carrying their name under `key`; a member that is not an object becomes
 /// `{key: name, value: member}`; `null` becomes `[]`; other scalars are `not-an-object`.
 extension KeyedToArrayOperation: SchemaTransfer {
-    public func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
+    package func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
         .union(
             algebra.variants(input).map { variant in
                 switch variant {

@@ -7,7 +7,7 @@ import ReshapeRules
 /// `rename: { old: new }` — in order; an absent `old` leaves the record alone, and a present
 /// one replaces any `new`.
 extension RenameOperation: SchemaTransfer {
-    public func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
+    package func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
         algebra.mapRecords(input) { object in
             var object = object
             for (from, to) in renames where from != to {
@@ -25,7 +25,7 @@ extension RenameOperation: SchemaTransfer {
 
 /// `drop: [fields]`.
 extension DropOperation: SchemaTransfer {
-    public func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
+    package func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
         algebra.mapRecords(input) { object in
             var object = object
             for field in fields { object.remove(field) }
@@ -36,7 +36,7 @@ extension DropOperation: SchemaTransfer {
 
 /// `keep: [fields]` — no other member is left.
 extension KeepOperation: SchemaTransfer {
-    public func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
+    package func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
         algebra.mapRecords(input) { object in
             var kept = ObjectShape(additional: .never)
             for field in fields where !kept.properties.contains(where: { $0.name == field }) {
@@ -51,7 +51,7 @@ extension KeepOperation: SchemaTransfer {
 
 /// `default: { field: value }` — a field absent or `null` gets the value.
 extension DefaultOperation: SchemaTransfer {
-    public func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
+    package func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
         algebra.mapRecords(input) { object in
             var object = object
             for member in defaults {
@@ -65,7 +65,7 @@ extension DefaultOperation: SchemaTransfer {
 
 /// `set: { field: value }` — a constant as written, or a template's string.
 extension SetOperation: SchemaTransfer {
-    public func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
+    package func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
         algebra.mapRecords(input) { object in
             var object = object
             for assignment in assignments {
@@ -79,7 +79,7 @@ extension SetOperation: SchemaTransfer {
 /// `coerce: { field: TYPE, invalid }` — a present, non-null field becomes the target type, or
 /// the record fails (`fail`), is dropped (`drop`) or stays partly converted (`keep`).
 extension CoerceOperation: SchemaTransfer {
-    public func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
+    package func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
         algebra.mapRecords(input, dropsRecord: invalid == .drop) { object in
             var object = object
             for (name, target) in fields {

@@ -2,7 +2,7 @@ import ReshapeRules
 
 /// `select: POINTER` — the value at the pointer (`select-missing` where nothing can be).
 extension SelectOperation: SchemaTransfer {
-    public func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
+    package func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
         algebra.select(input, pointer.tokens[...])
     }
 }

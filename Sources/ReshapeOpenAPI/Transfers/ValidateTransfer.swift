@@ -4,7 +4,7 @@ import ReshapeRules
 /// the whole value. With `fail` or `drop` what passes satisfies `T` (a dropped lone value
 /// becomes `null`); `keep` changes nothing.
 extension ValidateOperation: SchemaTransfer {
-    public func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
+    package func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
         if invalid == .keep { return input }
         let type = Shape.reference(typeName)
         if case .any = input {

@@ -2,7 +2,7 @@ import ReshapeRules
 
 /// `wrap: FIELD` — `{FIELD: value}`.
 extension WrapOperation: SchemaTransfer {
-    public func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
+    package func outputShape(for input: Shape, _ algebra: ShapeAlgebra) -> Shape {
         .object(.closed([(field, input)]))
     }
 }

@@ -2,10 +2,10 @@ import ReshapeJSON
 import ReshapeProblem
 
 /// The answers of `/_reshape/<name>`, as pure logic: the server supplies the state they report.
-public enum AdminEndpoints {
+package enum AdminEndpoints {
     /// `openAPIDocument`: the rule set's OpenAPI document, serialized once per (re)load
     /// (`ServingRules.openAPIDocument`).
-    public static func response(
+    package static func response(
         _ name: String, draining: Bool, rulesDigest: String,
         metricsText: () -> String, openAPIDocument: () -> [UInt8] = { [] }
     ) -> HTTPResponse {

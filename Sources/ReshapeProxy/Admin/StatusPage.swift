@@ -1,18 +1,18 @@
 import ReshapeRules
 
 /// What the status page at `/_reshape/` shows; the server gathers it, `StatusPage` renders it.
-public struct StatusReport: Sendable {
-    public struct RouteRow: Sendable {
-        public var name: String
+package struct StatusReport: Sendable {
+    package struct RouteRow: Sendable {
+        package var name: String
         /// The route's request template, like `GET /users/{id}`.
-        public var request: String
-        public var figures: MetricsWindow.RouteFigures?
+        package var request: String
+        package var figures: MetricsWindow.RouteFigures?
         /// The share of this route's answers served from the answer cache; nil without `cache:`.
-        public var cacheHitRatio: Double?
+        package var cacheHitRatio: Double?
         /// The last few elements validation dropped, newest first.
-        public var recentDrops: [DroppedElement]
+        package var recentDrops: [DroppedElement]
 
-        public init(
+        package init(
             name: String, request: String, figures: MetricsWindow.RouteFigures?, cacheHitRatio: Double?,
             recentDrops: [DroppedElement]
         ) {
@@ -24,28 +24,28 @@ public struct StatusReport: Sendable {
         }
     }
 
-    public struct UpstreamRow: Sendable {
-        public var name: String
+    package struct UpstreamRow: Sendable {
+        package var name: String
         /// `closed`, `open` or `half-open`, as the workers' circuit breakers say.
-        public var circuit: String
-        public var retries: Int
+        package var circuit: String
+        package var retries: Int
 
-        public init(name: String, circuit: String, retries: Int) {
+        package init(name: String, circuit: String, retries: Int) {
             self.name = name
             self.circuit = circuit
             self.retries = retries
         }
     }
 
-    public var generatedAt: String
-    public var windowSeconds: Int
-    public var rulesDigest: String
+    package var generatedAt: String
+    package var windowSeconds: Int
+    package var rulesDigest: String
     /// The last reload, in words (`ok at ...`, `refused at ...: 2 problems`), or nil: none yet.
-    public var lastReload: String?
-    public var routes: [RouteRow]
-    public var upstreams: [UpstreamRow]
+    package var lastReload: String?
+    package var routes: [RouteRow]
+    package var upstreams: [UpstreamRow]
 
-    public init(
+    package init(
         generatedAt: String, windowSeconds: Int, rulesDigest: String, lastReload: String?,
         routes: [RouteRow], upstreams: [UpstreamRow]
     ) {
@@ -60,8 +60,8 @@ public struct StatusReport: Sendable {
 
 /// The status page: plain server-rendered HTML, no scripts and no external assets, every value
 /// escaped. It reloads itself every few seconds.
-public enum StatusPage {
-    public static func render(_ report: StatusReport) -> [UInt8] {
+package enum StatusPage {
+    package static func render(_ report: StatusReport) -> [UInt8] {
         var html = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="5">

@@ -1,22 +1,22 @@
 /// What upstream `Cache-Control` headers allow a shared cache to do with an answer built from
 /// them (RFC 9111 §5.2.2): `no-store`, `private` and `no-cache` forbid keeping it (Reshape does
 /// not revalidate), and `s-maxage` or else `max-age` bounds how long it stays fresh.
-public struct CacheControl: Sendable, Equatable {
-    public var mayStore = true
+package struct CacheControl: Sendable, Equatable {
+    package var mayStore = true
     /// An upstream said `no-store`: no cache may keep what is built from its answer.
-    public var noStore = false
+    package var noStore = false
     /// An upstream said `private`: only the requester's own cache may keep it.
-    public var isPrivate = false
+    package var isPrivate = false
     /// Seconds; nil when no fetch said.
-    public var maxAge: Int?
+    package var maxAge: Int?
 
-    public init(mayStore: Bool = true, maxAge: Int? = nil) {
+    package init(mayStore: Bool = true, maxAge: Int? = nil) {
         self.mayStore = mayStore
         self.maxAge = maxAge
     }
 
     /// One upstream header's directives.
-    public init(header: String?) {
+    package init(header: String?) {
         guard let header else { return }
         var maxAge: Int?
         var sharedMaxAge: Int?
@@ -41,7 +41,7 @@ public struct CacheControl: Sendable, Equatable {
     }
 
     /// An answer built from several fetches is as cacheable as the least cacheable of them.
-    public func combined(with other: CacheControl) -> CacheControl {
+    package func combined(with other: CacheControl) -> CacheControl {
         let ages = [maxAge, other.maxAge].compactMap { $0 }
         var combined = CacheControl(mayStore: mayStore && other.mayStore, maxAge: ages.min())
         combined.noStore = noStore || other.noStore

@@ -5,21 +5,21 @@ import ReshapeRules
 /// `vary-query` query parameters, and the values of the forwarded client headers. Kept only as
 /// a SHA-256 digest, so credentials that are part of it are never stored in clear, and two
 /// clients with different credentials can never share an answer.
-public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
-    public let route: String
+package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
+    package let route: String
     /// Hex SHA-256 of every component, length-prefixed so no two key sets encode alike.
-    public let digest: String
+    package let digest: String
 
-    public init(route: String, digest: String) {
+    package init(route: String, digest: String) {
         self.route = route
         self.digest = digest
     }
 
-    public var description: String { route + "/" + digest.prefix(16) }
+    package var description: String { route + "/" + digest.prefix(16) }
 
     /// Nil when the request cannot be keyed (a query that is not valid percent-encoding: the
     /// request is refused anyway).
-    public static func of(route: Route, parameters: [String: String], request: HTTPRequest) -> CacheKey? {
+    package static func of(route: Route, parameters: [String: String], request: HTTPRequest) -> CacheKey? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
         func add(_ text: String) {

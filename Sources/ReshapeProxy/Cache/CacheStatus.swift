@@ -2,7 +2,7 @@ import ReshapeRules
 
 /// How the answer to a request of a route with `cache:` was found, as its `Reshape-Cache`
 /// header tells the client.
-public enum CacheStatus: String, Sendable {
+package enum CacheStatus: String, Sendable {
     /// A fresh copy from the cache.
     case hit
     /// Fetched for this request (and kept, when it may be).

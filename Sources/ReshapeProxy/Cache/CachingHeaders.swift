@@ -3,10 +3,10 @@ import ReshapeRules
 /// What Reshape's own answers tell clients and the caches between about keeping them (RFC 9111).
 /// Every answer says it explicitly, so that no cache falls back on a heuristic freshness of its
 /// own: a normalized answer is only as fresh as the route's `cache:` says.
-public enum CachingHeaders {
+package enum CachingHeaders {
     /// Errors and admin answers: they describe this moment (a fault, the process's state), not a
     /// representation worth keeping.
-    public static let noStore = NameValue(name: "Cache-Control", value: "no-store")
+    package static let noStore = NameValue(name: "Cache-Control", value: "no-store")
 
     /// A route's answer: `max-age=N`, the freshness it has left, when it came from the route's
     /// cache; `no-cache` otherwise, so that a cache revalidates it (by its `ETag`) before any
@@ -15,7 +15,7 @@ public enum CachingHeaders {
     /// and `Vary` names the headers the answer depends on.
     /// What the upstreams said is passed on where it is stricter: `no-store` from any of them
     /// makes the answer `no-store`, and `private` makes it `private`.
-    public static func route(forwarded: [String], maxAge: Int?, upstream: CacheControl = CacheControl()) -> [NameValue]
+    package static func route(forwarded: [String], maxAge: Int?, upstream: CacheControl = CacheControl()) -> [NameValue]
     {
         let freshness = upstream.noStore ? "no-store" : maxAge.map { "max-age=\($0)" } ?? "no-cache"
         let vary = vary(forwarded: forwarded)
@@ -37,7 +37,7 @@ public enum CachingHeaders {
     }
 
     /// Adds `name` to the answer's `Vary`, merged into the one header when there is one.
-    public static func addVary(_ name: String, to headers: inout [NameValue]) {
+    package static func addVary(_ name: String, to headers: inout [NameValue]) {
         guard let index = headers.firstIndex(where: { $0.name == "Vary" }) else {
             headers.append(NameValue(name: "Vary", value: name))
             return

@@ -5,20 +5,20 @@ import ReshapeRules
 /// (least recently used first out). It also coalesces: while one request fetches a key, the
 /// others for that key wait for its answer instead of fetching it again. Pure bookkeeping;
 /// times are monotonic seconds passed in, and waiters are the server's closures.
-public final class ResponseCache: Sendable {
+package final class ResponseCache: Sendable {
     /// One stored answer (always a 200) and its windows.
-    public struct Stored: Sendable {
-        public let body: [UInt8]
+    package struct Stored: Sendable {
+        package let body: [UInt8]
         /// The only headers an entry keeps (`Stored.init`), and the only ones one read back from
         /// the shared cache may carry.
-        public static let keptHeaderNames: Set<String> = ["Content-Type", "ETag", "Reshape-Dropped"]
+        package static let keptHeaderNames: Set<String> = ["Content-Type", "ETag", "Reshape-Dropped"]
         /// Content-Type, ETag and Reshape-Dropped, as first answered.
-        public let headers: [NameValue]
-        public let dropped: Int
-        public let storedAt: Double
-        public let freshUntil: Double
-        public let staleWhileRevalidateUntil: Double
-        public let staleIfErrorUntil: Double
+        package let headers: [NameValue]
+        package let dropped: Int
+        package let storedAt: Double
+        package let freshUntil: Double
+        package let staleWhileRevalidateUntil: Double
+        package let staleIfErrorUntil: Double
         let route: String
         let fingerprint: String
         /// The route's forwarded headers: its answers are per requester (`CachingHeaders`).
@@ -36,26 +36,26 @@ public final class ResponseCache: Sendable {
     }
 
     /// A stored answer and the key it is kept under: what a compressed body is charged to.
-    public struct Entry: Sendable {
-        public let key: CacheKey
-        public let stored: Stored
+    package struct Entry: Sendable {
+        package let key: CacheKey
+        package let stored: Stored
 
-        public init(key: CacheKey, stored: Stored) {
+        package init(key: CacheKey, stored: Stored) {
             self.key = key
             self.stored = stored
         }
     }
 
     /// What a waiting request gets when the fetch it waited for ends.
-    public enum Delivery: Sendable {
+    package enum Delivery: Sendable {
         /// The answer, and the entry it was stored as (nil when it was not kept).
         case answer(HTTPResponse, Entry?)
         /// The fetching request went away before its answer: look up again (one waiter leads).
         case retry
     }
-    public typealias Waiter = @Sendable (Delivery) -> Void
+    package typealias Waiter = @Sendable (Delivery) -> Void
 
-    public enum Lookup: Sendable {
+    package enum Lookup: Sendable {
         /// Fresh: answer it.
         case fresh(Stored)
         /// Past its `ttl`, within `stale-while-revalidate`: answer it now; when `refresh`, this
@@ -68,15 +68,15 @@ public final class ResponseCache: Sendable {
         case joined
     }
 
-    public struct Counters: Sendable, Equatable {
-        public var hits = 0
-        public var misses = 0
-        public var stale = 0
-        public var coalesced = 0
-        public var refreshes = 0
-        public var evictions = 0
-        public var bytes = 0
-        public var entries = 0
+    package struct Counters: Sendable, Equatable {
+        package var hits = 0
+        package var misses = 0
+        package var stale = 0
+        package var coalesced = 0
+        package var refreshes = 0
+        package var evictions = 0
+        package var bytes = 0
+        package var entries = 0
     }
 
     /// Bytes counted per entry beyond its body and headers (key, windows, list links).
@@ -98,17 +98,17 @@ public final class ResponseCache: Sendable {
         var counters = Counters()
     }
 
-    public let capacityBytes: Int
+    package let capacityBytes: Int
     private let state = Locked(State())
 
-    public init(capacityBytes: Int) {
+    package init(capacityBytes: Int) {
         self.capacityBytes = capacityBytes
     }
 
-    public var counters: Counters { state.withLock { $0.counters } }
+    package var counters: Counters { state.withLock { $0.counters } }
 
     /// Looks `key` up at `now`, registering `waiter` when another request is fetching it.
-    public func lookup(_ key: CacheKey, now: Double, waiter: @escaping Waiter) -> Lookup {
+    package func lookup(_ key: CacheKey, now: Double, waiter: @escaping Waiter) -> Lookup {
         state.withLock { state in
             if let slot = state.slots[key] {
                 if now < slot.stored.freshUntil {
@@ -141,7 +141,7 @@ public final class ResponseCache: Sendable {
 
     /// The leading request's fetch ended: stores `answer` when given (a 200 to keep) and returns
     /// the waiters, for the caller to answer outside the lock.
-    public func finish(_ key: CacheKey, storing answer: Stored?) -> [Waiter] {
+    package func finish(_ key: CacheKey, storing answer: Stored?) -> [Waiter] {
         state.withLock { state in
             if let answer, answer.cost <= capacityBytes / 4 {
                 Self.remove(key, &state)
@@ -157,7 +157,7 @@ public final class ResponseCache: Sendable {
     /// in the cache). nil when `coding` does not make the body smaller. Compressing holds the
     /// entry's own lock, not the cache's: another worker asking for the same coding of the same
     /// entry meanwhile waits for these bytes rather than making them again.
-    public func body(
+    package func body(
         of entry: Entry, as coding: ContentCoding, compress: ([UInt8]) -> [UInt8]?
     ) -> [UInt8]? {
         let (body, added) = entry.stored.encodings.withLock { encodings -> ([UInt8]?, Int) in
@@ -178,18 +178,18 @@ public final class ResponseCache: Sendable {
     }
 
     /// A stale copy answered instead of an upstream failure (`stale-if-error`).
-    public func recordStaleIfError() {
+    package func recordStaleIfError() {
         state.withLock { $0.counters.stale += 1 }
     }
 
     /// The leading request went away without an answer: its waiters look up again.
-    public func abandon(_ key: CacheKey) -> [Waiter] {
+    package func abandon(_ key: CacheKey) -> [Waiter] {
         state.withLock { $0.waiting.removeValue(forKey: key) ?? [] }
     }
 
     /// Removes every answer of a route; returns how many.
     @discardableResult
-    public func purge(route: String) -> Int {
+    package func purge(route: String) -> Int {
         state.withLock { state in
             let keys = state.slots.keys.filter { $0.route == route }
             for key in keys { Self.remove(key, &state) }
@@ -198,7 +198,7 @@ public final class ResponseCache: Sendable {
     }
 
     /// After a reload: keeps only answers of routes still there with the same fingerprint.
-    public func retain(fingerprints: [String: String]) {
+    package func retain(fingerprints: [String: String]) {
         state.withLock { state in
             let stale = state.slots.filter { fingerprints[$0.key.route] != $0.value.stored.fingerprint }.map(\.key)
             for key in stale { Self.remove(key, &state) }
@@ -242,7 +242,7 @@ public final class ResponseCache: Sendable {
 extension ResponseCache.Stored {
     /// A normalized 200 to keep for `policy`, fetched from `now`; an upstream `max-age` shorter
     /// than the `ttl` wins.
-    public init(
+    package init(
         response: HTTPResponse, dropped: Int, route: Route, policy: CachePolicy, now: Double, upstreamMaxAge: Int?
     ) {
         var ttl = Double(policy.ttlMilliseconds) / 1000
@@ -260,7 +260,7 @@ extension ResponseCache.Stored {
     }
 
     /// The stored answer as sent at `now`, with its age, remaining freshness and how it was found.
-    public func response(now: Double, cacheStatus: CacheStatus) -> HTTPResponse {
+    package func response(now: Double, cacheStatus: CacheStatus) -> HTTPResponse {
         let age = max(0, Int(now - storedAt))
         let remaining = max(0, Int(freshUntil - now))
         return HTTPResponse(

@@ -5,12 +5,12 @@ import ReshapeRules
 /// from a wall-clock store time every replica reads alike, then the body bytes as answered.
 ///
 ///     {"v":1,"t":1764040000123,"f":30000,"w":30000,"e":600000,"d":1,"h":[["Content-Type","application/json"],...]}\n<body>
-public enum SharedCacheEntry {
+package enum SharedCacheEntry {
     /// The shared store's key for an answer: the digest already covers route, rules and request.
-    public static func key(_ key: CacheKey) -> String { "reshape:v1:" + key.digest }
+    package static func key(_ key: CacheKey) -> String { "reshape:v1:" + key.digest }
 
     /// How long the store should keep the entry: until its last window closes.
-    public static func lifetimeMilliseconds(_ stored: ResponseCache.Stored) -> Int {
+    package static func lifetimeMilliseconds(_ stored: ResponseCache.Stored) -> Int {
         max(
             1,
             Int(
@@ -19,7 +19,7 @@ public enum SharedCacheEntry {
     }
 
     /// `now` (monotonic seconds) and `unixMilliseconds` are the same instant on two clocks.
-    public static func encode(_ stored: ResponseCache.Stored, now: Double, unixMilliseconds: Int) -> [UInt8] {
+    package static func encode(_ stored: ResponseCache.Stored, now: Double, unixMilliseconds: Int) -> [UInt8] {
         let storedUnix = unixMilliseconds - Int(((now - stored.storedAt) * 1000).rounded())
         func milliseconds(_ until: Double) -> JSON {
             .number(JSONNumber(Int(((until - stored.storedAt) * 1000).rounded())))
@@ -35,7 +35,7 @@ public enum SharedCacheEntry {
     }
 
     /// The entry as this replica's `Stored`, or nil when it is malformed or past every window.
-    public static func decode(_ bytes: [UInt8], route: Route, now: Double, unixMilliseconds: Int) -> ResponseCache
+    package static func decode(_ bytes: [UInt8], route: Route, now: Double, unixMilliseconds: Int) -> ResponseCache
         .Stored?
     {
         guard let newline = bytes.firstIndex(of: 0x0A),

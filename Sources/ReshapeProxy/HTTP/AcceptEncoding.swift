@@ -5,10 +5,10 @@ import ReshapeCompression
 /// preference, a coding with `q=0` is never used, and identity is the answer when nothing else
 /// is acceptable. Identity never wins a tie with a compressing coding, and an unlisted identity
 /// ranks below every listed coding: a client that names a coding wants it.
-public enum AcceptEncoding {
+package enum AcceptEncoding {
     /// The coding for a client that sent `header` (all its `Accept-Encoding` lines joined by ",";
     /// nil when it sent none, which gets identity: no client is assumed to decode anything).
-    public static func choose(_ header: String?, supported: [ContentCoding] = ContentCoding.serverPreference)
+    package static func choose(_ header: String?, supported: [ContentCoding] = ContentCoding.serverPreference)
         -> ContentCoding
     {
         guard let header else { return .identity }

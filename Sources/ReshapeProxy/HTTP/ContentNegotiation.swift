@@ -6,10 +6,10 @@ import ReshapeRules
 /// cache or client holding the gzip bytes never gets a 304 that would have it keep them for a
 /// request that asked for something else. Pure: the bytes come from the `compress` the caller
 /// hands in (the loop's compressor, or a cache entry that keeps what it compressed).
-public enum ContentNegotiation {
+package enum ContentNegotiation {
     /// Whether the answer's coding depends on the client's `Accept-Encoding`: JSON (problems
     /// included) of at least `minimumBytes`. Everything else is identity for every client.
-    public static func isNegotiable(_ response: HTTPResponse, minimumBytes: Int) -> Bool {
+    package static func isNegotiable(_ response: HTTPResponse, minimumBytes: Int) -> Bool {
         guard response.status != 304, response.status != 204, response.body.count >= minimumBytes,
             response.header("Content-Encoding") == nil, let type = response.header("Content-Type")
         else { return false }
@@ -29,7 +29,7 @@ public enum ContentNegotiation {
     /// `Accept-Encoding` in `Vary` whichever coding wins, identity included: the next client's
     /// may differ. `compress` gives the body in a coding, or nil when that coding would not make
     /// it smaller, and the identity answer is sent instead.
-    public static func represent(
+    package static func represent(
         _ response: HTTPResponse, acceptEncoding: String?, minimumBytes: Int,
         compress: (ContentCoding) -> [UInt8]?
     ) -> HTTPResponse {
@@ -55,7 +55,7 @@ public enum ContentNegotiation {
 
     /// The tag of `coding`'s representation: the identity tag with the coding's suffix inside
     /// the quotes (`"0123456789abcdef-gzip"`), still strong, still one per byte sequence.
-    public static func entityTag(_ identityTag: String, coding: ContentCoding) -> String {
+    package static func entityTag(_ identityTag: String, coding: ContentCoding) -> String {
         guard identityTag.hasSuffix("\""), identityTag.count >= 2 else { return identityTag }
         return String(identityTag.dropLast()) + coding.entityTagSuffix + "\""
     }

@@ -1,9 +1,9 @@
 /// Strong entity tags for normalized answers, and `If-None-Match` matching (RFC 9110 §8.8.3,
 /// §13.1.2). The tag is a fast non-cryptographic 64-bit hash of the exact bytes sent: equal
 /// bytes, equal tag; it identifies a representation, it does not protect anything.
-public enum EntityTag {
+package enum EntityTag {
     /// `"<16 hex digits>"`, quotes included, as the `ETag` header carries it.
-    public static func of(_ bytes: [UInt8]) -> String {
+    package static func of(_ bytes: [UInt8]) -> String {
         let hash = bytes.withUnsafeBytes { raw -> UInt64 in
             // Four independent lanes of one multiply per 8 bytes (a single lane's chain of
             // dependent multiplies runs at a quarter of the speed), then a final mix (the
@@ -44,7 +44,7 @@ public enum EntityTag {
 
     /// Whether an `If-None-Match` value names `tag`: `*`, or a comma-separated list of tags
     /// compared weakly (a `W/` prefix on either side is ignored), as RFC 9110 asks for GET and HEAD.
-    public static func ifNoneMatch(_ header: String, matches tag: String) -> Bool {
+    package static func ifNoneMatch(_ header: String, matches tag: String) -> Bool {
         let wanted = tag.hasPrefix("W/") ? tag.dropFirst(2) : Substring(tag)
         for candidate in header.split(separator: ",") {
             var value = candidate.drop { $0 == " " || $0 == "\t" }

@@ -3,11 +3,11 @@
 /// HTTPConnectionStateMachine.swift.
 extension HTTPConnectionStateMachine {
     /// The current state's case name (docs/architecture.md draws them).
-    public var stateName: String { name.rawValue }
+    package var stateName: String { name.rawValue }
 
     /// Each state's name, one case per `State` case, in declaration order: the diagram test
     /// reads them from here.
-    public enum StateName: String, CaseIterable, Sendable {
+    package enum StateName: String, CaseIterable, Sendable {
         case awaitingFirstRequest, idle, readingHead, readingBody, readingDone, streaming, closed
     }
 
@@ -23,7 +23,7 @@ extension HTTPConnectionStateMachine {
         }
     }
 
-    public enum Event: Sendable {
+    package enum Event: Sendable {
         /// The parser saw the first byte of a request.
         case messageBegan
         /// A piece of the request target.
@@ -59,7 +59,7 @@ extension HTTPConnectionStateMachine {
         case drain
     }
 
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Run the request; its answer comes back as `responseReady(id:)`.
         case dispatch(id: Int, HTTPRequest)
         /// A response's head and body, kept apart so a large body is written from where it was

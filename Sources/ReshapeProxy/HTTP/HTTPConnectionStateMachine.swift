@@ -10,7 +10,7 @@ import ReshapeStateMachines
 /// events out of http_parser's order trap (`impossible`); events that can come late (bytes
 /// read before reading stopped, a timer that outlived its phase, an answer after the client
 /// left) are ignored where documented.
-public struct HTTPConnectionStateMachine: Sendable {
+package struct HTTPConnectionStateMachine: Sendable {
     /// Where the connection is in reading requests.
     enum State: Sendable, Equatable {
         /// Accepted, no request begun: the header timer runs from the start, so a client that
@@ -66,7 +66,7 @@ public struct HTTPConnectionStateMachine: Sendable {
         var hasWork: Bool { if case .response = answer { false } else { true } }
     }
 
-    public let limits: ServerLimits
+    package let limits: ServerLimits
     var state: State = .awaitingFirstRequest
     /// Requests read and not yet written, in order. Beside `state`, not in it: pipelined
     /// requests await their answers while the next is read, and after reading is done.
@@ -80,16 +80,16 @@ public struct HTTPConnectionStateMachine: Sendable {
     private var draining = false
     /// The `Date` every answer written from now on carries. The machine has no clock: the
     /// driver keeps this current (formatting it at most once a second); empty sends none.
-    public var date = ""
+    package var date = ""
 
-    public init(limits: ServerLimits) {
+    package init(limits: ServerLimits) {
         self.limits = limits
     }
 
-    public var isClosed: Bool { if case .closed = state { true } else { false } }
+    package var isClosed: Bool { if case .closed = state { true } else { false } }
 
     /// Whether requests are still read; once false, the driver stops parsing and never reads again.
-    public var readsRequests: Bool {
+    package var readsRequests: Bool {
         switch state {
         case .awaitingFirstRequest, .idle, .readingHead, .readingBody: true
         case .readingDone, .streaming, .closed: false
@@ -97,10 +97,10 @@ public struct HTTPConnectionStateMachine: Sendable {
     }
 
     /// Whether a live stream's head is written: its events may be written now.
-    public var isStreaming: Bool { if case .streaming = state { true } else { false } }
+    package var isStreaming: Bool { if case .streaming = state { true } else { false } }
 
     /// Actions for a freshly accepted connection: the header timer runs from the start.
-    public mutating func opened() -> [Action] {
+    package mutating func opened() -> [Action] {
         switch state {
         case .awaitingFirstRequest: return [.startHeaderTimer]
         // Drained before it was opened: nothing to time.
@@ -109,7 +109,7 @@ public struct HTTPConnectionStateMachine: Sendable {
         }
     }
 
-    public mutating func handle(_ event: Event) -> [Action] {
+    package mutating func handle(_ event: Event) -> [Action] {
         switch event {
         case .messageBegan: return messageBegan()
         case .urlBytes(let count): return urlBytes(count)

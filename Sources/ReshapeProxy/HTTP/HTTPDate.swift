@@ -1,11 +1,11 @@
 /// `Date` header values (RFC 9110 §5.6.7 IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`), computed
 /// from Unix seconds without a calendar library: the server formats one per second and reuses it.
-public enum HTTPDate {
+package enum HTTPDate {
     private static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]  // 1970-01-01 was a Thursday
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// The IMF-fixdate of `unixSeconds` (seconds since 1970-01-01T00:00:00Z; earlier times clamp to it).
-    public static func imfFixdate(unixSeconds: Int) -> String {
+    package static func imfFixdate(unixSeconds: Int) -> String {
         let seconds = max(0, unixSeconds)
         let days = seconds / 86_400
         let secondOfDay = seconds % 86_400

@@ -1,21 +1,21 @@
 import ReshapeRules
 
 /// A client request as the parser delivered it.
-public struct HTTPRequest: Sendable {
-    public var method: String
+package struct HTTPRequest: Sendable {
+    package var method: String
     /// The request target exactly as sent (`/users?limitToFirst=2`).
-    public var target: String
-    public var versionMajor: Int
-    public var versionMinor: Int
-    public var headers: [NameValue]
-    public var body: [UInt8]
+    package var target: String
+    package var versionMajor: Int
+    package var versionMinor: Int
+    package var headers: [NameValue]
+    package var body: [UInt8]
     /// Whether the connection may carry another request after this one.
-    public var keepAlive: Bool
+    package var keepAlive: Bool
     /// The client connected from a loopback address (127.0.0.0/8, ::1): set by the server, for
     /// admin endpoints that answer only local clients.
-    public var fromLoopback = false
+    package var fromLoopback = false
 
-    public init(
+    package init(
         method: String, target: String, versionMajor: Int = 1, versionMinor: Int = 1,
         headers: [NameValue] = [], body: [UInt8] = [], keepAlive: Bool = true
     ) {
@@ -29,12 +29,12 @@ public struct HTTPRequest: Sendable {
     }
 
     /// The path part of the target, before `?`.
-    public var path: Substring {
+    package var path: Substring {
         queryMark.map { target[..<$0] } ?? target[...]
     }
 
     /// The raw query, after `?` ("" when there is none).
-    public var rawQuery: Substring {
+    package var rawQuery: Substring {
         queryMark.map { target[target.utf8.index(after: $0)...] } ?? ""
     }
 
@@ -46,7 +46,7 @@ public struct HTTPRequest: Sendable {
 
     /// Whether a request may be followed by another on the same connection: HTTP/1.1 unless
     /// `Connection: close`; HTTP/1.0 only with `Connection: keep-alive`; older never.
-    public static func keepAlive(versionMajor: Int, versionMinor: Int, headers: [NameValue]) -> Bool {
+    package static func keepAlive(versionMajor: Int, versionMinor: Int, headers: [NameValue]) -> Bool {
         var close = false
         var keepAlive = false
         for header in headers where RequestFraming.equalsIgnoringCase(header.name, "connection") {
@@ -62,36 +62,36 @@ public struct HTTPRequest: Sendable {
     }
 
     /// The first header with this name, compared case-insensitively.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { RequestFraming.equalsIgnoringCase($0.name, name) }?.value
     }
 
     /// Every line of a header a client may repeat, joined by ", " (RFC 9110 §5.3); nil when absent.
-    public func joinedHeader(_ name: String) -> String? {
+    package func joinedHeader(_ name: String) -> String? {
         let values = headers.filter { RequestFraming.equalsIgnoringCase($0.name, name) }.map(\.value)
         return values.isEmpty ? nil : values.joined(separator: ", ")
     }
 }
 
 /// A response ready to be written.
-public struct HTTPResponse: Sendable {
-    public var status: Int
-    public var headers: [NameValue]
-    public var body: [UInt8]
+package struct HTTPResponse: Sendable {
+    package var status: Int
+    package var headers: [NameValue]
+    package var body: [UInt8]
 
-    public init(status: Int, headers: [NameValue] = [], body: [UInt8] = []) {
+    package init(status: Int, headers: [NameValue] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
     /// The value of the header named exactly `name` (the names this server writes).
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name == name }?.value
     }
 
     /// JSON body with the given content type.
-    public static func json(
+    package static func json(
         _ status: Int, _ body: [UInt8], contentType: String = "application/json",
         extraHeaders: [NameValue] = []
     ) -> HTTPResponse {
@@ -100,7 +100,7 @@ public struct HTTPResponse: Sendable {
     }
 
     /// The bytes on the wire. HEAD responses carry the GET's Content-Length and no body.
-    public func serialized(headOnly: Bool, keepAlive: Bool, date: String = "") -> [UInt8] {
+    package func serialized(headOnly: Bool, keepAlive: Bool, date: String = "") -> [UInt8] {
         var bytes = head(bodyBytes: body.count, keepAlive: keepAlive, date: date)
         if !headOnly { bytes += body }
         return bytes
@@ -110,7 +110,7 @@ public struct HTTPResponse: Sendable {
     /// A 304 carries none (it has no content, and its length would be the 200's), nor a 204
     /// (RFC 9110 §8.6). `date` is the `Date` value (IMF-fixdate), which the server supplies
     /// because only it has a clock; empty sends none.
-    public func head(bodyBytes: Int, keepAlive: Bool, date: String = "") -> [UInt8] {
+    package func head(bodyBytes: Int, keepAlive: Bool, date: String = "") -> [UInt8] {
         // Built as bytes into one allocation: this runs once per response on the loop thread.
         var bytes: [UInt8] = []
         bytes.reserveCapacity(160 + headers.count * 48)
@@ -140,7 +140,7 @@ public struct HTTPResponse: Sendable {
         return bytes
     }
 
-    public static func reason(_ status: Int) -> String {
+    package static func reason(_ status: Int) -> String {
         switch status {
         case 200: "OK"
         case 201: "Created"
@@ -172,7 +172,7 @@ public struct HTTPResponse: Sendable {
 }
 
 extension HTTPRequest: Equatable {
-    public static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
+    package static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
         lhs.method == rhs.method && lhs.target == rhs.target && lhs.headers == rhs.headers && lhs.body == rhs.body
             && lhs.keepAlive == rhs.keepAlive
     }

@@ -5,7 +5,7 @@ import ReshapeRules
 extension Problem {
     /// The answer: `no-store`, since an error describes this attempt, not a representation any
     /// cache should keep or reuse (an upstream fault may be gone on the next try).
-    public var response: HTTPResponse {
+    package var response: HTTPResponse {
         var headers: [NameValue] = [
             NameValue(name: "Content-Type", value: "application/problem+json"), CachingHeaders.noStore,
         ]
@@ -15,48 +15,48 @@ extension Problem {
 }
 
 extension Problem {
-    public static func badRequest(_ detail: String) -> Problem {
+    package static func badRequest(_ detail: String) -> Problem {
         Problem(status: 400, code: "bad-request", title: "Malformed request", detail: detail)
     }
-    public static func notFound(path: String) -> Problem {
+    package static func notFound(path: String) -> Problem {
         Problem(status: 404, code: "no-route", title: "No route", detail: "no route matches \(path)")
     }
-    public static func methodNotAllowed(_ method: String, allowed: [String]) -> Problem {
+    package static func methodNotAllowed(_ method: String, allowed: [String]) -> Problem {
         var problem = Problem(
             status: 405, code: "method-not-allowed", title: "Method not allowed",
             detail: "\(method) is not allowed here; allowed: \(allowed.joined(separator: ", "))")
         problem.extraHeaders = [Problem.Header(name: "Allow", value: allowed.joined(separator: ", "))]
         return problem
     }
-    public static let headerTimeout = Problem(
+    package static let headerTimeout = Problem(
         status: 408, code: "request-timeout", title: "Request timeout",
         detail: "the request head did not arrive in time")
     /// A body promised by its head that did not all arrive within `bodyTimeoutMilliseconds`.
-    public static let bodyTimeout = Problem(
+    package static let bodyTimeout = Problem(
         status: 408, code: "request-timeout", title: "Request timeout",
         detail: "the request body did not arrive in time")
-    public static func bodyTooLarge(limit: Int) -> Problem {
+    package static func bodyTooLarge(limit: Int) -> Problem {
         Problem(
             status: 413, code: "body-too-large", title: "Request body too large",
             detail: "the body exceeds \(limit) bytes")
     }
-    public static func uriTooLong(limit: Int) -> Problem {
+    package static func uriTooLong(limit: Int) -> Problem {
         Problem(
             status: 414, code: "uri-too-long", title: "URI too long",
             detail: "the request target exceeds \(limit) bytes")
     }
-    public static func headersTooLarge(_ detail: String) -> Problem {
+    package static func headersTooLarge(_ detail: String) -> Problem {
         Problem(status: 431, code: "headers-too-large", title: "Request headers too large", detail: detail)
     }
-    public static func httpVersionNotSupported(major: Int, minor: Int) -> Problem {
+    package static func httpVersionNotSupported(major: Int, minor: Int) -> Problem {
         Problem(
             status: 505, code: "http-version-not-supported", title: "HTTP version not supported",
             detail: "HTTP/\(major).\(minor) is not supported; send HTTP/1.1 or HTTP/1.0")
     }
-    public static let overloaded = Problem(
+    package static let overloaded = Problem(
         status: 503, code: "overloaded", title: "Overloaded",
         detail: "too many connections; retry later")
-    public static let shuttingDown = Problem(
+    package static let shuttingDown = Problem(
         status: 503, code: "shutting-down", title: "Shutting down",
         detail: "this instance is shutting down; retry on another")
 }
@@ -64,5 +64,5 @@ extension Problem {
 extension Problem {
     /// The 503 `overloaded` answer, rendered once: the server writes it (with its `Date`) to a
     /// connection past its cap and closes, without creating any per-connection state.
-    public static let overloadedResponse = Problem.overloaded.response
+    package static let overloadedResponse = Problem.overloaded.response
 }

@@ -4,9 +4,9 @@ import ReshapeRules
 /// dispatched. http_parser already refuses most of these, but the connection must not
 /// depend on one parser's leniency: a request that two servers could frame differently is
 /// the raw material of request smuggling, so it is answered 400 and the connection closed.
-public enum RequestFraming {
+package enum RequestFraming {
     /// Why `headers` frame the body ambiguously, or nil when they are fine.
-    public static func ambiguity(in headers: [NameValue]) -> String? {
+    package static func ambiguity(in headers: [NameValue]) -> String? {
         var contentLengths: [Substring] = []
         var codings: [Substring] = []
         for header in headers {

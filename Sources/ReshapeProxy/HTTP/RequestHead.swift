@@ -1,14 +1,14 @@
 import ReshapeRules
 
 /// What a complete request head says about its body, for `HTTPConnectionStateMachine`.
-public struct RequestHead: Sendable, Equatable {
+package struct RequestHead: Sendable, Equatable {
     /// The declared `Content-Length`, when there is exactly one valid one.
-    public var contentLength: Int?
-    public var chunked: Bool
+    package var contentLength: Int?
+    package var chunked: Bool
     /// `Expect: 100-continue` on an HTTP/1.1 request (RFC 9110 §10.1.1: never to HTTP/1.0).
-    public var expectsContinue: Bool
+    package var expectsContinue: Bool
 
-    public init(contentLength: Int? = nil, chunked: Bool = false, expectsContinue: Bool = false) {
+    package init(contentLength: Int? = nil, chunked: Bool = false, expectsContinue: Bool = false) {
         self.contentLength = contentLength
         self.chunked = chunked
         self.expectsContinue = expectsContinue
@@ -16,7 +16,7 @@ public struct RequestHead: Sendable, Equatable {
 
     /// Read from the header fields as received. Ambiguous framing is refused later, at the
     /// message's end (`RequestFraming`); here an unclear length only means "no promise".
-    public init(headers: [NameValue], versionMajor: Int, versionMinor: Int) {
+    package init(headers: [NameValue], versionMajor: Int, versionMinor: Int) {
         var lengths: [String] = []
         var chunked = false
         var expects = false
@@ -37,5 +37,5 @@ public struct RequestHead: Sendable, Equatable {
     }
 
     /// Whether a body follows the head.
-    public var bodyExpected: Bool { chunked || (contentLength ?? 0) > 0 }
+    package var bodyExpected: Bool { chunked || (contentLength ?? 0) > 0 }
 }

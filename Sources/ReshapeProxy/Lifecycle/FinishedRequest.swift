@@ -3,9 +3,9 @@ import ReshapeRules
 /// What the metrics, the access log and the trace keep of a request that is over, as one value: the
 /// lifecycle makes it (`RequestLifecycle.Action.record`, `.unsubscribe`, `.cancel`) and the
 /// server records it, so that no metric is written from inside the lifecycle's events.
-public struct FinishedRequest: Sendable {
+package struct FinishedRequest: Sendable {
     /// How the request ended, as the request counters see it.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// Answered (or its stream ended) after `seconds`: its row in the request counters.
         case answered(status: Int, seconds: Double)
         /// The client went away before its answer: it only leaves the requests in flight.
@@ -14,20 +14,20 @@ public struct FinishedRequest: Sendable {
         case background
     }
 
-    public var outcome: Outcome
+    package var outcome: Outcome
     /// The route that answered; nil when none did (counted as `-`).
-    public var route: String?
+    package var route: String?
     /// The answer's `Reshape-Cache` value, counted by route.
-    public var cacheStatus: String?
+    package var cacheStatus: String?
     /// What the answer dropped, redacted as the access log is, for the status page.
-    public var dropped: [DroppedElement] = []
+    package var dropped: [DroppedElement] = []
     /// The request's access-log line, when logging is on.
-    public var accessLogLine: [UInt8]?
+    package var accessLogLine: [UInt8]?
     /// The request's server span, when its trace is recorded.
-    public var span: Span?
+    package var span: Span?
 
     /// Writes it into `metrics` (the access-log line is the server's to write).
-    public func record(in metrics: Metrics) {
+    package func record(in metrics: Metrics) {
         if let route, !dropped.isEmpty { metrics.recordDropped(route: route, elements: dropped) }
         switch outcome {
         case .answered(let status, let seconds):

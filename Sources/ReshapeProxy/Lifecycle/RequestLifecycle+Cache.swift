@@ -63,7 +63,7 @@ extension RequestLifecycle {
 
     /// A refresh's first event, when the server runs it (`Action.respondAndRefresh`): it
     /// fetches the key.
-    public func startRefresh() -> Action {
+    package func startRefresh() -> Action {
         guard case .refreshPending(let match, let lead) = state else { impossible("startRefresh", in: stateName) }
         return startExchange(match, lead: lead)
     }
@@ -71,7 +71,7 @@ extension RequestLifecycle {
     /// The shared cache answered (`bytes`; nil: a miss, an error, or too late). A fresh entry
     /// is answered, kept here too, and handed to the requests that joined meanwhile; anything
     /// else is fetched.
-    public func sharedLookupFinished(_ bytes: [UInt8]?, now: Double, unixMilliseconds: Int) -> Action {
+    package func sharedLookupFinished(_ bytes: [UInt8]?, now: Double, unixMilliseconds: Int) -> Action {
         guard case .awaitingSharedCache(let match, let lead) = state else {
             impossible("sharedLookupFinished", in: stateName)
         }
@@ -92,7 +92,7 @@ extension RequestLifecycle {
     }
 
     /// Another request's fetch of this request's key ended.
-    public func cacheDelivered(_ delivery: ResponseCache.Delivery, now: Double) -> Action {
+    package func cacheDelivered(_ delivery: ResponseCache.Delivery, now: Double) -> Action {
         guard case .waitingForLeader(let match, let waiter) = state else { impossible("cacheDelivered", in: stateName) }
         switch delivery {
         case .answer(let response, let entry):

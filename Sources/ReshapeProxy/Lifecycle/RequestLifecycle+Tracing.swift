@@ -55,5 +55,5 @@ extension Tracer {
     var exports: Bool { export != nil }
 
     /// Exports a finished span: the server's to call, for the spans lifecycles hand it.
-    public func send(_ span: Span) { export?(span) }
+    package func send(_ span: Span) { export?(span) }
 }

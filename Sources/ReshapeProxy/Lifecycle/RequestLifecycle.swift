@@ -4,29 +4,29 @@ import ReshapeRules
 import ReshapeStateMachines
 
 /// What a listener's requests share, set once per listener.
-public struct LifecycleSettings: Sendable {
+package struct LifecycleSettings: Sendable {
     /// Which endpoints this listener answers.
-    public var endpoints: Endpoints
+    package var endpoints: Endpoints
     /// False on a listener without an upstream client (the admin one): it never fetches.
-    public var canFetch: Bool
-    public var accessLog: Bool
-    public var metrics: Metrics
+    package var canFetch: Bool
+    package var accessLog: Bool
+    package var metrics: Metrics
     /// The process's answer cache; nil: routes with `cache:` are fetched every time.
-    public var cache: ResponseCache?
+    package var cache: ResponseCache?
     /// The replicas share a cache (Redis): a local miss asks it (`Action.lookUpShared`) before
     /// fetching, and an answer kept here is stored there too (`Settlement.store`).
-    public var sharesCache = false
+    package var sharesCache = false
     /// `/_reshape/<name>`: the server's admin answers (they report process-wide state).
-    public var admin: @Sendable (String) -> HTTPResponse
+    package var admin: @Sendable (String) -> HTTPResponse
     /// The loop's trace ids, sampling and span export.
-    public var tracer: Tracer
+    package var tracer: Tracer
     /// This listener's loop's compressor and threshold; nil: every answer is sent as rendered.
-    public var compression: AnswerCompression?
+    package var compression: AnswerCompression?
     /// This listener's loop streams live routes: a plain GET of one asks for the current answer
     /// of the stream it would share (`Action.lookUpLive`) before anything else.
-    public var servesLive = false
+    package var servesLive = false
 
-    public init(
+    package init(
         endpoints: Endpoints, canFetch: Bool, accessLog: Bool, metrics: Metrics, cache: ResponseCache? = nil,
         tracer: Tracer = Tracer(), compression: AnswerCompression? = nil,
         admin: @escaping @Sendable (String) -> HTTPResponse
@@ -56,7 +56,7 @@ public struct LifecycleSettings: Sendable {
 /// hand-over between the server's tables and closures. Not `Sendable`: the compiler keeps a
 /// lifecycle on the loop that made it (a cache waiter carries the request's id, not the
 /// lifecycle, across threads).
-public final class RequestLifecycle {
+package final class RequestLifecycle {
     /// Where the request is, with what that phase needs.
     enum State {
         /// Created; the rules have not said yet what the request is (only `begin` sees this).
@@ -91,7 +91,7 @@ public final class RequestLifecycle {
     }
 
     /// What the server does next for this request: every effect of one event, in one value.
-    public enum Action {
+    package enum Action {
         /// Nothing to do until the next event.
         case wait
         /// Start these fetches and call `fetchFinished` with each one's result. `armTimer` (the
@@ -210,7 +210,7 @@ public final class RequestLifecycle {
     /// cached answer; the server then hands what it delivers to `cacheDelivered`. It is only
     /// evaluated for a route with `cache:`. The server counts the request in flight as it
     /// dispatches it; the `FinishedRequest` it is recorded with at the end takes it out.
-    public static func begin(
+    package static func begin(
         _ request: HTTPRequest, rules: ServingRules, draining: Bool,
         settings: LifecycleSettings, now: Double,
         cacheWaiter: @autoclosure () -> ResponseCache.Waiter? = nil
@@ -262,7 +262,7 @@ public final class RequestLifecycle {
     /// fetch's end as its order said (`FetchOrder.counted`). `now` ends the fetch's span (nil:
     /// the request's start plus `seconds`); `retries` is how many times the upstream client
     /// tried it again.
-    public func fetchFinished(
+    package func fetchFinished(
         _ id: Int, _ result: UpstreamResult, seconds: Double, now: Double? = nil, retries: Int = 0
     ) -> Action {
         guard case .exchanging(let exchange, let lead) = state else { impossible("fetchFinished", in: stateName) }
@@ -277,14 +277,14 @@ public final class RequestLifecycle {
     /// The route's `timeout` passed: a 504, and every fetch in flight is to be cancelled, each
     /// upstream's circuit counting one timeout. The timer is armed with the first fetches
     /// (`Action.fetch`) and stopped with the answer (`Settlement.stopsRouteTimer`).
-    public func timedOut() -> Action {
+    package func timedOut() -> Action {
         guard case .exchanging(let exchange, let lead) = state else { impossible("timedOut", in: stateName) }
         return follow(exchange.timedOut(), of: exchange, route: exchange.route, lead: lead, armTimer: nil)
     }
 
     /// The answer was passed on: what to record of the request (`Action.record`).
     /// `wallClockMilliseconds` is the Unix time its access-log line carries.
-    public func answered(_ response: HTTPResponse, now: Double, wallClockMilliseconds: Int) -> Action {
+    package func answered(_ response: HTTPResponse, now: Double, wallClockMilliseconds: Int) -> Action {
         guard case .responding(let record) = state else { impossible("answered", in: stateName) }
         state = .answered
         var finished = FinishedRequest(outcome: .background, route: record.routeName)
@@ -318,7 +318,7 @@ public final class RequestLifecycle {
     /// The client went away before the answer: what it still has running is stopped, a fetch
     /// it leads for the cache is handed to one of its waiters, and it is no longer in flight.
     /// The server only cancels requests it has not answered.
-    public func cancelled() -> Action {
+    package func cancelled() -> Action {
         var settlement = Settlement()
         switch state {
         case .refreshPending(_, let lead), .awaitingSharedCache(_, let lead):

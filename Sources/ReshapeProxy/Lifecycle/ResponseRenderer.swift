@@ -6,12 +6,12 @@ import ReshapeRules
 /// Turns what upstreams answered into what the client gets, for `RouteExchange`: a body
 /// decoded or the problem instead, and the normalized answer. Fails closed: a body that could
 /// not be normalized is never passed on.
-public enum ResponseRenderer {
-    public struct Rendered: Sendable {
-        public var response: HTTPResponse
-        public var dropped: [DroppedElement]
+package enum ResponseRenderer {
+    package struct Rendered: Sendable {
+        package var response: HTTPResponse
+        package var dropped: [DroppedElement]
         /// The problem code when the response is an error.
-        public var errorCode: String?
+        package var errorCode: String?
     }
 
     /// Where a problem happened, for its members and its redaction.

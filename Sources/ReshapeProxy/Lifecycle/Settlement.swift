@@ -1,17 +1,17 @@
 /// What a request settles besides its answer, as fields of the one action that answers it (or
 /// that says its client left): what it still has running, and the cache key it leads. The
 /// server performs them in this order, before the answer is passed on.
-public struct Settlement: Sendable {
+package struct Settlement: Sendable {
     /// The fetches still in flight, to stop, and how each counts against its upstream's circuit.
-    public var cancel: [FetchCancel] = []
+    package var cancel: [FetchCancel] = []
     /// Stop the route timer armed with the first fetches (`Action.fetch(_:armTimer:)`).
-    public var stopsRouteTimer = false
+    package var stopsRouteTimer = false
     /// Keep this answer in the cache replicas share.
-    public var store: SharedStore?
+    package var store: SharedStore?
     /// Wake the requests that waited for this one's fetch of their key.
-    public var wake: Wake?
+    package var wake: Wake?
 
-    public init(
+    package init(
         cancel: [FetchCancel] = [], stopsRouteTimer: Bool = false, store: SharedStore? = nil, wake: Wake? = nil
     ) {
         self.cancel = cancel
@@ -21,15 +21,15 @@ public struct Settlement: Sendable {
     }
 
     /// An answer in the shared cache (Redis): its key there and what is stored under it.
-    public struct SharedStore: Sendable {
-        public var key: String
-        public var stored: ResponseCache.Stored
+    package struct SharedStore: Sendable {
+        package var key: String
+        package var stored: ResponseCache.Stored
     }
 
     /// Requests another request's fetch of their cache key answers: each waiter gets `delivery`.
-    public struct Wake: Sendable {
-        public var waiters: [ResponseCache.Waiter]
-        public var delivery: ResponseCache.Delivery
+    package struct Wake: Sendable {
+        package var waiters: [ResponseCache.Waiter]
+        package var delivery: ResponseCache.Delivery
 
         /// nil when nobody waited.
         init?(_ waiters: [ResponseCache.Waiter], _ delivery: ResponseCache.Delivery) {

@@ -5,9 +5,9 @@ import ReshapeStateMachines
 /// `maxStreamsPerHost`. `LiveHub` is its driver: it keeps the streams and subscribers
 /// themselves, asks `subscribe` what to do with a new client, and reports each subscriber
 /// leaving and each stream it holds under a key closing. Counts only, and no clock.
-public struct LiveAdmission: Sendable, Equatable {
+package struct LiveAdmission: Sendable, Equatable {
     /// Why a client was turned away.
-    public enum Refusal: Error, Sendable, Equatable {
+    package enum Refusal: Error, Sendable, Equatable {
         /// The route has its `max-subscribers` on this worker.
         case tooManySubscribers
         /// Its upstream host has `limit` streams on this worker, none of them this one.
@@ -15,7 +15,7 @@ public struct LiveAdmission: Sendable, Equatable {
     }
 
     /// What the hub holds under a subscription's stream key now.
-    public enum StreamUnderKey: Sendable, Equatable {
+    package enum StreamUnderKey: Sendable, Equatable {
         case none
         /// A stream that takes subscribers.
         case open
@@ -24,7 +24,7 @@ public struct LiveAdmission: Sendable, Equatable {
     }
 
     /// What the hub does with a new subscriber.
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Turn it away.
         case refuse(Refusal)
         /// Join the open stream under its key.
@@ -38,7 +38,7 @@ public struct LiveAdmission: Sendable, Equatable {
     }
 
     /// Distinct streams one worker keeps open to one upstream host (scheme and authority).
-    public let maxStreamsPerHost: Int
+    package let maxStreamsPerHost: Int
     /// Subscribers per route, against its `max-subscribers`.
     private(set) var subscribers: [String: Int] = [:]
     /// Streams open per route: a plain GET of a route without any costs nothing.
@@ -46,14 +46,14 @@ public struct LiveAdmission: Sendable, Equatable {
     /// Streams open per upstream host, against `maxStreamsPerHost`.
     private(set) var streamsPerHost: [String: Int] = [:]
 
-    public init(maxStreamsPerHost: Int) {
+    package init(maxStreamsPerHost: Int) {
         self.maxStreamsPerHost = maxStreamsPerHost
     }
 
     /// A client subscribes to a stream of `route` to `host`, whose key holds `existing`: it is
     /// counted, or refused. The route's limit comes first; joining an open stream takes no
     /// new stream, and a stream that is over still counts against the host until replaced.
-    public mutating func subscribe(
+    package mutating func subscribe(
         route: String, host: String, maxSubscribers: Int, existing: StreamUnderKey
     ) -> Action {
         guard subscribers[route, default: 0] < maxSubscribers else { return .refuse(.tooManySubscribers) }
@@ -75,7 +75,7 @@ public struct LiveAdmission: Sendable, Equatable {
 
     /// A subscriber of `route` left (its client is gone, or its stream ended). Once per
     /// subscriber admitted.
-    public mutating func unsubscribed(route: String) {
+    package mutating func unsubscribed(route: String) {
         guard let count = subscribers[route], count > 0 else {
             impossible("unsubscribed", in: "a route without subscribers")
         }
@@ -84,7 +84,7 @@ public struct LiveAdmission: Sendable, Equatable {
 
     /// The stream the hub holds under its key, of `route` to `host`, closed: the next
     /// subscriber to that key opens a new one. Not for a stream that was replaced.
-    public mutating func streamClosed(route: String, host: String) {
+    package mutating func streamClosed(route: String, host: String) {
         guard let perRoute = streamsPerRoute[route], perRoute > 0, let perHost = streamsPerHost[host], perHost > 0
         else {
             impossible("streamClosed", in: "a route or host without streams")
@@ -95,7 +95,7 @@ public struct LiveAdmission: Sendable, Equatable {
 
     /// Whether `route` has a stream open on this worker: only then may a plain GET look for
     /// one's answer (building a stream key costs).
-    public func hasStreams(route: String) -> Bool {
+    package func hasStreams(route: String) -> Bool {
         streamsPerRoute[route, default: 0] > 0
     }
 }

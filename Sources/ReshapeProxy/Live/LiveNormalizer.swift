@@ -7,10 +7,10 @@ import ReshapeRules
 /// of the route answers with: record by record when the route allows it (`RecordwisePipeline`),
 /// so that an event re-normalizes only the records it changed, whole otherwise. `reshape
 /// replay` starts its stream here, as the server's streams should.
-public enum LiveNormalizer {
+package enum LiveNormalizer {
     /// A stream of `route` for the path captures `parameters`; `context` members go into every
     /// problem it ends with (`LiveStream.init(context:normalize:)`).
-    public static func stream(
+    package static func stream(
         for route: Route, in ruleSet: RuleSet, parameters: [String: String], context: [JSONMember]
     ) -> LiveStream {
         if let recordwise = recordwise(route, in: ruleSet, parameters: parameters) {
@@ -20,7 +20,7 @@ public enum LiveNormalizer {
     }
 
     /// The route's whole pipeline, as `reshape apply` runs it.
-    public static func normalize(_ route: Route, in ruleSet: RuleSet, parameters: [String: String])
+    package static func normalize(_ route: Route, in ruleSet: RuleSet, parameters: [String: String])
         -> LiveStream.Normalize
     {
         { (value) throws(Problem) -> JSON in
@@ -35,7 +35,7 @@ public enum LiveNormalizer {
 
     /// The route's pipeline record by record, or nil when its answer is not one record per
     /// member normalized alone.
-    public static func recordwise(_ route: Route, in ruleSet: RuleSet, parameters: [String: String])
+    package static func recordwise(_ route: Route, in ruleSet: RuleSet, parameters: [String: String])
         -> RecordwiseNormalize?
     {
         guard let pipeline = RecordwisePipeline(route) else { return nil }

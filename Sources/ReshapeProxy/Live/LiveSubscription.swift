@@ -5,16 +5,16 @@ import ReshapeRules
 
 /// A client's subscription to a live route (`Accept: text/event-stream` on a GET of a route
 /// with `live:`): what the server needs to open, or join, the route's shared upstream stream.
-public struct LiveSubscription: Sendable {
-    public let route: Route
-    public let parameters: [String: String]
+package struct LiveSubscription: Sendable {
+    package let route: Route
+    package let parameters: [String: String]
     /// The route's one fetch, built as a plain GET builds it (forwarded headers and query
     /// included); the server adds `Accept: text/event-stream` and lifts its timeout.
-    public let request: UpstreamRequest
+    package let request: UpstreamRequest
     /// Names the shared upstream stream: subscribers with equal keys share one. It contains
     /// forwarded header values, which may be credentials: never log it.
-    public let streamKey: String
-    public let policy: LivePolicy
+    package let streamKey: String
+    package let policy: LivePolicy
     let rules: ServingRules
 
     init(route: Route, parameters: [String: String], request: UpstreamRequest, policy: LivePolicy, rules: ServingRules)
@@ -43,7 +43,7 @@ public struct LiveSubscription: Sendable {
     }
 
     /// The members every problem of the stream names the route by.
-    public var context: [JSONMember] {
+    package var context: [JSONMember] {
         [
             JSONMember(key: "route", value: .string(route.name)),
             JSONMember(key: "upstream", value: .string(route.upstream)),
@@ -52,7 +52,7 @@ public struct LiveSubscription: Sendable {
 
     /// A new stream of the route as `reshape replay` runs it (`LiveNormalizer`): record by
     /// record where the route allows, a failure being the problem a plain GET answers with.
-    public func makeStream() -> LiveStream {
+    package func makeStream() -> LiveStream {
         LiveNormalizer.stream(for: route, in: rules.ruleSet, parameters: parameters, context: context)
     }
 
@@ -69,7 +69,7 @@ public struct LiveSubscription: Sendable {
 
 extension Problem {
     /// More subscribers on this worker than the route's `live: max-subscribers`.
-    public static func tooManySubscribers(route: String, limit: Int) -> Problem {
+    package static func tooManySubscribers(route: String, limit: Int) -> Problem {
         Problem(
             status: 503, code: "too-many-subscribers", title: "Too many subscribers",
             detail: "this server already streams to \(limit) subscribers of the route; try again later",
@@ -78,7 +78,7 @@ extension Problem {
 
     /// More distinct streams to the route's upstream host on this worker than it keeps open:
     /// each holds an upstream connection, and plain fetches need the rest.
-    public static func tooManyStreams(route: String, upstream: String, limit: Int) -> Problem {
+    package static func tooManyStreams(route: String, upstream: String, limit: Int) -> Problem {
         Problem(
             status: 503, code: "too-many-streams", title: "Too many upstream streams",
             detail: "this server already keeps \(limit) live streams open to the route's upstream; try again later",

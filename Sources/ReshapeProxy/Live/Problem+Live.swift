@@ -6,7 +6,7 @@ import ReshapeProblem
 /// and upstream through `context`.
 extension Problem {
     /// The subscriber did not read its events fast enough: its unsent bytes passed `buffer`.
-    public static func slowConsumer(limit: Int, context: [JSONMember]) -> Problem {
+    package static func slowConsumer(limit: Int, context: [JSONMember]) -> Problem {
         Problem(
             status: 503, code: "slow-consumer", title: "Slow consumer",
             detail: "the client did not read the stream fast enough (more than \(limit) bytes unsent)",
@@ -14,7 +14,7 @@ extension Problem {
     }
 
     /// The server is shutting down; reconnect to another instance.
-    public static func shuttingDown(context: [JSONMember]) -> Problem {
+    package static func shuttingDown(context: [JSONMember]) -> Problem {
         Problem(
             status: 503, code: "shutting-down", title: "Shutting down",
             detail: "the server is shutting down; reconnect", extra: context)
@@ -22,7 +22,7 @@ extension Problem {
 
     /// The upstream answered the stream request with another status than 200, or with a 200
     /// that is not an event stream (`contentType`).
-    public static func streamRefused(status: Int, contentType: String? = nil, context: [JSONMember]) -> Problem {
+    package static func streamRefused(status: Int, contentType: String? = nil, context: [JSONMember]) -> Problem {
         let what = status == 200 ? "200 with Content-Type \(contentType ?? "(none)")" : String(status)
         return Problem(
             status: 502, code: "upstream-stream-refused", title: "Upstream refused the stream",
@@ -30,14 +30,14 @@ extension Problem {
     }
 
     /// The upstream redirected the stream request where its `redirects:` does not allow.
-    public static func redirectRefused(_ detail: String, context: [JSONMember]) -> Problem {
+    package static func redirectRefused(_ detail: String, context: [JSONMember]) -> Problem {
         Problem(
             status: 502, code: "upstream-redirect-refused", title: "Upstream redirect refused",
             detail: detail, extra: context)
     }
 
     /// The upstream sent something that is not a Firebase event stream.
-    public static func streamInvalid(_ detail: String, context: [JSONMember]) -> Problem {
+    package static func streamInvalid(_ detail: String, context: [JSONMember]) -> Problem {
         Problem(
             status: 502, code: "upstream-stream-invalid", title: "Invalid upstream stream",
             detail: detail, extra: context)

@@ -42,7 +42,7 @@ extension RequestLifecycle {
     /// The key of the stream this plain GET would share; nil when its fetch cannot be built (no
     /// stream answers it then). The server asks for it only when the route has a stream open,
     /// so that a GET of a live route nobody streams builds no fetch for it.
-    public func liveStreamKey() -> String? {
+    package func liveStreamKey() -> String? {
         guard case .awaitingLiveAnswer(let match) = state else { impossible("liveStreamKey", in: stateName) }
         return liveFetch(match)?.key
     }
@@ -61,7 +61,7 @@ extension RequestLifecycle {
     /// The live stream's current answer (nil: no such stream open, or none yet): answered
     /// without a fetch (`Reshape-Cache: live`); without one, the request goes on as any plain
     /// GET, to the cache (`cacheWaiter`, as for `begin`) and the upstream.
-    public func liveLookupFinished(
+    package func liveLookupFinished(
         _ answer: JSON?, now: Double, cacheWaiter: @autoclosure () -> ResponseCache.Waiter? = nil
     ) -> Action {
         guard case .awaitingLiveAnswer(let match) = state else { impossible("liveLookupFinished", in: stateName) }
@@ -84,7 +84,7 @@ extension RequestLifecycle {
 
     /// The worker streams to as many subscribers as the route allows, or (`streamLimit`) keeps
     /// as many streams open to the route's upstream host as it may: a 503 instead.
-    public func subscriptionRefused(streamLimit: Int? = nil) -> Action {
+    package func subscriptionRefused(streamLimit: Int? = nil) -> Action {
         guard case .subscribed(let match, let redactor) = state, let policy = match.route.live else {
             impossible("subscriptionRefused", in: stateName)
         }
@@ -102,7 +102,7 @@ extension RequestLifecycle {
     /// The subscription ended (the client left, the stream ended, or the server drained): the
     /// server leaves the stream and records the request, with its access-log line (status 200,
     /// `live_events`) when logging is on.
-    public func subscriptionEnded(
+    package func subscriptionEnded(
         eventsSent: Int, bytesSent: Int, errorCode: String?, now: Double, wallClockMilliseconds: Int
     ) -> Action {
         guard case .subscribed(let match, let redactor) = state else {

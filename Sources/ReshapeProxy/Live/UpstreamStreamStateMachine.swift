@@ -12,7 +12,7 @@ import ReshapeStateMachines
 ///
 /// A stream that sends nothing for the stall bound is cut off by the upstream client (curl's
 /// low-speed limit) and ends like any transport failure: transient, so it reconnects.
-public struct UpstreamStreamStateMachine {
+package struct UpstreamStreamStateMachine {
     enum State: Equatable {
         /// Made for its first subscriber, who joins before it opens.
         case unopened
@@ -34,7 +34,7 @@ public struct UpstreamStreamStateMachine {
     }
 
     /// What the driver does next, in the order given.
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Open the upstream transfer; report `transferStarted` or `transferNotStarted` at once.
         case startTransfer
         /// Close the upstream transfer (never from inside its callbacks); its `ended` never runs.
@@ -71,24 +71,24 @@ public struct UpstreamStreamStateMachine {
     /// How long a transfer must last before its end counts as a new first failure. Not reset
     /// by a snapshot: an upstream that sends its first `put` and drops would otherwise be
     /// reconnected every quarter second, resending the whole answer each time.
-    public static let stableSeconds = 30.0
+    package static let stableSeconds = 30.0
     /// The failures in a row after which the reconnections are logged (once per run).
-    public static let failuresReported = 5
+    package static let failuresReported = 5
     /// The backoff's ceiling after the first failure, doubling with each one up to
     /// `maxBackoffMilliseconds`; the delay is drawn between half the ceiling and the ceiling.
-    public static let firstBackoffMilliseconds = 250
-    public static let maxBackoffMilliseconds = 10_000
+    package static let firstBackoffMilliseconds = 250
+    package static let maxBackoffMilliseconds = 10_000
     /// How long a stream nobody subscribes to stays open, for a client that comes right back.
-    public static let idleCloseMilliseconds = 500
+    package static let idleCloseMilliseconds = 500
 
     /// Every case name of `State`, in declaration order, as docs/architecture.md draws them: a
     /// case added to `State` must be added here too (`stateName` switches over every one).
-    public enum StateName: String, CaseIterable, Sendable {
+    package enum StateName: String, CaseIterable, Sendable {
         case unopened, connecting, connected, reconnecting, ending, closed
     }
 
     /// The current state's case name.
-    public var stateName: String {
+    package var stateName: String {
         switch state {
         case .unopened: StateName.unopened.rawValue
         case .connecting: StateName.connecting.rawValue
@@ -108,16 +108,16 @@ public struct UpstreamStreamStateMachine {
     private var random: any RandomNumberGenerator
 
     /// A stream whose problems carry `context`; `random` draws the backoff's jitter.
-    public init(context: [JSONMember], random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
+    package init(context: [JSONMember], random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
         self.context = context
         self.random = random
     }
 
     /// Closed: nothing more is sent or opened.
-    public var isClosed: Bool { state == .closed }
+    package var isClosed: Bool { state == .closed }
 
     /// Ended for good (its subscribers ended, the close may still be due): nobody joins it.
-    public var isOver: Bool {
+    package var isOver: Bool {
         switch state {
         case .ending, .closed: true
         case .unopened, .connecting, .connected, .reconnecting: false
@@ -126,12 +126,12 @@ public struct UpstreamStreamStateMachine {
 
     /// Whether the upstream's bytes are read: only while the transfer is open and the stream
     /// has not ended.
-    public var isReceiving: Bool { if case .connected = state { true } else { false } }
+    package var isReceiving: Bool { if case .connected = state { true } else { false } }
 
     // MARK: - The upstream transfer
 
     /// Its first subscriber joined: open the transfer, and start the keep-alive.
-    public mutating func open() -> [Action] {
+    package mutating func open() -> [Action] {
         switch state {
         case .unopened:
             state = .connecting(failures: 0)
@@ -142,7 +142,7 @@ public struct UpstreamStreamStateMachine {
     }
 
     /// The transfer `startTransfer` asked for is open, at `now`.
-    public mutating func transferStarted(now: Double) -> [Action] {
+    package mutating func transferStarted(now: Double) -> [Action] {
         switch state {
         case .connecting(let failures):
             state = .connected(since: now, failures: failures)
@@ -152,7 +152,7 @@ public struct UpstreamStreamStateMachine {
     }
 
     /// No transfer could be made: a failure like any transient end.
-    public mutating func transferNotStarted(hasSubscribers: Bool) -> [Action] {
+    package mutating func transferNotStarted(hasSubscribers: Bool) -> [Action] {
         switch state {
         case .connecting(let failures): return reconnect(after: failures, hasSubscribers: hasSubscribers)
         case .unopened, .connected, .reconnecting, .ending, .closed: impossible("transferNotStarted", in: stateName)
@@ -163,7 +163,7 @@ public struct UpstreamStreamStateMachine {
     /// ends the stream for good, and so does a redirect its upstream's `redirects:` refuses;
     /// an event stream that ended, or a transport failure (a stall included), is transient
     /// and reconnects, from a first failure again when the transfer lasted `stableSeconds`.
-    public mutating func transferEnded(_ result: UpstreamResult, now: Double, hasSubscribers: Bool) -> [Action] {
+    package mutating func transferEnded(_ result: UpstreamResult, now: Double, hasSubscribers: Bool) -> [Action] {
         switch state {
         case .connected(let since, var failures):
             let gone = Action.upstreamStreamsChanged(by: -1)
@@ -187,7 +187,7 @@ public struct UpstreamStreamStateMachine {
     }
 
     /// The reconnect timer ran out.
-    public mutating func reconnectDue() -> [Action] {
+    package mutating func reconnectDue() -> [Action] {
         switch state {
         case .reconnecting(let failures):
             state = .connecting(failures: failures)
@@ -198,7 +198,7 @@ public struct UpstreamStreamStateMachine {
 
     /// An upstream event ended the stream with `problem` (an invalid event, `cancel`, a
     /// normalize failure): its subscribers get it now, and it closes on the loop's next turn.
-    public mutating func ended(with problem: Problem) -> [Action] {
+    package mutating func ended(with problem: Problem) -> [Action] {
         switch state {
         case .connected:
             state = .ending(problem)
@@ -210,7 +210,7 @@ public struct UpstreamStreamStateMachine {
     // MARK: - Subscribers and timers
 
     /// A subscriber joined: a pending idle close is off.
-    public mutating func subscriberJoined() -> [Action] {
+    package mutating func subscriberJoined() -> [Action] {
         switch state {
         case .unopened, .connected, .reconnecting:
             guard idleClosePending else { return [] }
@@ -222,7 +222,7 @@ public struct UpstreamStreamStateMachine {
 
     /// A subscriber left; without any left, the stream closes shortly after (a client that
     /// reconnects at once finds it still open).
-    public mutating func subscriberLeft(hasSubscribers: Bool) -> [Action] {
+    package mutating func subscriberLeft(hasSubscribers: Bool) -> [Action] {
         switch state {
         case .connected, .reconnecting, .ending:
             guard !hasSubscribers, !idleClosePending else { return [] }
@@ -235,7 +235,7 @@ public struct UpstreamStreamStateMachine {
     }
 
     /// The idle-close timer ran out: the stream closes unless a subscriber came back.
-    public mutating func idleCloseDue(hasSubscribers: Bool) -> [Action] {
+    package mutating func idleCloseDue(hasSubscribers: Bool) -> [Action] {
         guard idleClosePending else { impossible("idleCloseDue", in: stateName + " without an idle close") }
         switch state {
         case .connected, .reconnecting, .ending:
@@ -246,7 +246,7 @@ public struct UpstreamStreamStateMachine {
     }
 
     /// The keep-alive timer ran out: a keep-alive to every subscriber, and the next one.
-    public mutating func keepAliveDue() -> [Action] {
+    package mutating func keepAliveDue() -> [Action] {
         switch state {
         case .connected, .reconnecting, .ending: return [.sendKeepAlive, .startKeepAliveTimer]
         case .unopened, .connecting, .closed: impossible("keepAliveDue", in: stateName)
@@ -257,7 +257,7 @@ public struct UpstreamStreamStateMachine {
 
     /// The close asked for on the loop's next turn (`closeOnNextTurn`, or the hub retiring a
     /// stream that is over) is due; a stream closed meanwhile stays so.
-    public mutating func closeDue() -> [Action] {
+    package mutating func closeDue() -> [Action] {
         switch state {
         case .ending: return close()
         case .closed: return []
@@ -267,7 +267,7 @@ public struct UpstreamStreamStateMachine {
 
     /// The worker is draining: every subscriber gets `shutting-down` (unless an upstream event
     /// ended them already) and the stream closes.
-    public mutating func drain() -> [Action] {
+    package mutating func drain() -> [Action] {
         switch state {
         case .unopened, .connected, .reconnecting, .ending, .closed: return close()
         case .connecting: impossible("drain", in: stateName)
@@ -277,7 +277,7 @@ public struct UpstreamStreamStateMachine {
     /// Closes now (the worker is stopping, or the stream is done): the transfer or the
     /// reconnect timer goes, and every subscriber left gets the stream's end, or
     /// `shutting-down`. A second close does nothing.
-    public mutating func close() -> [Action] {
+    package mutating func close() -> [Action] {
         switch state {
         case .unopened:
             return finish(.shuttingDown(context: context))

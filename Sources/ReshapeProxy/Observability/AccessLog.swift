@@ -3,26 +3,26 @@ import ReshapeRules
 
 /// One JSON line per answered request. Query strings are left out (clients put tokens
 /// there) and every upstream secret is redacted.
-public struct AccessLogEntry: Sendable {
-    public var timeMilliseconds: Int
-    public var method: String
-    public var path: String
-    public var route: String?
-    public var status: Int
-    public var upstreamStatus: Int?
-    public var durationMilliseconds: Double
-    public var upstreamMilliseconds: Double?
-    public var bytes: Int
-    public var dropped: [DroppedElement]
-    public var errorCode: String?
+package struct AccessLogEntry: Sendable {
+    package var timeMilliseconds: Int
+    package var method: String
+    package var path: String
+    package var route: String?
+    package var status: Int
+    package var upstreamStatus: Int?
+    package var durationMilliseconds: Double
+    package var upstreamMilliseconds: Double?
+    package var bytes: Int
+    package var dropped: [DroppedElement]
+    package var errorCode: String?
     /// Upstream fetches the request made (its route's fetches and follow-ups).
-    public var fetches: Int
+    package var fetches: Int
     /// The trace the request belongs to (32 lowercase hex digits), to find its spans by.
-    public var traceID: String?
+    package var traceID: String?
     /// A live subscription's events sent (`live_events`), on the line written as it ends.
-    public var liveEvents: Int?
+    package var liveEvents: Int?
 
-    public init(
+    package init(
         timeMilliseconds: Int, method: String, path: String, route: String?, status: Int, upstreamStatus: Int?,
         durationMilliseconds: Double, upstreamMilliseconds: Double?, bytes: Int, dropped: [DroppedElement],
         errorCode: String?,
@@ -45,7 +45,7 @@ public struct AccessLogEntry: Sendable {
 
     /// The line, written member by member (no JSON tree is built for it): the same text
     /// `JSON.object(...).serialized()` would give, with the members in this order.
-    public func line(redactor: Redactor) -> [UInt8] {
+    package func line(redactor: Redactor) -> [UInt8] {
         let out = JSONTextWriter(capacity: 256 + dropped.count * 160)
         func name(_ key: StaticString, first: Bool = false) {
             out.appendRaw(first ? "\"" : ",\"")

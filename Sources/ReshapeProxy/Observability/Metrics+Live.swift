@@ -11,23 +11,23 @@ struct LiveCounters {
 
 extension Metrics {
     /// A subscriber joined (`+1`) or left (`-1`) a live stream on this worker.
-    public func liveSubscribersChanged(by delta: Int) { liveCounters.withLock { $0.subscribers += delta } }
+    package func liveSubscribersChanged(by delta: Int) { liveCounters.withLock { $0.subscribers += delta } }
     /// An upstream stream was opened (`+1`) or closed (`-1`).
-    public func liveUpstreamStreamsChanged(by delta: Int) { liveCounters.withLock { $0.upstreamStreams += delta } }
+    package func liveUpstreamStreamsChanged(by delta: Int) { liveCounters.withLock { $0.upstreamStreams += delta } }
     /// A Firebase event arrived from an upstream stream.
-    public func liveEventReceived() { liveCounters.withLock { $0.eventsIn += 1 } }
+    package func liveEventReceived() { liveCounters.withLock { $0.eventsIn += 1 } }
     /// An event went to a subscriber; `patch` when it was a patch.
-    public func liveEventSent(patch: Bool) {
+    package func liveEventSent(patch: Bool) {
         liveCounters.withLock {
             $0.eventsOut += 1
             if patch { $0.patches += 1 }
         }
     }
     /// A subscriber was closed for not reading fast enough.
-    public func liveSlowConsumerClosed() { liveCounters.withLock { $0.slowConsumers += 1 } }
+    package func liveSlowConsumerClosed() { liveCounters.withLock { $0.slowConsumers += 1 } }
 
     /// Subscribers open now on this worker.
-    public var liveSubscribers: Int { liveCounters.withLock { $0.subscribers } }
+    package var liveSubscribers: Int { liveCounters.withLock { $0.subscribers } }
 
     static func liveExposition(_ workers: [Metrics]) -> String {
         var total = LiveCounters()

@@ -8,15 +8,15 @@ struct SpanCounters {
 
 extension Metrics {
     /// Why spans were dropped, as the metric's `reason` label.
-    public enum SpanDropReason: String, Sendable {
+    package enum SpanDropReason: String, Sendable {
         case queueFull = "queue-full"
         case exportFailed = "export-failed"
     }
 
     /// An export delivered `count` spans.
-    public func recordSpansExported(_ count: Int) { spanCounters.withLock { $0.exported += count } }
+    package func recordSpansExported(_ count: Int) { spanCounters.withLock { $0.exported += count } }
 
-    public func recordSpansDropped(_ count: Int, reason: SpanDropReason) {
+    package func recordSpansDropped(_ count: Int, reason: SpanDropReason) {
         spanCounters.withLock {
             switch reason {
             case .queueFull: $0.droppedQueueFull += count

@@ -13,7 +13,7 @@ extension Metrics {
     static let recentDropsKept = 5
 
     /// Elements validation dropped from one answer of `route`: counted, and the last few kept.
-    public func recordDropped(route: String, elements: [DroppedElement]) {
+    package func recordDropped(route: String, elements: [DroppedElement]) {
         guard !elements.isEmpty else { return }
         state.withLock { state in
             for element in elements { state.dropped["\(route)|\(element.type)", default: 0] += 1 }
@@ -25,12 +25,12 @@ extension Metrics {
     }
 
     /// An answer of `route` went out with `Reshape-Cache: status`.
-    public func recordCacheStatus(route: String, status: String) {
+    package func recordCacheStatus(route: String, status: String) {
         state.withLock { $0.status.cacheStatuses[route, default: [:]][status, default: 0] += 1 }
     }
 
     /// The workers' last dropped elements per route, newest first.
-    public static func recentDrops(_ workers: [Metrics]) -> [String: [DroppedElement]] {
+    package static func recentDrops(_ workers: [Metrics]) -> [String: [DroppedElement]] {
         var merged: [String: [DroppedElement]] = [:]
         for worker in workers {
             for (route, drops) in worker.state.withLock({ $0.status.recentDrops }) {
@@ -42,7 +42,7 @@ extension Metrics {
 
     /// The share of each cached route's answers that did not need a fetch of their own (a hit,
     /// a stale copy, or another request's fetch), since start.
-    public static func cacheHitRatios(_ workers: [Metrics]) -> [String: Double] {
+    package static func cacheHitRatios(_ workers: [Metrics]) -> [String: Double] {
         var merged: [String: [String: Int]] = [:]
         for worker in workers {
             for (route, statuses) in worker.state.withLock({ $0.status.cacheStatuses }) {
@@ -58,7 +58,7 @@ extension Metrics {
     }
 
     /// Retries by upstream (every reason), since start.
-    public static func retries(_ workers: [Metrics]) -> [String: Int] {
+    package static func retries(_ workers: [Metrics]) -> [String: Int] {
         var merged: [String: Int] = [:]
         for worker in workers {
             for (key, count) in worker.state.withLock({ $0.resilience.retries }) {

@@ -1,6 +1,6 @@
 /// Counters and latency histograms for one worker, exposed in Prometheus text format. Each
 /// worker records into its own instance; `/metrics` merges them.
-public final class Metrics: Sendable {
+package final class Metrics: Sendable {
     static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
     struct Histogram {
@@ -61,16 +61,16 @@ public final class Metrics: Sendable {
     // Live routes' streams (`Metrics+Live.swift`).
     let liveCounters = Locked(LiveCounters())
 
-    public init() {}
+    package init() {}
 
-    public func recordRequest(route: String, status: Int, seconds: Double) {
+    package func recordRequest(route: String, status: Int, seconds: Double) {
         state.withLock {
             $0.requests[RouteStatus(route: route, status: status), default: 0] += 1
             $0.latency[route, default: Histogram()].observe(seconds)
         }
     }
 
-    public func recordUpstream(upstream: String, seconds: Double, failure: UpstreamFailure?) {
+    package func recordUpstream(upstream: String, seconds: Double, failure: UpstreamFailure?) {
         state.withLock {
             $0.upstreamLatency[upstream, default: Histogram()].observe(seconds)
             if let failure { $0.upstreamErrors["\(upstream)|\(failure.rawValue)", default: 0] += 1 }
@@ -78,65 +78,65 @@ public final class Metrics: Sendable {
     }
 
     /// One fetch a route made (its own or an `expand` follow-up), finished or failed.
-    public func recordFetch(route: String, upstream: String) {
+    package func recordFetch(route: String, upstream: String) {
         state.withLock { $0.fetches["\(route)|\(upstream)", default: 0] += 1 }
     }
 
     /// How one lookup in the shared cache (Redis) went.
-    public enum SharedCacheOutcome: String, Sendable {
+    package enum SharedCacheOutcome: String, Sendable {
         case hit, miss, timeout, error
         /// Not asked: no connection at the time.
         case unavailable
     }
 
-    public func recordSharedCache(_ outcome: SharedCacheOutcome) {
+    package func recordSharedCache(_ outcome: SharedCacheOutcome) {
         state.withLock { $0.sharedCache[outcome.rawValue, default: 0] += 1 }
     }
 
-    public func recordDropped(route: String, type: String, count: Int = 1) {
+    package func recordDropped(route: String, type: String, count: Int = 1) {
         state.withLock { $0.dropped["\(route)|\(type)", default: 0] += count }
     }
 
     /// A request was dispatched (to an upstream or an admin endpoint) and is not answered yet.
-    public func requestStarted() { state.withLock { $0.inFlight += 1 } }
-    public func requestFinished() { state.withLock { $0.inFlight -= 1 } }
+    package func requestStarted() { state.withLock { $0.inFlight += 1 } }
+    package func requestFinished() { state.withLock { $0.inFlight -= 1 } }
 
-    public func connectionOpened() { state.withLock { $0.connections += 1 } }
-    public func connectionClosed() { state.withLock { $0.connections -= 1 } }
+    package func connectionOpened() { state.withLock { $0.connections += 1 } }
+    package func connectionClosed() { state.withLock { $0.connections -= 1 } }
 
-    public var openConnections: Int { state.withLock { $0.connections } }
-    public var requestsInFlight: Int { state.withLock { $0.inFlight } }
+    package var openConnections: Int { state.withLock { $0.connections } }
+    package var requestsInFlight: Int { state.withLock { $0.inFlight } }
 
     /// The upstream client opened a new connection (not a reused kept-alive one).
-    public func upstreamConnectionOpened() { state.withLock { $0.upstreamConnectionsOpened += 1 } }
+    package func upstreamConnectionOpened() { state.withLock { $0.upstreamConnectionsOpened += 1 } }
 
     // MARK: - Retries and circuits
 
     /// A fetch to `upstream` is tried again (`reason`: reset, connect-failure or the status).
-    public func upstreamRetried(upstream: String, reason: String) {
+    package func upstreamRetried(upstream: String, reason: String) {
         state.withLock { $0.resilience.retries["\(upstream)|\(reason)", default: 0] += 1 }
     }
 
     /// A fetch or stream to `upstream` was redirected: the redirect was `followed`, or refused.
-    public func upstreamRedirected(upstream: String, followed: Bool) {
+    package func upstreamRedirected(upstream: String, followed: Bool) {
         let key = upstream + (followed ? "|followed" : "|refused")
         state.withLock { $0.resilience.redirects[key, default: 0] += 1 }
     }
 
     /// A fetch failed at once because `upstream`'s circuit is open.
-    public func circuitRejected(upstream: String) {
+    package func circuitRejected(upstream: String) {
         state.withLock { $0.resilience.circuitRejections[upstream, default: 0] += 1 }
     }
 
     /// `upstream`'s circuit on this worker is now `value` (0 closed, 1 open, 2 half-open).
-    public func circuitState(upstream: String, value: Int) {
+    package func circuitState(upstream: String, value: Int) {
         state.withLock { $0.resilience.circuitStates[upstream] = value }
     }
 
     /// Each upstream's circuit over the workers (0 closed, 1 open, 2 half-open; the highest
     /// worker's value), for the metrics text and the status page. Upstreams without a circuit,
     /// or never fetched, are absent.
-    public static func circuitStates(_ workers: [Metrics]) -> [String: Int] {
+    package static func circuitStates(_ workers: [Metrics]) -> [String: Int] {
         var merged = Resilience()
         for worker in workers { merged.merge(worker.state.withLock { $0.resilience }) }
         return merged.circuitStates
@@ -169,7 +169,7 @@ public final class Metrics: Sendable {
     }
 
     /// Prometheus text exposition (format 0.0.4) of several workers' metrics together.
-    public static func exposition(
+    package static func exposition(
         _ workers: [Metrics], digest: String, reloads: Int, reloadFailures: Int,
         cache: ResponseCache.Counters? = nil
     ) -> String {

@@ -1,5 +1,5 @@
 /// What the workers' metrics say at one moment, merged: the parts the status page reads.
-public struct MetricsSnapshot: Sendable {
+package struct MetricsSnapshot: Sendable {
     /// Requests answered, by route, then by status.
     var requests: [String: [Int: Int]] = [:]
     var latency: [String: Metrics.Histogram] = [:]
@@ -7,7 +7,7 @@ public struct MetricsSnapshot: Sendable {
     var dropped: [String: Int] = [:]
 
     /// The workers' metrics merged now.
-    public static func of(_ workers: [Metrics]) -> MetricsSnapshot {
+    package static func of(_ workers: [Metrics]) -> MetricsSnapshot {
         var merged = MetricsSnapshot()
         for worker in workers {
             let state = worker.state.withLock { $0 }
@@ -27,24 +27,24 @@ public struct MetricsSnapshot: Sendable {
 /// Rates and latency quantiles over a recent window, from snapshots taken on a timer: the
 /// difference between now and the oldest sample inside the window. Counters since start
 /// would hide what is happening now under what happened at start-up.
-public struct MetricsWindow: Sendable {
+package struct MetricsWindow: Sendable {
     /// One route's figures over the window.
-    public struct RouteFigures: Sendable, Equatable {
-        public var requestsPerSecond: Double
+    package struct RouteFigures: Sendable, Equatable {
+        package var requestsPerSecond: Double
         /// Answers with a 5xx status, per second.
-        public var errorsPerSecond: Double
-        public var p50Seconds: Double?
-        public var p99Seconds: Double?
-        public var dropped: Int
+        package var errorsPerSecond: Double
+        package var p50Seconds: Double?
+        package var p99Seconds: Double?
+        package var dropped: Int
     }
 
-    public let seconds: Double
+    package let seconds: Double
     private var samples: [(time: Double, snapshot: MetricsSnapshot)] = []
 
-    public init(seconds: Double) { self.seconds = seconds }
+    package init(seconds: Double) { self.seconds = seconds }
 
     /// Keeps `snapshot`, taken at monotonic `time`, and forgets samples the window no longer needs.
-    public mutating func record(_ snapshot: MetricsSnapshot, at time: Double) {
+    package mutating func record(_ snapshot: MetricsSnapshot, at time: Double) {
         samples.append((time, snapshot))
         // The newest sample at least `seconds` old is the window's start; older ones go.
         while samples.count > 1, time - samples[1].time >= seconds { samples.removeFirst() }
@@ -52,7 +52,7 @@ public struct MetricsWindow: Sendable {
 
     /// The figures between the window's start and `current` (taken at `time`), by route. The
     /// start is the newest sample at least `seconds` old, or the oldest there is while none is.
-    public func figures(_ current: MetricsSnapshot, at time: Double) -> [String: RouteFigures] {
+    package func figures(_ current: MetricsSnapshot, at time: Double) -> [String: RouteFigures] {
         let start = samples.last { time - $0.time >= seconds } ?? samples.first
         let base = start?.snapshot ?? MetricsSnapshot()
         let elapsed = max(time - (start?.time ?? time), 1)

@@ -1,10 +1,10 @@
 /// Where spans go: `--otlp-endpoint`, or OpenTelemetry's standard variables.
-public enum OTLPEndpoint {
+package enum OTLPEndpoint {
     /// The traces URL, nil when none is set, or what is wrong with the one given. The flag is
     /// taken as is when it has a path, and as the collector's base URL (`/v1/traces` added)
     /// when it has none; `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is used as is, and
     /// `OTEL_EXPORTER_OTLP_ENDPOINT` gets `/v1/traces`, as the OTLP exporter spec says.
-    public static func traces(flag: String?, environment: [String: String]) -> Result<String?, Invalid> {
+    package static func traces(flag: String?, environment: [String: String]) -> Result<String?, Invalid> {
         let given: String
         let asIs: Bool
         if let flag, !flag.isEmpty {
@@ -22,14 +22,14 @@ public enum OTLPEndpoint {
         return .success(asIs ? given : (given.hasSuffix("/") ? String(given.dropLast()) : given) + "/v1/traces")
     }
 
-    public struct Invalid: Error, Sendable, CustomStringConvertible {
-        public let url: String
-        public var description: String { "the OTLP endpoint must be an http:// or https:// URL (got '\(url)')" }
+    package struct Invalid: Error, Sendable, CustomStringConvertible {
+        package let url: String
+        package var description: String { "the OTLP endpoint must be an http:// or https:// URL (got '\(url)')" }
     }
 
     /// The URL as logs show it: user and password, if any, left out, and the query and fragment
     /// too (a collector's API key often rides there).
-    public static func displayed(_ url: String) -> String {
+    package static func displayed(_ url: String) -> String {
         let bare = String(url.prefix { $0 != "?" && $0 != "#" })
         guard let rest = afterScheme(bare) else { return bare }
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex

@@ -2,33 +2,33 @@ import ReshapeJSON
 
 /// One finished span, as OpenTelemetry models it: what the request (a server span) or one of
 /// its upstream fetches (a client span) did, and when.
-public struct Span: Sendable {
-    public enum Kind: Int, Sendable {
+package struct Span: Sendable {
+    package enum Kind: Int, Sendable {
         /// SPAN_KIND_SERVER: the request Reshape answered.
         case server = 2
         /// SPAN_KIND_CLIENT: a fetch Reshape made.
         case client = 3
     }
 
-    public enum Value: Sendable, Equatable {
+    package enum Value: Sendable, Equatable {
         case string(String)
         case int(Int)
         case bool(Bool)
     }
 
-    public var traceID: String
-    public var spanID: String
+    package var traceID: String
+    package var spanID: String
     /// The caller's span for a server span that continued a client's trace; ours for a fetch.
-    public var parentSpanID: String?
-    public var name: String
-    public var kind: Kind
-    public var startUnixNanoseconds: UInt64
-    public var endUnixNanoseconds: UInt64
-    public var attributes: [(key: String, value: Value)]
+    package var parentSpanID: String?
+    package var name: String
+    package var kind: Kind
+    package var startUnixNanoseconds: UInt64
+    package var endUnixNanoseconds: UInt64
+    package var attributes: [(key: String, value: Value)]
     /// STATUS_CODE_ERROR: the request answered 5xx, or the fetch failed.
-    public var failed: Bool
+    package var failed: Bool
 
-    public init(
+    package init(
         traceID: String, spanID: String, parentSpanID: String?, name: String, kind: Kind,
         startUnixNanoseconds: UInt64, endUnixNanoseconds: UInt64, attributes: [(key: String, value: Value)],
         failed: Bool
@@ -47,8 +47,8 @@ public struct Span: Sendable {
 
 /// OTLP/HTTP's JSON encoding of an `ExportTraceServiceRequest` (the protobuf JSON mapping with
 /// OTLP's exceptions: trace and span ids as hex, 64-bit integers as strings, enums as numbers).
-public enum OTLPJSON {
-    public static func exportRequest(serviceName: String, spans: [Span]) -> [UInt8] {
+package enum OTLPJSON {
+    package static func exportRequest(serviceName: String, spans: [Span]) -> [UInt8] {
         let resource = JSON.object(
             JSONObject([
                 "attributes": .array([attribute("service.name", .string(serviceName))])

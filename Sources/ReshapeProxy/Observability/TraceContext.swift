@@ -1,17 +1,17 @@
 /// W3C Trace Context (https://www.w3.org/TR/trace-context/): the `traceparent` a request arrives
 /// with or starts, and the ones its upstream fetches carry. Ids come from the caller's random
 /// source, so this stays pure and testable.
-public struct TraceContext: Sendable, Equatable {
+package struct TraceContext: Sendable, Equatable {
     /// 16 bytes, as 32 lowercase hex digits; never all zeros.
-    public var traceID: String
+    package var traceID: String
     /// The span this context's holder is in: the caller's span when parsed, ours when started.
-    public var spanID: String
+    package var spanID: String
     /// The `sampled` flag (bit 0 of trace-flags).
-    public var sampled: Bool
+    package var sampled: Bool
     /// The caller's `tracestate`, passed on unchanged (nil when absent or unusable).
-    public var traceState: String?
+    package var traceState: String?
 
-    public init(traceID: String, spanID: String, sampled: Bool, traceState: String? = nil) {
+    package init(traceID: String, spanID: String, sampled: Bool, traceState: String? = nil) {
         self.traceID = traceID
         self.spanID = spanID
         self.sampled = sampled
@@ -21,7 +21,7 @@ public struct TraceContext: Sendable, Equatable {
     /// A client's `traceparent`, or nil when it is absent or invalid (an invalid one is never
     /// forwarded: the request starts a trace of its own). Version 00 must be exactly 55
     /// characters; a later version is read by its first four fields, as the spec asks.
-    public static func parse(traceparent: String?, tracestate: String?) -> TraceContext? {
+    package static func parse(traceparent: String?, tracestate: String?) -> TraceContext? {
         guard let traceparent else { return nil }
         let bytes = Array(traceparent.utf8)
         guard bytes.count >= 55, bytes[2] == 0x2D, bytes[35] == 0x2D, bytes[52] == 0x2D else { return nil }
@@ -41,21 +41,21 @@ public struct TraceContext: Sendable, Equatable {
     }
 
     /// A new trace, for a request that came without a usable `traceparent`.
-    public static func start(sampled: Bool, using random: inout some RandomNumberGenerator) -> TraceContext {
+    package static func start(sampled: Bool, using random: inout some RandomNumberGenerator) -> TraceContext {
         TraceContext(
             traceID: randomHex(bytes: 16, using: &random), spanID: randomHex(bytes: 8, using: &random),
             sampled: sampled)
     }
 
     /// A child span in the same trace: a fresh span id, the same trace, flags and state.
-    public func child(using random: inout some RandomNumberGenerator) -> TraceContext {
+    package func child(using random: inout some RandomNumberGenerator) -> TraceContext {
         TraceContext(
             traceID: traceID, spanID: Self.randomHex(bytes: 8, using: &random), sampled: sampled,
             traceState: traceState)
     }
 
     /// This context as the `traceparent` value a fetch sends (version 00).
-    public var traceparent: String { "00-" + traceID + "-" + spanID + (sampled ? "-01" : "-00") }
+    package var traceparent: String { "00-" + traceID + "-" + spanID + (sampled ? "-01" : "-00") }
 
     /// A `tracestate` worth passing on: printable ASCII, within the spec's 512-character bound.
     static func validTraceState(_ value: String?) -> String? {

@@ -2,12 +2,12 @@
 /// worker loop. The system generator reads the kernel's entropy on every call, which is too
 /// dear for ids made on every request and fetch; it only seeds this one, once. Tests pass a
 /// fixed seed, so the ids they see are the same on every run.
-public struct TraceRandom: RandomNumberGenerator, Sendable {
+package struct TraceRandom: RandomNumberGenerator, Sendable {
     private var state: (UInt64, UInt64, UInt64, UInt64)
 
     /// Seeded from `seed` through SplitMix64, as the xoshiro authors advise: any seed,
     /// zero included, gives a state that is not all zeros.
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         var mix = seed
         func next() -> UInt64 {
             mix &+= 0x9E37_79B9_7F4A_7C15
@@ -20,12 +20,12 @@ public struct TraceRandom: RandomNumberGenerator, Sendable {
     }
 
     /// Seeded from the system's generator.
-    public static func system() -> TraceRandom {
+    package static func system() -> TraceRandom {
         var system = SystemRandomNumberGenerator()
         return TraceRandom(seed: system.next())
     }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         let result = rotate(state.1 &* 5, 7) &* 9
         let shifted = state.1 << 17
         state.2 ^= state.0

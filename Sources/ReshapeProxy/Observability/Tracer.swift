@@ -1,17 +1,17 @@
 /// One worker's tracing: where its ids come from, which new traces are sampled, and where its
 /// finished spans go. Confined to its loop like the lifecycles that use it (the generator is
 /// changed in place), so it needs no lock.
-public final class Tracer: @unchecked Sendable {
-    public var random: TraceRandom
+package final class Tracer: @unchecked Sendable {
+    package var random: TraceRandom
     /// The share of traces started here that are sampled; a client's own flag wins over it.
-    public let sampleRatio: Double
+    package let sampleRatio: Double
     /// Unix time minus monotonic time, in seconds: spans carry wall-clock times, and the
     /// lifecycle only knows monotonic ones.
-    public let unixOffsetSeconds: Double
+    package let unixOffsetSeconds: Double
     /// Takes each finished span; nil (no OTLP endpoint): no span is built at all.
     let export: ((Span) -> Void)?
 
-    public init(
+    package init(
         random: TraceRandom = .system(), sampleRatio: Double = 1, unixOffsetSeconds: Double = 0,
         export: ((Span) -> Void)? = nil
     ) {
@@ -26,7 +26,7 @@ public final class Tracer: @unchecked Sendable {
     /// is as good as none: it is never passed on.
     /// `recordable` is false for work that is not a client's request (a cache refresh): its
     /// fetches carry the trace, but it has no spans.
-    public func begin(traceparent: String?, tracestate: String?, recordable: Bool = true) -> RequestTrace {
+    package func begin(traceparent: String?, tracestate: String?, recordable: Bool = true) -> RequestTrace {
         var context: TraceContext
         var parent: String?
         if let incoming = TraceContext.parse(traceparent: traceparent, tracestate: tracestate) {
@@ -53,16 +53,16 @@ public final class Tracer: @unchecked Sendable {
 }
 
 /// The trace of one request, decided when it arrives.
-public struct RequestTrace: Sendable {
+package struct RequestTrace: Sendable {
     /// The request's own (server) span: the trace, our span id, the flags and the
     /// `tracestate` its fetches pass on.
-    public var context: TraceContext
+    package var context: TraceContext
     /// The client's span, when the request continues the client's trace.
-    public var parentSpanID: String?
+    package var parentSpanID: String?
     /// Spans are built and exported for this request: there is an endpoint and it is sampled.
-    public var recording: Bool
+    package var recording: Bool
 
-    public init(context: TraceContext, parentSpanID: String?, recording: Bool) {
+    package init(context: TraceContext, parentSpanID: String?, recording: Bool) {
         self.context = context
         self.parentSpanID = parentSpanID
         self.recording = recording

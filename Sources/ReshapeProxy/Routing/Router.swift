@@ -2,18 +2,18 @@ import ReshapeRules
 
 /// Which endpoints a listener answers: all of them on one port (the default), or the rule
 /// routes on the public port and the admin endpoints on a port of their own (`--admin-listen`).
-public enum Endpoints: Sendable {
+package enum Endpoints: Sendable {
     case all
     case routes
     case admin
 }
 
 /// Matches a request to a route. Built once per rule set.
-public struct Router: Sendable {
+package struct Router: Sendable {
     /// The reserved prefix of Reshape's own endpoints; rules cannot shadow it.
-    public static let adminPrefix = "/_reshape/"
+    package static let adminPrefix = "/_reshape/"
 
-    public enum Match: Sendable {
+    package enum Match: Sendable {
         case route(Route, parameters: [String: String])
         case admin(String)
         case methodNotAllowed(allowed: [String])
@@ -23,12 +23,12 @@ public struct Router: Sendable {
 
     private let routes: [Route]
 
-    public init(routes: [Route]) {
+    package init(routes: [Route]) {
         // Most specific first: at the first segment where two templates differ, a literal wins.
         self.routes = routes.sorted { Router.moreSpecific($0.path, than: $1.path) }
     }
 
-    public func match(method: String, path: Substring, endpoints: Endpoints = .all) -> Match {
+    package func match(method: String, path: Substring, endpoints: Endpoints = .all) -> Match {
         // Where the other kind lives on another port, its paths are unknown here, like any other.
         if path.hasPrefix(Router.adminPrefix) {
             return endpoints == .routes ? .notFound : .admin(String(path.dropFirst(Router.adminPrefix.count)))

@@ -5,18 +5,18 @@ import ReshapeRules
 
 /// A rule set prepared for serving: its router and each route's redactor, built once per
 /// (re)load and shared read-only by every worker.
-public final class ServingRules: Sendable {
-    public let ruleSet: RuleSet
-    public let router: Router
+package final class ServingRules: Sendable {
+    package let ruleSet: RuleSet
+    package let router: Router
     /// Every secret of every upstream, for log lines that are not about one upstream.
-    public let allSecrets: Redactor
+    package let allSecrets: Redactor
     /// Per route: the secrets of every upstream it fetches from and of its own headers.
     let routeRedactors: [String: Redactor]
     /// The OpenAPI document of these rules (`/_reshape/openapi.json`), built with the rules
     /// rather than per request. No `servers`: clients use the origin they fetched it from.
-    public let openAPIDocument: [UInt8]
+    package let openAPIDocument: [UInt8]
 
-    public init(_ ruleSet: RuleSet) {
+    package init(_ ruleSet: RuleSet) {
         self.ruleSet = ruleSet
         router = Router(routes: ruleSet.routes)
         allSecrets = Redactor(secrets: ruleSet.upstreams.values.flatMap(\.secrets))
@@ -28,7 +28,7 @@ public final class ServingRules: Sendable {
         openAPIDocument = OpenAPIDocument.build(ruleSet).serialized()
     }
 
-    public enum Decision: Sendable {
+    package enum Decision: Sendable {
         case respond(HTTPResponse, route: String?, errorCode: String?)
         case route(Route, parameters: [String: String])
         case admin(String)
@@ -36,7 +36,7 @@ public final class ServingRules: Sendable {
 
     /// What to do with a request: answer at once (an error), run a route, or serve an admin
     /// endpoint. A listener serving only `.admin` endpoints is never handed a route.
-    public func decide(_ request: HTTPRequest, endpoints: Endpoints = .all) -> Decision {
+    package func decide(_ request: HTTPRequest, endpoints: Endpoints = .all) -> Decision {
         switch router.match(method: request.method, path: request.path, endpoints: endpoints) {
         case .admin(let name):
             return .admin(name)

@@ -3,10 +3,10 @@ import ReshapeRules
 
 /// Replaces every secret (a value that came from `${VAR}`, or a forwarded client credential)
 /// with `[REDACTED]`.
-public struct Redactor: Sendable {
+package struct Redactor: Sendable {
     private let secrets: [String]
 
-    public init(secrets: [String]) {
+    package init(secrets: [String]) {
         // A secret also travels percent-encoded (an upstream `query:` value in a URL): both
         // forms are searched for. Longest first, so a secret that contains another is removed whole.
         var forms: Set<String> = []
@@ -17,7 +17,7 @@ public struct Redactor: Sendable {
         self.secrets = forms.sorted { $0.count > $1.count || ($0.count == $1.count && $0 < $1) }
     }
 
-    public func redact(_ text: String) -> String {
+    package func redact(_ text: String) -> String {
         var text = text
         for secret in secrets where Self.occurs(secret, in: text) {
             text = text.replacing(secret, with: "[REDACTED]")

@@ -5,8 +5,8 @@ import ReshapeStateMachines
 /// the upstream left alone) after `failures` consecutive transport failures or timeouts, and
 /// half-open after `open-for`, when one probe decides whether it closes or opens again. Times
 /// are monotonic seconds passed in, so the rules are tested without a clock.
-public struct CircuitBreaker: Sendable, Equatable {
-    public enum State: Sendable, Equatable {
+package struct CircuitBreaker: Sendable, Equatable {
+    package enum State: Sendable, Equatable {
         /// Fetches go through; `failures` consecutive ones failed so far.
         case closed(failures: Int)
         /// Fetches are refused until `until`.
@@ -16,7 +16,7 @@ public struct CircuitBreaker: Sendable, Equatable {
     }
 
     /// What to do with a fetch about to start.
-    public enum Admission: Sendable, Equatable {
+    package enum Admission: Sendable, Equatable {
         case proceed
         /// Go, and report the result with `wasProbe: true`.
         case probe
@@ -25,13 +25,13 @@ public struct CircuitBreaker: Sendable, Equatable {
     }
 
     /// What a finished attempt meant for the circuit.
-    public enum Transition: Sendable, Equatable {
+    package enum Transition: Sendable, Equatable {
         case unchanged
         case opened
         case closed
     }
 
-    public private(set) var state: State = .closed(failures: 0)
+    package private(set) var state: State = .closed(failures: 0)
 
     /// The names of `State`'s cases, as docs/architecture.md draws them: a case added to
     /// `State` must be added here too (`stateName` switches over every one).
@@ -48,10 +48,10 @@ public struct CircuitBreaker: Sendable, Equatable {
         }
     }
 
-    public init() {}
+    package init() {}
 
     /// 0 closed, 1 open, 2 half-open: the value of `reshape_upstream_circuit_state`.
-    public var gaugeValue: Int {
+    package var gaugeValue: Int {
         switch state {
         case .closed: 0
         case .open: 1
@@ -60,7 +60,7 @@ public struct CircuitBreaker: Sendable, Equatable {
     }
 
     /// A fetch wants to contact the upstream at `now`.
-    public mutating func admit(now: Double) -> Admission {
+    package mutating func admit(now: Double) -> Admission {
         switch state {
         case .closed:
             return .proceed
@@ -80,7 +80,7 @@ public struct CircuitBreaker: Sendable, Equatable {
 
     /// An attempt admitted earlier ended: `failed` for a transport failure or timeout (an
     /// answer, whatever its status, shows the upstream is there).
-    public mutating func finished(failed: Bool, wasProbe: Bool, rule: CircuitRule, now: Double) -> Transition {
+    package mutating func finished(failed: Bool, wasProbe: Bool, rule: CircuitRule, now: Double) -> Transition {
         switch state {
         case .closed(let failures):
             if wasProbe { impossible("probe finished", in: "closed") }
@@ -111,7 +111,7 @@ public struct CircuitBreaker: Sendable, Equatable {
     }
 
     /// The probe was cancelled (its client went away) before it said anything: the next fetch probes.
-    public mutating func probeCancelled() {
+    package mutating func probeCancelled() {
         guard case .halfOpen(probeInFlight: true) = state else { impossible("probeCancelled", in: stateName) }
         state = .halfOpen(probeInFlight: false)
     }

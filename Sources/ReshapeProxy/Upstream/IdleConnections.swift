@@ -6,7 +6,7 @@ import ReshapeRules
 /// than `idle-timeout`. curl keeps its own cache and only checks a connection's age when it
 /// would reuse it, so without this a burst leaves its connections open for as long as the
 /// upstream tolerates. Sockets are plain descriptors and times monotonic seconds passed in.
-public struct IdleConnections: Sendable {
+package struct IdleConnections: Sendable {
     private struct Connection: Sendable {
         let upstream: String
         /// When it last finished a transfer; nil while one uses it.
@@ -17,37 +17,37 @@ public struct IdleConnections: Sendable {
     private var rules: [String: IdlePoolRule] = [:]
     private var idleCounts: [String: Int] = [:]
 
-    public init() {}
+    package init() {}
 
     /// Idle connections, over every upstream.
-    public private(set) var idleCount = 0
+    package private(set) var idleCount = 0
 
     /// The upstream's pool as the rules now say.
-    public mutating func rule(_ rule: IdlePoolRule, for upstream: String) {
+    package mutating func rule(_ rule: IdlePoolRule, for upstream: String) {
         if rules[upstream] != rule { rules[upstream] = rule }
     }
 
     /// A transfer to `upstream` opened `socket`; it is in use until it goes idle.
-    public mutating func opened(_ socket: Int32, upstream: String) {
+    package mutating func opened(_ socket: Int32, upstream: String) {
         forget(socket)
         connections[socket] = Connection(upstream: upstream, idleSince: nil)
     }
 
     /// The socket is closed (by curl), or is being closed here: it is no longer counted.
-    public mutating func forget(_ socket: Int32) {
+    package mutating func forget(_ socket: Int32) {
         guard let connection = connections.removeValue(forKey: socket) else { return }
         if connection.idleSince != nil { countIdle(connection.upstream, -1) }
     }
 
     /// A transfer uses the socket again.
-    public mutating func inUse(_ socket: Int32) {
+    package mutating func inUse(_ socket: Int32) {
         guard let connection = connections[socket], connection.idleSince != nil else { return }
         connections[socket]?.idleSince = nil
         countIdle(connection.upstream, -1)
     }
 
     /// No transfer uses the socket now.
-    public mutating func idle(_ socket: Int32, now: Double) {
+    package mutating func idle(_ socket: Int32, now: Double) {
         guard let connection = connections[socket], connection.idleSince == nil else { return }
         connections[socket]?.idleSince = now
         countIdle(connection.upstream, 1)
@@ -58,7 +58,7 @@ public struct IdleConnections: Sendable {
     /// The cap is applied here, on the periodic sweep, rather than the moment a connection goes
     /// idle: under a burst wider than `max-idle`, connections are idle for a moment between
     /// requests, and closing them then would open a new connection (a TLS handshake) per request.
-    public mutating func sweep(now: Double) -> [Int32] {
+    package mutating func sweep(now: Double) -> [Int32] {
         var closing: [Int32] = []
         var idleByUpstream: [String: [(socket: Int32, since: Double)]] = [:]
         for (socket, connection) in connections {
@@ -81,7 +81,7 @@ public struct IdleConnections: Sendable {
     }
 
     /// Idle connections to `upstream` now.
-    public func idleCount(_ upstream: String) -> Int { idleCounts[upstream, default: 0] }
+    package func idleCount(_ upstream: String) -> Int { idleCounts[upstream, default: 0] }
 
     private mutating func countIdle(_ upstream: String, _ change: Int) {
         idleCounts[upstream, default: 0] += change

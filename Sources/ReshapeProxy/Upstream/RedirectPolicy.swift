@@ -2,18 +2,18 @@ import ReshapeRules
 
 /// Where a redirect points: its `Location` resolved against the URL that answered, as the
 /// upstream client read it.
-public struct RedirectLocation: Sendable, Equatable {
-    public var url: String
+package struct RedirectLocation: Sendable, Equatable {
+    package var url: String
     /// Lowercased.
-    public var scheme: String
+    package var scheme: String
     /// Lowercased; an IPv6 literal without brackets.
-    public var host: String
+    package var host: String
     /// The port it names, or its scheme's default.
-    public var port: Int
+    package var port: Int
     /// A user name or password in the URL.
-    public var hasUserInfo: Bool
+    package var hasUserInfo: Bool
 
-    public init(url: String, scheme: String, host: String, port: Int, hasUserInfo: Bool) {
+    package init(url: String, scheme: String, host: String, port: Int, hasUserInfo: Bool) {
         self.url = url
         self.scheme = scheme
         self.host = host
@@ -33,20 +33,20 @@ public struct RedirectLocation: Sendable, Equatable {
 /// `redirects:` and its own origin. The upstream's credentials (its headers and query, the
 /// client's forwarded headers) go with every hop, so a hop anywhere the rule does not name is
 /// refused before anything is sent there.
-public struct RedirectPolicy: Sendable {
-    public let rule: RedirectRule
+package struct RedirectPolicy: Sendable {
+    package let rule: RedirectRule
     let scheme: String
     let host: String
     let port: Int
 
-    public init(rule: RedirectRule, upstream: Upstream) {
+    package init(rule: RedirectRule, upstream: Upstream) {
         self.rule = rule
         scheme = upstream.scheme
         host = upstream.host
         port = upstream.port ?? Self.defaultPort(upstream.scheme)
     }
 
-    public enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         /// Send the same request (method, headers, body) to `url`.
         case follow(url: String)
         /// Fail the fetch with `upstream-redirect-refused`, for this reason.
@@ -54,7 +54,7 @@ public struct RedirectPolicy: Sendable {
     }
 
     /// The statuses that redirect; any other 3xx is an answer like any other.
-    public static func isRedirect(_ status: Int) -> Bool {
+    package static func isRedirect(_ status: Int) -> Bool {
         switch status {
         case 301, 302, 303, 307, 308: true
         default: false
@@ -65,7 +65,7 @@ public struct RedirectPolicy: Sendable {
 
     /// The `hopsDone`-th redirect so far answered `status` to a `method` request, pointing at
     /// `location` (nil: none, or one that is not a URL).
-    public func decide(status: Int, location: RedirectLocation?, method: String, hopsDone: Int) -> Decision {
+    package func decide(status: Int, location: RedirectLocation?, method: String, hopsDone: Int) -> Decision {
         guard hopsDone < rule.max else {
             return .refuse("the upstream redirected more than \(rule.max) times (redirects.max)")
         }

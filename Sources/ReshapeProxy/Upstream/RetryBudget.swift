@@ -2,11 +2,11 @@
 /// retries cannot multiply an outage: when every request fails, at most `percent` more go out.
 /// Counted per worker over a sliding window of one-second slots; times are monotonic seconds
 /// passed in.
-public struct RetryBudget: Sendable, Equatable {
+package struct RetryBudget: Sendable, Equatable {
     /// How far back requests and retries are counted.
-    public static let windowSeconds = 10
+    package static let windowSeconds = 10
     /// Retries always allowed in a window, so a lone request on a quiet upstream can still retry.
-    public static let minimumRetries = 3
+    package static let minimumRetries = 3
 
     private struct Slot: Sendable, Equatable {
         var second = Int.min
@@ -16,15 +16,15 @@ public struct RetryBudget: Sendable, Equatable {
 
     private var slots = [Slot](repeating: Slot(), count: RetryBudget.windowSeconds)
 
-    public init() {}
+    package init() {}
 
     /// A first try went out.
-    public mutating func requested(now: Double) {
+    package mutating func requested(now: Double) {
         update(now) { $0.requests += 1 }
     }
 
     /// Whether a retry may go now; when it may, it is counted.
-    public mutating func allowRetry(percent: Int, now: Double) -> Bool {
+    package mutating func allowRetry(percent: Int, now: Double) -> Bool {
         let (requests, retries) = totals(now)
         let allowed = max(Self.minimumRetries, requests * percent / 100)
         guard retries < allowed else { return false }

@@ -1,7 +1,7 @@
 import ReshapeRules
 
 /// How one attempt at a fetch ended, as far as retrying and the circuit care.
-public enum AttemptEnd: Sendable, Equatable {
+package enum AttemptEnd: Sendable, Equatable {
     /// The upstream answered (any status); `retryAfter` is its `Retry-After`, if any.
     case answered(status: Int, retryAfter: String?)
     /// The upstream answered a redirect status (`RedirectPolicy.isRedirect`), pointing at
@@ -18,7 +18,7 @@ public enum AttemptEnd: Sendable, Equatable {
     case otherFailure
 
     /// Whether it counts against the circuit: the upstream could not be reached or did not answer.
-    public var isTransportFailure: Bool {
+    package var isTransportFailure: Bool {
         switch self {
         case .reset, .connectFailure, .timeout, .transportFailure: true
         case .answered, .redirected, .otherFailure: false
@@ -27,12 +27,12 @@ public enum AttemptEnd: Sendable, Equatable {
 }
 
 /// Why a fetch was tried again: the `reason` label of `reshape_upstream_retries_total`.
-public enum RetryReason: Sendable, Equatable {
+package enum RetryReason: Sendable, Equatable {
     case reset
     case connectFailure
     case status(Int)
 
-    public var label: String {
+    package var label: String {
         switch self {
         case .reset: "reset"
         case .connectFailure: "connect-failure"
@@ -43,11 +43,11 @@ public enum RetryReason: Sendable, Equatable {
 
 /// Whether one failed attempt is tried again, and when. Pure: the budget and the circuit are
 /// asked separately (`UpstreamHealth`).
-public enum RetryPolicy {
+package enum RetryPolicy {
     /// A retry needs at least this much of the fetch's time left, however fast the failure was.
-    public static let minimumTimeLeftMilliseconds = 50
+    package static let minimumTimeLeftMilliseconds = 50
 
-    public enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         /// Try again after `delayMilliseconds`, with at most `timeoutMilliseconds` for the try.
         case retry(RetryReason, delayMilliseconds: Int, timeoutMilliseconds: Int)
         case giveUp
@@ -55,7 +55,7 @@ public enum RetryPolicy {
 
     /// `retriesDone` retries were made; the last attempt ended with `end` after `attemptMilliseconds`,
     /// and `timeLeftMilliseconds` remain of the time the fetch was given.
-    public static func decide(
+    package static func decide(
         rule: RetryRule, retryable: Bool, retriesDone: Int, end: AttemptEnd, attemptMilliseconds: Int,
         timeLeftMilliseconds: Int
     ) -> Decision {

@@ -5,10 +5,10 @@ import ReshapeStateMachines
 /// attempts: start, retry after a wait, follow a redirect, hand the last result over, or refuse
 /// at once. The server's upstream client executes the actions; times are monotonic seconds
 /// passed in.
-public struct UpstreamHealth: Sendable {
+package struct UpstreamHealth: Sendable {
     /// One fetch's attempts so far.
-    public struct Fetch: Sendable {
-        public let upstream: String
+    package struct Fetch: Sendable {
+        package let upstream: String
         let retry: RetryRule
         let circuit: CircuitRule?
         let retryable: Bool
@@ -17,11 +17,11 @@ public struct UpstreamHealth: Sendable {
         /// The retries of a fetch fit in the time its first try was given: they never extend
         /// the request (a route's `timeout` already bounds that first try). So do its redirects.
         let deadline: Double
-        public internal(set) var retries = 0
+        package internal(set) var retries = 0
         /// Redirects followed so far.
-        public internal(set) var hops = 0
+        package internal(set) var hops = 0
         /// Where the next attempt goes: the rule's URL until a redirect is followed.
-        public internal(set) var url: String
+        package internal(set) var url: String
         var attempt = Attempt.idle
 
         /// Whether an attempt is out, and whether it is its circuit's probe.
@@ -31,7 +31,7 @@ public struct UpstreamHealth: Sendable {
             case running(started: Double, probe: Bool)
         }
 
-        public init(_ request: UpstreamRequest, now: Double) {
+        package init(_ request: UpstreamRequest, now: Double) {
             upstream = request.upstreamName
             retry = request.retry
             circuit = request.circuit
@@ -46,7 +46,7 @@ public struct UpstreamHealth: Sendable {
     }
 
     /// What to do next with a fetch.
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Contact the upstream (at the fetch's `url`) now, allowing the attempt `timeoutMilliseconds`.
         case attempt(timeoutMilliseconds: Int)
         /// Wait `delayMilliseconds`, then call `retryDue`.
@@ -67,24 +67,24 @@ public struct UpstreamHealth: Sendable {
     private var circuits: [String: CircuitBreaker] = [:]
     private var budgets: [String: RetryBudget] = [:]
 
-    public init() {}
+    package init() {}
 
     /// 0 closed, 1 open, 2 half-open, for each upstream that has a circuit.
-    public var circuitStates: [String: Int] { circuits.mapValues(\.gaugeValue) }
+    package var circuitStates: [String: Int] { circuits.mapValues(\.gaugeValue) }
 
-    public func circuitState(_ upstream: String) -> CircuitBreaker.State? { circuits[upstream]?.state }
+    package func circuitState(_ upstream: String) -> CircuitBreaker.State? { circuits[upstream]?.state }
 
     /// `upstream`'s circuit as the metrics gauge has it; nil when it has none.
-    public func circuitGauge(_ upstream: String) -> Int? { circuits[upstream]?.gaugeValue }
+    package func circuitGauge(_ upstream: String) -> Int? { circuits[upstream]?.gaugeValue }
 
     /// The fetch's first try.
-    public mutating func begin(_ fetch: inout Fetch, now: Double) -> Action {
+    package mutating func begin(_ fetch: inout Fetch, now: Double) -> Action {
         budgets[fetch.upstream, default: RetryBudget()].requested(now: now)
         return admit(&fetch, now: now, timeout: fetch.millisecondsLeft(now))
     }
 
     /// The attempt in flight ended with `end`.
-    public mutating func attemptEnded(_ fetch: inout Fetch, _ end: AttemptEnd, now: Double) -> Action {
+    package mutating func attemptEnded(_ fetch: inout Fetch, _ end: AttemptEnd, now: Double) -> Action {
         guard case .running(let started, let probe) = fetch.attempt else { impossible("attemptEnded", in: "idle") }
         fetch.attempt = .idle
         settleCircuit(&fetch, failed: end.isTransportFailure, probe: probe, now: now)
@@ -126,7 +126,7 @@ public struct UpstreamHealth: Sendable {
 
     /// The wait before a retry is over: try again, or, if the circuit opened meanwhile or the
     /// time ran short, give the last result over.
-    public mutating func retryDue(_ fetch: inout Fetch, now: Double) -> Action {
+    package mutating func retryDue(_ fetch: inout Fetch, now: Double) -> Action {
         let left = fetch.millisecondsLeft(now)
         guard left >= RetryPolicy.minimumTimeLeftMilliseconds else { return .finish }
         if case .reject = admit(&fetch, now: now, timeout: left) { return .finish }
@@ -135,7 +135,7 @@ public struct UpstreamHealth: Sendable {
 
     /// The fetch was cancelled; `timedOut` when the route's timeout cut it off, which the
     /// circuit counts like the upstream's own timeout.
-    public mutating func cancelled(_ fetch: inout Fetch, timedOut: Bool, now: Double) {
+    package mutating func cancelled(_ fetch: inout Fetch, timedOut: Bool, now: Double) {
         guard case .running(_, let probe) = fetch.attempt else { return }
         fetch.attempt = .idle
         if timedOut { return settleCircuit(&fetch, failed: true, probe: probe, now: now) }

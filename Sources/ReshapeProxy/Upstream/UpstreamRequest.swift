@@ -2,26 +2,26 @@ import ReshapeProblem
 import ReshapeRules
 
 /// Everything the upstream client needs for one fetch; built by `UpstreamRequestBuilder`.
-public struct UpstreamRequest: Sendable {
-    public var method: String
-    public var url: String
-    public var headers: [NameValue]
+package struct UpstreamRequest: Sendable {
+    package var method: String
+    package var url: String
+    package var headers: [NameValue]
     /// Sent with `Content-Length` (its `Content-Type` is in `headers`); nil: no body.
-    public var body: [UInt8]?
-    public var timeoutMilliseconds: Int
-    public var connectTimeoutMilliseconds: Int
-    public var maxBodyBytes: Int
-    public var upstreamName: String
+    package var body: [UInt8]?
+    package var timeoutMilliseconds: Int
+    package var connectTimeoutMilliseconds: Int
+    package var maxBodyBytes: Int
+    package var upstreamName: String
     /// The upstream's and the route's secrets and forwarded client credentials: anything
     /// logged about this request is redacted with them.
-    public var secrets: [String] = []
+    package var secrets: [String] = []
     /// The fetch's own span in the request's trace, sent as `traceHeaders`. One per fetch, kept
     /// by a retry of it.
-    public var trace: TraceContext?
+    package var trace: TraceContext?
 
     /// `traceparent` (and `tracestate`) for `trace`, kept apart from `headers`: they differ on
     /// every fetch, and the rest of an upstream's header list is shared between fetches.
-    public var traceHeaders: [NameValue] {
+    package var traceHeaders: [NameValue] {
         guard let trace else { return [] }
         var headers = [NameValue(name: "traceparent", value: trace.traceparent)]
         if let state = trace.traceState { headers.append(NameValue(name: "tracestate", value: state)) }
@@ -29,16 +29,16 @@ public struct UpstreamRequest: Sendable {
     }
 
     /// The upstream's `retry:`, `circuit:` and idle pool, as the rules said when the fetch was built.
-    public var retry = RetryRule.standard
-    public var circuit: CircuitRule?
-    public var idlePool = IdlePoolRule.standard
+    package var retry = RetryRule.standard
+    package var circuit: CircuitRule?
+    package var idlePool = IdlePoolRule.standard
     /// Whether sending it again is harmless: GET and HEAD, and PUT and DELETE on a route that
     /// says `idempotent: true`; never POST or PATCH.
-    public var retryable = false
+    package var retryable = false
     /// Which redirects are followed; nil: none (the upstream has no `redirects:`).
-    public var redirects: RedirectPolicy?
+    package var redirects: RedirectPolicy?
 
-    public init(
+    package init(
         method: String, url: String, headers: [NameValue], body: [UInt8]?, timeoutMilliseconds: Int,
         connectTimeoutMilliseconds: Int, maxBodyBytes: Int, upstreamName: String, secrets: [String] = [],
         trace: TraceContext? = nil
@@ -57,16 +57,16 @@ public struct UpstreamRequest: Sendable {
 }
 
 /// What a route adds to each upstream request beyond its URL: headers and the body.
-public struct OutgoingExtras: Sendable {
-    public var headers: [NameValue] = []
-    public var body: [UInt8]?
+package struct OutgoingExtras: Sendable {
+    package var headers: [NameValue] = []
+    package var body: [UInt8]?
     /// Bounds each fetch below the upstream's own timeout (the route's `timeout`).
-    public var timeoutMilliseconds: Int?
-    public var secrets: [String] = []
+    package var timeoutMilliseconds: Int?
+    package var secrets: [String] = []
     /// The fetch's trace context, sent as `traceparent` in place of any header of that name.
-    public var trace: TraceContext?
+    package var trace: TraceContext?
 
-    public init(
+    package init(
         headers: [NameValue] = [], body: [UInt8]? = nil, timeoutMilliseconds: Int? = nil, secrets: [String] = [],
         trace: TraceContext? = nil
     ) {
@@ -81,9 +81,9 @@ public struct OutgoingExtras: Sendable {
 /// Builds the upstream URL from a fetch rule. Path captures are percent-encoded byte by byte,
 /// so nothing a client sends (`..`, `%2F`, `@`, `#`, `?`, CR/LF, NUL) can change the host or
 /// leave the rule's path; only query parameters the rule names are passed on.
-public enum UpstreamRequestBuilder {
+package enum UpstreamRequestBuilder {
     /// The single-fetch request of a route (its first fetch), as a GET route sends it.
-    public static func build(
+    package static func build(
         route: Route, upstream: Upstream, parameters: [String: String],
         rawQuery: Substring
     ) throws(Problem) -> UpstreamRequest {
@@ -92,7 +92,7 @@ public enum UpstreamRequestBuilder {
             parameters: parameters, rawQuery: rawQuery, extras: OutgoingExtras())
     }
 
-    public static func build(
+    package static func build(
         fetch: FetchRule, method: String, route: Route, upstream: Upstream, parameters: [String: String],
         rawQuery: Substring, extras: OutgoingExtras
     ) throws(Problem) -> UpstreamRequest {
@@ -158,7 +158,7 @@ public enum UpstreamRequestBuilder {
     private static let acceptJSON = NameValue(name: "Accept", value: "application/json")
 
     /// How much longer than a route's `timeout` a fetch may take before curl cuts it off.
-    public static let routeTimeoutMarginMilliseconds = 1000
+    package static let routeTimeoutMarginMilliseconds = 1000
 
     /// `Accept: application/json` unless a header sets its own, the upstream's headers, then the
     /// route's. A header the route sets or forwards replaces the upstream's of that name, even

@@ -1,20 +1,20 @@
 /// How one upstream fetch ended.
-public enum UpstreamResult: Sendable {
+package enum UpstreamResult: Sendable {
     case response(UpstreamResponse)
     case failure(UpstreamFailure, message: String)
 }
 
 /// What an upstream answered.
-public struct UpstreamResponse: Sendable {
-    public var status: Int
-    public var contentType: String?
-    public var body: [UInt8]
+package struct UpstreamResponse: Sendable {
+    package var status: Int
+    package var contentType: String?
+    package var body: [UInt8]
     /// The upstream's `Retry-After`, passed on with a 429 it answered.
-    public var retryAfter: String?
+    package var retryAfter: String?
     /// The upstream's `Cache-Control`, which may forbid or shorten caching the answer.
-    public var cacheControl: String?
+    package var cacheControl: String?
 
-    public init(
+    package init(
         status: Int, contentType: String?, body: [UInt8], retryAfter: String? = nil, cacheControl: String? = nil
     ) {
         self.status = status
@@ -26,7 +26,7 @@ public struct UpstreamResponse: Sendable {
 }
 
 /// Why a fetch produced no usable response; the metrics label and the problem code follow from it.
-public enum UpstreamFailure: String, Sendable, CaseIterable {
+package enum UpstreamFailure: String, Sendable, CaseIterable {
     case dns
     case connect
     case tls
@@ -44,7 +44,7 @@ extension UpstreamResult {
     private static let circuitOpenPrefix = "the upstream's circuit is open after repeated failures; next try in "
 
     /// A fetch refused because the upstream's circuit is open; the next probe is `retryAfterSeconds` away.
-    public static func circuitOpen(retryAfterSeconds: Int) -> UpstreamResult {
+    package static func circuitOpen(retryAfterSeconds: Int) -> UpstreamResult {
         .failure(.unavailable, message: circuitOpenPrefix + "\(retryAfterSeconds) s")
     }
 

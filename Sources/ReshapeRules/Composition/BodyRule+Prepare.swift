@@ -7,7 +7,7 @@ extension BodyRule {
     /// Checks a client's parsed JSON body against the type, runs the transform, and encodes
     /// the result for the upstream. Throws `validation-failed` (every violation's pointer),
     /// a transform's own error, or `form-not-flat`; the proxy answers each with 422.
-    public func prepare(_ body: JSON, parameters: [String: String]) throws(PipelineError) -> (
+    package func prepare(_ body: JSON, parameters: [String: String]) throws(PipelineError) -> (
         bytes: [UInt8], contentType: String
     ) {
         if let validator, !validator.isValid(body) {

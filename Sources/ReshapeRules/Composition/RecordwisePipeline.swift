@@ -8,24 +8,24 @@ import ReshapeJSON
 ///
 /// Both runs are the route's own pipeline, on the tape as the server runs it; they add the
 /// root member name each record of the answer came from, which the steps do not keep.
-public struct RecordwisePipeline: Sendable {
+package struct RecordwisePipeline: Sendable {
     /// How the answer orders its records: by member name (`order: key`) or as the upstream
     /// object lists its members (`order: source`).
-    public let order: KeyedToArrayOperation.Order
+    package let order: KeyedToArrayOperation.Order
     /// The member of the answer that holds the records (`wrap`); nil: the answer is the array.
-    public let wrap: String?
+    package let wrap: String?
     private let pipeline: Pipeline
 
     /// The route's transform split by record, or nil when its answer is not one record per
     /// member normalized alone (another first step, `order: numeric-key`, a step that sees
     /// the whole list such as `sort`, `fetch:` or `expand`).
-    public init?(_ route: Route) {
+    package init?(_ route: Route) {
         guard route.isSingleFetch, route.stages.isEmpty else { return nil }
         self.init(route.pipeline)
     }
 
     /// `pipeline` split by record, or nil (see `init(_: Route)`).
-    public init?(_ pipeline: Pipeline) {
+    package init?(_ pipeline: Pipeline) {
         guard let head = pipeline.steps.first as? KeyedToArrayOperation, head.order != .numericKey else { return nil }
         var middle = pipeline.steps.dropFirst()
         wrap = (middle.last as? WrapOperation)?.field
@@ -37,15 +37,15 @@ public struct RecordwisePipeline: Sendable {
 
     /// What a run gave: the answer, as `Pipeline.run` gives it, and the root member name of
     /// each of its records, in the answer's order.
-    public struct Run: Sendable {
-        public var output: PipelineOutput
+    package struct Run: Sendable {
+        package var output: PipelineOutput
         /// Nil when the records cannot be told apart by name: the upstream value is not an
         /// object (Firebase's array form).
-        public var names: [String]?
+        package var names: [String]?
     }
 
     /// Runs the route's transform on the whole upstream value.
-    public func run(_ document: JSONTape, parameters: [String: String] = [:]) throws(PipelineError) -> Run {
+    package func run(_ document: JSONTape, parameters: [String: String] = [:]) throws(PipelineError) -> Run {
         var value = TapeValue(tape: document)
         var names = Self.memberNames(document, order: order)
         var context = TransformContext(parameters: parameters)
@@ -63,7 +63,7 @@ public struct RecordwisePipeline: Sendable {
     /// member's name, in the answer's order: a run on an object holding only them. Nil when
     /// the records cannot be matched to names (see `Run.names`); the caller then runs the
     /// whole document.
-    public func records(of members: [JSONMember], parameters: [String: String] = [:]) throws(PipelineError)
+    package func records(of members: [JSONMember], parameters: [String: String] = [:]) throws(PipelineError)
         -> [(name: String, record: JSON)]?
     {
         if members.isEmpty { return [] }
@@ -74,7 +74,7 @@ public struct RecordwisePipeline: Sendable {
     }
 
     /// The records of an answer this pipeline made: its array, or the `wrap` member's.
-    public func records(in answer: JSON) -> [JSON]? {
+    package func records(in answer: JSON) -> [JSON]? {
         var list = answer
         if let wrap {
             guard case .object(let object) = answer, let inner = object[wrap] else { return nil }

@@ -3,8 +3,8 @@ import ReshapeJSON
 /// A route's transform over what its fetches returned, with `expand`'s follow-up fetches
 /// handed out as requests and their bodies taken back. Pure: the proxy fetches for real, the
 /// offline runners answer from fixtures, and both get the same answer from the same steps.
-public struct RouteRun: Sendable {
-    public enum Progress: Sendable {
+package struct RouteRun: Sendable {
+    package enum Progress: Sendable {
         /// Fetch `expand.fetch` once per value (distinct, in first-seen order; `{value}` is the
         /// capture) and call `resume` with every outcome.
         case followUps(ExpandRule, values: [String])
@@ -12,7 +12,7 @@ public struct RouteRun: Sendable {
     }
 
     /// What one follow-up fetch gave.
-    public enum FollowUp: Sendable {
+    package enum FollowUp: Sendable {
         case body(JSONTape)
         /// The upstream answered 404 (a `null` body counts as missing too).
         case notFound
@@ -24,25 +24,25 @@ public struct RouteRun: Sendable {
     private var value: JSON = .null
     private var dropped: [DroppedElement] = []
 
-    public init(route: Route, parameters: [String: String]) {
+    package init(route: Route, parameters: [String: String]) {
         self.route = route
         self.parameters = parameters
     }
 
     /// The transform's input on a `fetch:` route: an object with a member per fetch, in the
     /// order written; a failed optional fetch is `null`.
-    public static func fanOutInput(_ bodies: [(name: String, body: JSON?)]) -> JSON {
+    package static func fanOutInput(_ bodies: [(name: String, body: JSON?)]) -> JSON {
         .object(JSONObject(bodies.map { JSONMember(key: $0.name, value: $0.body ?? .null) }))
     }
 
     /// Runs the steps up to the first `expand` on a single fetch's body, on its tape.
     /// `observe`, when given, is called after every step (`StepTrace`), expand merges included.
-    public mutating func start(_ document: JSONTape, observe: StepObserver? = nil) throws(PipelineError) -> Progress {
+    package mutating func start(_ document: JSONTape, observe: StepObserver? = nil) throws(PipelineError) -> Progress {
         try start(from: TapeValue(tape: document), observe: observe)
     }
 
     /// Runs the steps up to the first `expand` on a built input (a `fetch:` route's object).
-    public mutating func start(_ input: JSON, observe: StepObserver? = nil) throws(PipelineError) -> Progress {
+    package mutating func start(_ input: JSON, observe: StepObserver? = nil) throws(PipelineError) -> Progress {
         try start(from: TapeValue(input), observe: observe)
     }
 
@@ -56,7 +56,7 @@ public struct RouteRun: Sendable {
 
     /// Merges the current stage's follow-ups (one outcome per value it asked for; a value
     /// without one counts as not found), runs the steps after it, and goes on.
-    public mutating func resume(_ outcomes: [String: FollowUp], observe: StepObserver? = nil) throws(PipelineError)
+    package mutating func resume(_ outcomes: [String: FollowUp], observe: StepObserver? = nil) throws(PipelineError)
         -> Progress
     {
         let stage = route.stages[stageIndex]

@@ -7,16 +7,16 @@ import ReshapeSchema
 
 /// One upstream request of a route. A route with `upstream`/`path` has one, named "";
 /// a route with `fetch:` has one per member, named by it, in the order written.
-public struct FetchRule: Sendable {
+package struct FetchRule: Sendable {
     /// The `fetch:` member name ("" for a route's single `upstream`/`path`).
-    public var name: String
-    public var upstream: String
+    package var name: String
+    package var upstream: String
     /// The upstream path template; captures are the route's and, in `expand`, `{value}`.
-    public var path: PathTemplate
+    package var path: PathTemplate
     /// A failed optional fetch becomes `null` in the input instead of failing the request.
-    public var optional: Bool
+    package var optional: Bool
 
-    public init(name: String, upstream: String, path: PathTemplate, optional: Bool = false) {
+    package init(name: String, upstream: String, path: PathTemplate, optional: Bool = false) {
         self.name = name
         self.upstream = upstream
         self.path = path
@@ -26,8 +26,8 @@ public struct FetchRule: Sendable {
 
 /// `headers: { X-Client: "reshape-{id}" }`: a per-route upstream header. `${VAR}` is expanded
 /// at load time (its value is a secret); `{capture}` at request time.
-public struct HeaderRule: Sendable {
-    public var name: String
+package struct HeaderRule: Sendable {
+    package var name: String
     let template: StringTemplate
 
     init(name: String, template: StringTemplate) {
@@ -36,13 +36,13 @@ public struct HeaderRule: Sendable {
     }
 
     /// A header with a fixed value (tests and programmatic rule sets).
-    public init(name: String, value: String) {
+    package init(name: String, value: String) {
         self.init(name: name, template: StringTemplate(parts: value.isEmpty ? [] : [.literal(value)]))
     }
 
     /// The value with captures filled. A capture is percent-decoded client input, so control
     /// characters (CR, LF, NUL...) in it are left out: they could end the header early.
-    public func value(_ parameters: [String: String]) -> String {
+    package func value(_ parameters: [String: String]) -> String {
         var text = ""
         for part in template.parts {
             switch part {
@@ -62,7 +62,7 @@ public struct HeaderRule: Sendable {
 }
 
 /// How a client body is sent upstream.
-public enum BodyEncoding: String, Sendable, CaseIterable {
+package enum BodyEncoding: String, Sendable, CaseIterable {
     /// `application/json`, compact.
     case json
     /// `application/x-www-form-urlencoded` from a flat object (strings, numbers, booleans, null).
@@ -71,15 +71,15 @@ public enum BodyEncoding: String, Sendable, CaseIterable {
 
 /// `body:` on a POST, PUT or PATCH route: the client's JSON body is checked, transformed and
 /// re-encoded before it goes upstream. Without it, a route refuses a client body (415).
-public struct BodyRule: Sendable {
+package struct BodyRule: Sendable {
     /// The rule type the client's body must satisfy, checked as one value.
-    public var typeName: String?
-    public var validator: Validator?
+    package var typeName: String?
+    package var validator: Validator?
     /// Run on the (valid) body before it is encoded.
-    public var transform: Pipeline
-    public var encoding: BodyEncoding
+    package var transform: Pipeline
+    package var encoding: BodyEncoding
 
-    public init(
+    package init(
         typeName: String? = nil, validator: Validator? = nil, transform: Pipeline = Pipeline(steps: []),
         encoding: BodyEncoding = .json
     ) {
@@ -91,7 +91,7 @@ public struct BodyRule: Sendable {
 }
 
 /// What `expand` does when an element's follow-up is missing (`null`, 404, or its transform failed).
-public enum MissingPolicy: String, Sendable, CaseIterable {
+package enum MissingPolicy: String, Sendable, CaseIterable {
     /// The `as` member is `null`.
     case null
     /// The element is removed.
@@ -101,24 +101,24 @@ public enum MissingPolicy: String, Sendable, CaseIterable {
 }
 
 /// `expand:` — a follow-up fetch per element of an array, bounded and de-duplicated.
-public struct ExpandRule: Sendable {
+package struct ExpandRule: Sendable {
     /// The member of each element whose value fills `{value}`.
-    public var key: String
-    public var fetch: FetchRule
+    package var key: String
+    package var fetch: FetchRule
     /// The member added to each element.
-    public var member: String
+    package var member: String
     /// Follow-up fetches in flight at once for one request.
-    public var concurrency: Int
+    package var concurrency: Int
     /// Run on each fetched body; a failure makes the follow-up missing.
-    public var transform: Pipeline
-    public var missing: MissingPolicy
+    package var transform: Pipeline
+    package var missing: MissingPolicy
     /// Distinct follow-up fetches one request may make; past it the request fails with 502.
-    public var maxFetches: Int
+    package var maxFetches: Int
 
-    public static let defaultConcurrency = 8
-    public static let defaultMaxFetches = 100
+    package static let defaultConcurrency = 8
+    package static let defaultMaxFetches = 100
 
-    public init(
+    package init(
         key: String, fetch: FetchRule, member: String, concurrency: Int = ExpandRule.defaultConcurrency,
         transform: Pipeline = Pipeline(steps: []), missing: MissingPolicy = .null,
         maxFetches: Int = ExpandRule.defaultMaxFetches
@@ -136,11 +136,11 @@ public struct ExpandRule: Sendable {
 /// A route's transform cut at each `expand`: `first` runs on the fetched input, then each
 /// stage's follow-ups are fetched and merged and its `then` steps run. Routes without
 /// `expand` have no stages and run exactly as before.
-public struct ExpandStage: Sendable {
-    public var expand: ExpandRule
-    public var then: Pipeline
+package struct ExpandStage: Sendable {
+    package var expand: ExpandRule
+    package var then: Pipeline
 
-    public init(expand: ExpandRule, then: Pipeline) {
+    package init(expand: ExpandRule, then: Pipeline) {
         self.expand = expand
         self.then = then
     }
@@ -148,15 +148,15 @@ public struct ExpandStage: Sendable {
 
 /// Client headers a route may list but that are never passed on: they describe this hop,
 /// not the request (RFC 9110 §7.6.1), or Reshape sets them itself.
-public enum ForwardedHeaderPolicy {
-    public static let neverForwarded: Set<String> = [
+package enum ForwardedHeaderPolicy {
+    package static let neverForwarded: Set<String> = [
         "connection", "keep-alive", "te", "transfer-encoding", "upgrade", "trailer",
         "proxy-authorization", "proxy-authenticate", "proxy-connection", "host", "content-length", "content-type",
         "expect",
     ]
 
     /// Whether a client header named `name` (any case) may be passed on.
-    public static func mayForward(_ name: String) -> Bool {
+    package static func mayForward(_ name: String) -> Bool {
         let lower = name.lowercased()
         return !neverForwarded.contains(lower) && !lower.hasPrefix("proxy-")
     }
@@ -164,13 +164,13 @@ public enum ForwardedHeaderPolicy {
 
 extension FetchRule {
     /// A capture that would leave the upstream path: empty, `.` or `..`.
-    public struct BadParameter: Error, Sendable, Equatable {
-        public var name: String
+    package struct BadParameter: Error, Sendable, Equatable {
+        package var name: String
     }
 
     /// The upstream path with captures filled, each percent-encoded byte by byte, so nothing
     /// a client sends (`..`, `%2F`, `@`, `#`, `?`, CR/LF, NUL) can leave the rule's path.
-    public func renderedPath(_ parameters: [String: String]) throws(BadParameter) -> String {
+    package func renderedPath(_ parameters: [String: String]) throws(BadParameter) -> String {
         var path = ""
         for part in self.path.segments {
             switch part {

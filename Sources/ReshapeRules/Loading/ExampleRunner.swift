@@ -3,16 +3,16 @@ import ReshapeJSON
 /// Runs a route's `examples` offline, the server's way (`OfflineRun`: the client body
 /// prepared, the fetched bodies through `RouteRun`, follow-ups answered by path), and compares
 /// the result with the expected response by meaning and by member order.
-public enum ExampleRunner {
-    public struct Outcome: Sendable {
-        public var route: String
-        public var index: Int
-        public var location: SourceLocation
+package enum ExampleRunner {
+    package struct Outcome: Sendable {
+        package var route: String
+        package var index: Int
+        package var location: SourceLocation
         /// Nil when the example passed.
-        public var failure: String?
+        package var failure: String?
     }
 
-    public static func run(_ ruleSet: RuleSet) -> [Outcome] {
+    package static func run(_ ruleSet: RuleSet) -> [Outcome] {
         var outcomes: [Outcome] = []
         for route in ruleSet.routes {
             for (index, example) in route.examples.enumerated() {

@@ -7,14 +7,14 @@
 /// Files and the environment through POSIX calls: what rule loading and the CLI need, without
 /// Foundation (which would bring its ICU data into the binary) and without copying a file
 /// through `Data` on its way into a byte array.
-public enum LocalFiles {
+package enum LocalFiles {
     /// Why a path could not be read: the system's own words (`No such file or directory`).
-    public struct Failure: Error, Sendable {
-        public let reason: String
+    package struct Failure: Error, Sendable {
+        package let reason: String
     }
 
     /// A regular file's bytes, read into one array sized from its length.
-    public static func read(_ path: String) -> Result<[UInt8], Failure> {
+    package static func read(_ path: String) -> Result<[UInt8], Failure> {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return .failure(lastFailure()) }
         defer { close(fd) }
@@ -28,7 +28,7 @@ public enum LocalFiles {
 
     /// Everything up to end of file from an open descriptor (standard input, say). `sizeHint`
     /// sizes the first chunk, so a file is read into one array, uninitialized until read.
-    public static func readAll(_ fd: Int32, sizeHint: Int = 0) -> Result<[UInt8], Failure> {
+    package static func readAll(_ fd: Int32, sizeHint: Int = 0) -> Result<[UInt8], Failure> {
         var result: [UInt8] = []
         var chunkSize = max(sizeHint + 1, 64 * 1024)
         while true {
@@ -58,14 +58,14 @@ public enum LocalFiles {
     }
 
     /// Whether `path` is a directory; nil when it does not exist (or cannot be looked at).
-    public static func isDirectory(_ path: String) -> Bool? {
+    package static func isDirectory(_ path: String) -> Bool? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return info.st_mode & S_IFMT == S_IFDIR
     }
 
     /// The names in a directory, without `.` and `..`.
-    public static func names(in directory: String) -> Result<[String], Failure> {
+    package static func names(in directory: String) -> Result<[String], Failure> {
         guard let dir = opendir(directory) else { return .failure(lastFailure()) }
         defer { closedir(dir) }
         var names: [String] = []
@@ -79,12 +79,12 @@ public enum LocalFiles {
     }
 
     /// `directory/name`, without doubling a trailing slash.
-    public static func join(_ directory: String, _ name: String) -> String {
+    package static func join(_ directory: String, _ name: String) -> String {
         directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 
     /// The process environment, as `${VAR}` expansion and `RESHAPE_*` settings read it.
-    public static var environment: [String: String] {
+    package static var environment: [String: String] {
         var variables: [String: String] = [:]
         var cursor = environ
         while let entry = cursor.pointee {

@@ -2,9 +2,9 @@ import ReshapeJSON
 
 /// A route run from fixture bodies instead of the network, through the same `RouteRun` the
 /// proxy drives: `reshape test` and `reshape apply` answer what the server would.
-public enum OfflineRun {
+package enum OfflineRun {
     /// What the route's fetches returned.
-    public enum Fetched: Sendable {
+    package enum Fetched: Sendable {
         /// The body of a single-fetch (`upstream`/`path`) route, parsed as the server parses it.
         case single(JSONTape)
         /// A `fetch:` route's bodies by fetch name; a fetch left out failed (an optional one is `null`).
@@ -13,7 +13,7 @@ public enum OfflineRun {
 
     /// What the route sends upstream for a client body: `BodyRule.prepare`, or an error when
     /// the route takes no body.
-    public static func prepareBody(_ route: Route, _ body: JSON, parameters: [String: String]) throws(PipelineError)
+    package static func prepareBody(_ route: Route, _ body: JSON, parameters: [String: String]) throws(PipelineError)
         -> (bytes: [UInt8], contentType: String)
     {
         guard let rule = route.body else {
@@ -26,7 +26,7 @@ public enum OfflineRun {
     /// `followUps` by upstream path (`ExpandRule.fetch.renderedPath` with `{value}`); a path not
     /// there answers 404, which is a missing follow-up.
     /// `observe` traces every step (`reshape explain`).
-    public static func respond(
+    package static func respond(
         _ route: Route, fetched: Fetched, followUps: [String: JSONTape] = [:],
         parameters: [String: String], observe: StepObserver? = nil
     ) throws(PipelineError) -> PipelineOutput {
@@ -61,7 +61,7 @@ public enum OfflineRun {
     }
 
     /// Fixture JSON as the tape the server would have parsed from the wire.
-    public static func tape(_ value: JSON) -> JSONTape {
+    package static func tape(_ value: JSON) -> JSONTape {
         // Canonical output of a parsed value always parses back.
         try! JSONTape.parse(value.serialized())
     }

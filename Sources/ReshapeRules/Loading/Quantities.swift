@@ -1,6 +1,6 @@
 /// Durations (`250ms`, `5s`, `1m`, `1h`) and byte sizes (`512KiB`, `64MiB`, `10MB`, `1024`) as written in rule files.
-public enum Quantities {
-    public static func milliseconds(_ text: String) -> Int? {
+package enum Quantities {
+    package static func milliseconds(_ text: String) -> Int? {
         let units: [(String, Int)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]
         for (suffix, scale) in units where text.hasSuffix(suffix) {
             guard let value = Int(text.dropLast(suffix.count)), value > 0, value <= Int(Int32.max) / scale else {
@@ -11,7 +11,7 @@ public enum Quantities {
         return nil
     }
 
-    public static func bytes(_ text: String) -> Int? {
+    package static func bytes(_ text: String) -> Int? {
         let units: [(String, Int)] = [
             ("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30),
             ("KB", 1000), ("MB", 1_000_000), ("GB", 1_000_000_000), ("B", 1),

@@ -3,9 +3,9 @@ import ReshapeSchema
 
 /// Turns rule files into a checked, immutable `RuleSet`, or into every problem found, each
 /// with `file:line:column`. Loading is all-or-nothing: a rule set with one problem is refused.
-public enum RuleLoader {
+package enum RuleLoader {
     /// Loads a directory of `.yaml`, `.yml` and `.json` files (not recursive), or one file.
-    public static func load(path: String, environment: [String: String]) -> Result<RuleSet, RuleDiagnostics> {
+    package static func load(path: String, environment: [String: String]) -> Result<RuleSet, RuleDiagnostics> {
         do {
             return load(files: try RuleFileReader.read(path: path), environment: environment)
         } catch {
@@ -14,7 +14,7 @@ public enum RuleLoader {
     }
 
     /// Loads rule files given as (file name, text) pairs; the name's extension picks YAML or JSON.
-    public static func load(files: [(name: String, text: String)], environment: [String: String]) -> Result<
+    package static func load(files: [(name: String, text: String)], environment: [String: String]) -> Result<
         RuleSet, RuleDiagnostics
     > {
         var builder = RuleSetBuilder(environment: environment)

@@ -7,11 +7,11 @@ import ReshapeJSON
 ///
 /// Errors: `not-an-array`, `not-an-object` (an element), `missing-key`, `invalid-key`
 /// (the key is not a string or number), `duplicate-key` (pointer to the second record's key).
-public struct ArrayToKeyedOperation: TransformOperation {
-    public let keyField: String
-    public let keepKey: Bool
+package struct ArrayToKeyedOperation: TransformOperation {
+    package let keyField: String
+    package let keepKey: Bool
 
-    public init(keyField: String = "objectId", keepKey: Bool = false) {
+    package init(keyField: String = "objectId", keepKey: Bool = false) {
         self.keyField = keyField
         self.keepKey = keepKey
     }
@@ -31,7 +31,7 @@ public struct ArrayToKeyedOperation: TransformOperation {
         return ArrayToKeyedOperation(keyField: key, keepKey: keepKey)
     }
 
-    public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
+    package func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
         if case .null = value {
             value = .object(JSONObject())
             return

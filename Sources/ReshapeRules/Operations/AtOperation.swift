@@ -5,12 +5,12 @@ import ReshapeJSON
 /// array or every member of an object; parts of the path that do not exist are simply not
 /// reached. A value a nested step drops is removed from its array or object.
 /// Error and drop pointers are prefixed with the place's actual path.
-public struct AtOperation: TransformOperation {
+package struct AtOperation: TransformOperation {
     /// Path tokens; `nil` stands for the wildcard `*`.
-    public let path: [String?]
-    public let body: Pipeline
+    package let path: [String?]
+    package let body: Pipeline
 
-    public init(path: [String?], body: Pipeline) {
+    package init(path: [String?], body: Pipeline) {
         self.path = path
         self.body = body
     }
@@ -37,7 +37,7 @@ public struct AtOperation: TransformOperation {
         return AtOperation(path: pointer.tokens.map { $0 == "*" ? nil : $0 }, body: body)
     }
 
-    public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
+    package func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
         if path.isEmpty {
             // The whole value: a drop stays visible to an enclosing `each`.
             try body.apply(to: &value, context: &context)
@@ -122,5 +122,5 @@ public struct AtOperation: TransformOperation {
 
 extension AtOperation {
     /// Only a path that starts with `*`: the body then sees inside one element at a time.
-    public var isElementLocal: Bool { path.first.map { $0 == nil } ?? false }
+    package var isElementLocal: Bool { path.first.map { $0 == nil } ?? false }
 }

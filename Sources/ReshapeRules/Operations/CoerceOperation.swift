@@ -7,17 +7,17 @@ import ReshapeJSON
 /// its record invalid, handled by `invalid` (`fail`, the default, throws `coerce-failed`;
 /// `drop` removes the record and records it; `keep` leaves it unconverted). `invalid` is
 /// an option, not a field, only when its value is `drop`, `fail` or `keep`.
-public struct CoerceOperation: TransformOperation {
-    public enum Target: String, Sendable, CaseIterable {
+package struct CoerceOperation: TransformOperation {
+    package enum Target: String, Sendable, CaseIterable {
         case integer, number, boolean, string
     }
 
-    public let fields: [(name: String, target: Target)]
-    public let invalid: InvalidPolicy
+    package let fields: [(name: String, target: Target)]
+    package let invalid: InvalidPolicy
     /// The field names as UTF-8, for looking them up on a tape (made once, at load time).
     let fieldNames: [[UInt8]]
 
-    public init(fields: [(name: String, target: Target)], invalid: InvalidPolicy = .fail) {
+    package init(fields: [(name: String, target: Target)], invalid: InvalidPolicy = .fail) {
         self.fields = fields
         self.invalid = invalid
         fieldNames = fields.map { Array($0.name.utf8) }
@@ -50,7 +50,7 @@ public struct CoerceOperation: TransformOperation {
         return CoerceOperation(fields: fields, invalid: invalid)
     }
 
-    public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
+    package func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
         if var record = value.takeObject() {
             if let failure = coerce(&record), try reject(failure, elementPointer: "", context: &context) {
                 context.removesCurrentValue = true
@@ -185,7 +185,7 @@ public struct CoerceOperation: TransformOperation {
 extension CoerceOperation {
     /// Most records already have the right types; those stay on the tape. A record with a
     /// field to convert (or that cannot convert) is built and coerced as the tree path does.
-    public func applyOnTape(to value: inout TapeValue, context: inout TransformContext) throws(PipelineError) -> Bool {
+    package func applyOnTape(to value: inout TapeValue, context: inout TransformContext) throws(PipelineError) -> Bool {
         guard value.envelopes.isEmpty, let tape = value.tape, case .records(var list) = value.core else { return false }
         var rejected: [Int] = []
         for i in list.records.indices {
@@ -243,5 +243,5 @@ extension CoerceOperation {
 
 extension CoerceOperation {
     /// On an array, each record converts, or is dropped, alone; a `fail` throws, which stops the run.
-    public var isElementLocal: Bool { true }
+    package var isElementLocal: Bool { true }
 }

@@ -2,10 +2,10 @@ import ReshapeJSON
 
 /// `default: { field: value }` — gives a record (or every record in an array) a field it
 /// lacks or holds as `null`; present values are left alone. New fields go at the end.
-public struct DefaultOperation: TransformOperation {
-    public let defaults: [JSONMember]
+package struct DefaultOperation: TransformOperation {
+    package let defaults: [JSONMember]
 
-    public init(defaults: [JSONMember]) { self.defaults = defaults }
+    package init(defaults: [JSONMember]) { self.defaults = defaults }
 
     static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError)
         -> any TransformOperation
@@ -15,7 +15,7 @@ public struct DefaultOperation: TransformOperation {
         return DefaultOperation(defaults: object.members)
     }
 
-    public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
+    package func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
         try RecordScope.forEachRecord(in: &value, operation: "default") { record in
             for member in defaults {
                 if let i = record.index(forKey: member.key) {
@@ -30,5 +30,5 @@ public struct DefaultOperation: TransformOperation {
 
 extension DefaultOperation {
     /// On an array, each record gets its defaults alone.
-    public var isElementLocal: Bool { true }
+    package var isElementLocal: Bool { true }
 }

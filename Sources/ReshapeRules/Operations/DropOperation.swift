@@ -1,10 +1,10 @@
 import ReshapeJSON
 
 /// `drop: [a, b]` — removes fields from a record (or every record in an array).
-public struct DropOperation: TransformOperation {
-    public let fields: [String]
+package struct DropOperation: TransformOperation {
+    package let fields: [String]
 
-    public init(fields: [String]) { self.fields = fields }
+    package init(fields: [String]) { self.fields = fields }
 
     static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError)
         -> any TransformOperation
@@ -12,7 +12,7 @@ public struct DropOperation: TransformOperation {
         DropOperation(fields: try argument.stringList())
     }
 
-    public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
+    package func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
         try RecordScope.forEachRecord(in: &value, operation: "drop") { record in
             record.members.removeAll { member in fields.contains(member.key) }
         }
@@ -21,5 +21,5 @@ public struct DropOperation: TransformOperation {
 
 extension DropOperation {
     /// On an array, each record loses its fields alone.
-    public var isElementLocal: Bool { true }
+    package var isElementLocal: Bool { true }
 }

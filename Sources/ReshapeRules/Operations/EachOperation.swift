@@ -3,10 +3,10 @@ import ReshapeJSON
 /// `each: [ ...steps ]` — applies steps to every element of an array, in place. An element
 /// a nested `validate`/`coerce` drops (`invalid: drop` on a single record) is removed.
 /// Error and drop pointers are prefixed with the element's index in the array received.
-public struct EachOperation: TransformOperation {
-    public let body: Pipeline
+package struct EachOperation: TransformOperation {
+    package let body: Pipeline
 
-    public init(body: Pipeline) { self.body = body }
+    package init(body: Pipeline) { self.body = body }
 
     static func compile(_ argument: OperationArgument, _ context: OperationCompileContext) throws(OperationConfigError)
         -> any TransformOperation
@@ -20,7 +20,7 @@ public struct EachOperation: TransformOperation {
         }
     }
 
-    public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
+    package func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
         guard case .array(var elements) = value else {
             throw PipelineError(
                 code: "not-an-array", message: "each expects an array, found \(value.kindName)", pointer: "")
@@ -47,5 +47,5 @@ public struct EachOperation: TransformOperation {
 
 extension EachOperation {
     /// Its body sees one element at a time, whatever its steps.
-    public var isElementLocal: Bool { true }
+    package var isElementLocal: Bool { true }
 }

@@ -1,7 +1,7 @@
 import ReshapeJSON
 
 /// What `validate` and `coerce` do with a value they reject.
-public enum InvalidPolicy: String, Sendable, CaseIterable {
+package enum InvalidPolicy: String, Sendable, CaseIterable {
     /// Remove it and record a `DroppedElement`. On a single value (not an array) the value
     /// becomes `null`, and an enclosing `each`/`at` removes it from its container.
     case drop

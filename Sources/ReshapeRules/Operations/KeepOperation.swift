@@ -2,10 +2,10 @@ import ReshapeJSON
 
 /// `keep: [a, b]` — removes every field of a record (or of every record in an array) that
 /// is not listed; the kept fields stay in the record's own order.
-public struct KeepOperation: TransformOperation {
-    public let fields: [String]
+package struct KeepOperation: TransformOperation {
+    package let fields: [String]
 
-    public init(fields: [String]) { self.fields = fields }
+    package init(fields: [String]) { self.fields = fields }
 
     static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError)
         -> any TransformOperation
@@ -13,7 +13,7 @@ public struct KeepOperation: TransformOperation {
         KeepOperation(fields: try argument.stringList())
     }
 
-    public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
+    package func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
         try RecordScope.forEachRecord(in: &value, operation: "keep") { record in
             record.members.removeAll { member in !fields.contains(member.key) }
         }
@@ -22,5 +22,5 @@ public struct KeepOperation: TransformOperation {
 
 extension KeepOperation {
     /// On an array, each record keeps its fields alone.
-    public var isElementLocal: Bool { true }
+    package var isElementLocal: Bool { true }
 }

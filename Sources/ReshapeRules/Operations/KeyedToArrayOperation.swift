@@ -15,8 +15,8 @@ import ReshapeJSON
 /// When a record already has a `key` field, `conflict` decides: `overwrite` (the default;
 /// the member name is the record's identity, so it wins, in the field's existing position),
 /// `keep` (the record's own value stays) or `fail` (error `key-conflict`).
-public struct KeyedToArrayOperation: TransformOperation {
-    public enum Order: String, Sendable, CaseIterable {
+package struct KeyedToArrayOperation: TransformOperation {
+    package enum Order: String, Sendable, CaseIterable {
         /// As the upstream sent them.
         case source
         /// By member name, comparing UTF-8 bytes (push IDs then come in creation order).
@@ -24,16 +24,16 @@ public struct KeyedToArrayOperation: TransformOperation {
         /// Names that are JSON numbers, in numeric order first; all other names after them, by bytes.
         case numericKey = "numeric-key"
     }
-    public enum Conflict: String, Sendable, CaseIterable {
+    package enum Conflict: String, Sendable, CaseIterable {
         case overwrite, keep, fail
     }
 
-    public let keyField: String
-    public let valueField: String
-    public let order: Order
-    public let conflict: Conflict
+    package let keyField: String
+    package let valueField: String
+    package let order: Order
+    package let conflict: Conflict
 
-    public init(
+    package init(
         keyField: String = "objectId", valueField: String = "value", order: Order = .source,
         conflict: Conflict = .overwrite
     ) {
@@ -61,7 +61,7 @@ public struct KeyedToArrayOperation: TransformOperation {
             keyField: key, valueField: value, order: Order(rawValue: order)!, conflict: Conflict(rawValue: conflict)!)
     }
 
-    public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
+    package func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
         if case .null = value {
             value = .array([])
         } else if var object = value.takeObject() {
@@ -202,7 +202,7 @@ extension KeyedToArrayOperation {
     /// gets its name as `keyField` when written. Records that are not objects, or already
     /// have a `keyField` member, are built and converted as the tree path does. Firebase's
     /// array form and anything that is not an object take the tree path.
-    public func applyOnTape(to value: inout TapeValue, context: inout TransformContext) throws(PipelineError) -> Bool {
+    package func applyOnTape(to value: inout TapeValue, context: inout TransformContext) throws(PipelineError) -> Bool {
         guard value.envelopes.isEmpty, case .node(let node) = value.core, let tape = value.tape else { return false }
         switch tape.kind(node) {
         case .null:

@@ -4,11 +4,11 @@ import ReshapeJSON
 /// Pointer; "" is the whole value), plus, for each `add` member in order, the value at its
 /// pointer, replacing a member of the same name in place. Made for a `fetch:` route's input
 /// (`{"user": ..., "devices": ...}`), but works on any object.
-public struct MergeOperation: TransformOperation {
-    public let base: JSONPointer
-    public let additions: [(name: String, pointer: JSONPointer)]
+package struct MergeOperation: TransformOperation {
+    package let base: JSONPointer
+    package let additions: [(name: String, pointer: JSONPointer)]
 
-    public init(base: JSONPointer, additions: [(name: String, pointer: JSONPointer)]) {
+    package init(base: JSONPointer, additions: [(name: String, pointer: JSONPointer)]) {
         self.base = base
         self.additions = additions
     }
@@ -49,7 +49,7 @@ public struct MergeOperation: TransformOperation {
         return pointer
     }
 
-    public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
+    package func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
         guard case .object = value else {
             throw PipelineError(
                 code: "not-an-object", message: "merge expects an object, found \(value.kindName)", pointer: "")

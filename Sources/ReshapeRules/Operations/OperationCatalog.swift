@@ -2,9 +2,9 @@ import ReshapeJSON
 
 /// Turns the `transform` steps of a rule file into compiled operations. The rule loader
 /// calls this; by the time it returns, every option is checked and nothing is parsed per request.
-public enum OperationCatalog {
+package enum OperationCatalog {
     /// Every operation name a step may use, in the order the docs list them.
-    public static let names: [String] = compilers.map(\.name)
+    package static let names: [String] = compilers.map(\.name)
 
     typealias Compiler =
         @Sendable (OperationArgument, OperationCompileContext) throws(OperationConfigError) -> any TransformOperation
@@ -30,7 +30,7 @@ public enum OperationCatalog {
 
     /// Compiles one element of a `transform` array: an object with exactly one member,
     /// operation name → argument.
-    public static func compile(step: JSON, context: OperationCompileContext) throws(OperationConfigError)
+    package static func compile(step: JSON, context: OperationCompileContext) throws(OperationConfigError)
         -> any TransformOperation
     {
         guard case .object(let object) = step, object.count == 1, let member = object.members.first else {
@@ -60,7 +60,8 @@ public enum OperationCatalog {
 
     /// Compiles an array of steps (a route's `transform`, or an `each`/`at` body); error
     /// pointers start with the step's index, `/0/...`.
-    public static func compile(steps: JSON, context: OperationCompileContext) throws(OperationConfigError) -> Pipeline {
+    package static func compile(steps: JSON, context: OperationCompileContext) throws(OperationConfigError) -> Pipeline
+    {
         guard case .array(let elements) = steps else {
             throw OperationConfigError(
                 message: "expected a list of transform steps, found \(steps.kindName)", pointer: "")
@@ -79,7 +80,7 @@ public enum OperationCatalog {
 
     /// Every mistake in an array of steps, one per faulty step (the first within each), for
     /// a checker that reports all problems at once; empty when `compile(steps:)` would succeed.
-    public static func problems(in steps: JSON, context: OperationCompileContext) -> [OperationConfigError] {
+    package static func problems(in steps: JSON, context: OperationCompileContext) -> [OperationConfigError] {
         guard case .array(let elements) = steps else {
             return [
                 OperationConfigError(

@@ -2,13 +2,13 @@ import ReshapeJSON
 import ReshapeSchema
 
 /// What an operation may refer to while it is compiled.
-public struct OperationCompileContext: Sendable {
+package struct OperationCompileContext: Sendable {
     /// The rule files' types, the only names a `validate` step may use (nil: there are none).
-    public var types: SchemaSet?
+    package var types: SchemaSet?
     /// Captures of the route's request template (`{id}`), the only names a `set` template may use.
-    public var parameterNames: Set<String>
+    package var parameterNames: Set<String>
 
-    public init(types: SchemaSet? = nil, parameterNames: Set<String> = []) {
+    package init(types: SchemaSet? = nil, parameterNames: Set<String> = []) {
         self.types = types
         self.parameterNames = parameterNames
     }
@@ -17,16 +17,16 @@ public struct OperationCompileContext: Sendable {
 /// A mistake in one transform step. `pointer` is a JSON Pointer relative to the step value
 /// (`/keyed-to-array/order`, or `/each/2/rename` for nested steps) so the loader can turn it
 /// into file:line:column.
-public struct OperationConfigError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
-    public var pointer: String
+package struct OperationConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var message: String
+    package var pointer: String
 
-    public init(message: String, pointer: String) {
+    package init(message: String, pointer: String) {
         self.message = message
         self.pointer = pointer
     }
 
-    public var description: String { "\(pointer.isEmpty ? "(step)" : pointer): \(message)" }
+    package var description: String { "\(pointer.isEmpty ? "(step)" : pointer): \(message)" }
 
     /// The same error seen from one level up: `prefix` is the pointer of the value it sits in.
     func nested(under prefix: String) -> OperationConfigError {

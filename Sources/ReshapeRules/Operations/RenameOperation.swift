@@ -3,10 +3,10 @@ import ReshapeJSON
 /// `rename: { old: new }` — renames fields of a record (or of every record in an array),
 /// keeping their position. An absent field is left alone; an existing field with the new
 /// name is replaced.
-public struct RenameOperation: TransformOperation {
-    public let renames: [(from: String, to: String)]
+package struct RenameOperation: TransformOperation {
+    package let renames: [(from: String, to: String)]
 
-    public init(renames: [(from: String, to: String)]) { self.renames = renames }
+    package init(renames: [(from: String, to: String)]) { self.renames = renames }
 
     static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError)
         -> any TransformOperation
@@ -24,7 +24,7 @@ public struct RenameOperation: TransformOperation {
         return RenameOperation(renames: renames)
     }
 
-    public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
+    package func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
         try RecordScope.forEachRecord(in: &value, operation: "rename") { record in
             for (from, to) in renames where from != to {
                 guard let i = record.index(forKey: from) else { continue }
@@ -39,5 +39,5 @@ public struct RenameOperation: TransformOperation {
 
 extension RenameOperation {
     /// On an array, each record is renamed alone.
-    public var isElementLocal: Bool { true }
+    package var isElementLocal: Bool { true }
 }

@@ -2,10 +2,10 @@ import ReshapeJSON
 
 /// `select: /data/items` — continue with the value at a JSON Pointer; a missing value is
 /// the error `select-missing`.
-public struct SelectOperation: TransformOperation {
-    public let pointer: JSONPointer
+package struct SelectOperation: TransformOperation {
+    package let pointer: JSONPointer
 
-    public init(pointer: JSONPointer) { self.pointer = pointer }
+    package init(pointer: JSONPointer) { self.pointer = pointer }
 
     static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError)
         -> any TransformOperation
@@ -20,7 +20,7 @@ public struct SelectOperation: TransformOperation {
         return SelectOperation(pointer: pointer)
     }
 
-    public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
+    package func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
         guard let selected = value[pointer] else {
             throw PipelineError(
                 code: "select-missing", message: "nothing at \(pointer) to select", pointer: pointer.description)
@@ -34,7 +34,7 @@ public struct SelectOperation: TransformOperation {
 
 extension SelectOperation {
     /// Follows the pointer on the tape. When nothing is there, the tree path reports it.
-    public func applyOnTape(to value: inout TapeValue, context: inout TransformContext) throws(PipelineError) -> Bool {
+    package func applyOnTape(to value: inout TapeValue, context: inout TransformContext) throws(PipelineError) -> Bool {
         guard value.envelopes.isEmpty, case .node(let node) = value.core, let tape = value.tape,
             let selected = tape.node(at: pointer, from: node)
         else { return false }

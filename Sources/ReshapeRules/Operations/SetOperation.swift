@@ -4,7 +4,7 @@ import ReshapeJSON
 /// replacing present values in place and appending new ones. A string value may hold
 /// `{param}` placeholders naming captures of the route's request path (`{{`/`}}` for
 /// literal braces); other values are used as written.
-public struct SetOperation: TransformOperation {
+package struct SetOperation: TransformOperation {
     enum FieldValue: Sendable {
         case constant(JSON)
         case template(StringTemplate)
@@ -13,7 +13,7 @@ public struct SetOperation: TransformOperation {
 
     /// Each field set, with its value when it is a constant; nil for a template (a string
     /// filled from path captures at run time). For readers outside the module (OpenAPI export).
-    public var assignments: [(name: String, constant: JSON?)] {
+    package var assignments: [(name: String, constant: JSON?)] {
         fields.map { field in
             if case .constant(let value) = field.value { return (field.name, value) }
             return (field.name, nil)
@@ -42,7 +42,7 @@ public struct SetOperation: TransformOperation {
         return SetOperation(fields: fields)
     }
 
-    public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
+    package func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
         // Render templates once per run, not once per record.
         var rendered: [JSONMember] = []
         rendered.reserveCapacity(fields.count)
@@ -61,5 +61,5 @@ public struct SetOperation: TransformOperation {
 
 extension SetOperation {
     /// On an array, each record is set alone (templates read only the path captures).
-    public var isElementLocal: Bool { true }
+    package var isElementLocal: Bool { true }
 }

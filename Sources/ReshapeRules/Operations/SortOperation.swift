@@ -6,14 +6,14 @@ import ReshapeJSON
 /// `false` < `true` < numbers (exact numeric comparison) < strings (by UTF-8 bytes, i.e.
 /// code points) < objects < arrays. Objects and arrays tie among themselves. Ties keep the
 /// previous order, also with `order: desc`.
-public struct SortOperation: TransformOperation {
-    public enum Order: String, Sendable, CaseIterable { case asc, desc }
+package struct SortOperation: TransformOperation {
+    package enum Order: String, Sendable, CaseIterable { case asc, desc }
 
     /// Path to the sort key inside each element; empty for the element itself.
-    public let by: JSONPointer
-    public let order: Order
+    package let by: JSONPointer
+    package let order: Order
 
-    public init(by: JSONPointer, order: Order = .asc) {
+    package init(by: JSONPointer, order: Order = .asc) {
         self.by = by
         self.order = order
     }
@@ -52,7 +52,7 @@ public struct SortOperation: TransformOperation {
         return element[by]
     }
 
-    public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
+    package func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
         guard case .array(var elements) = value else {
             throw PipelineError(
                 code: "not-an-array", message: "sort expects an array, found \(value.kindName)", pointer: "")

@@ -8,15 +8,15 @@ import ReshapeSchema
 /// `DroppedElement` whose reason starts with the bad value's pointer inside the element
 /// (a dropped non-array value becomes `null`, and an enclosing `each`/`at` removes it);
 /// `keep` leaves invalid values in place and records nothing.
-public struct ValidateOperation: TransformOperation {
-    public let typeName: String
-    public let validator: Validator
-    public let invalid: InvalidPolicy
+package struct ValidateOperation: TransformOperation {
+    package let typeName: String
+    package let validator: Validator
+    package let invalid: InvalidPolicy
 
     /// Violations reported by one `validation-failed` error, across all elements.
     static let maxReportedViolations = 100
 
-    public init(typeName: String, validator: Validator, invalid: InvalidPolicy = .fail) {
+    package init(typeName: String, validator: Validator, invalid: InvalidPolicy = .fail) {
         self.typeName = typeName
         self.validator = validator
         self.invalid = invalid
@@ -47,7 +47,7 @@ public struct ValidateOperation: TransformOperation {
         return ValidateOperation(typeName: typeName, validator: validator, invalid: invalid)
     }
 
-    public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
+    package func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
         // `keep` changes nothing and records nothing: checking would be work for no one.
         if invalid == .keep { return }
         guard case .array(var elements) = value else {
@@ -134,7 +134,7 @@ public struct ValidateOperation: TransformOperation {
 extension ValidateOperation {
     /// Checks records where they are on the tape; only invalid ones are built, for their
     /// violations. A single value that fails is left to the tree path, which reports it.
-    public func applyOnTape(to value: inout TapeValue, context: inout TransformContext) throws(PipelineError) -> Bool {
+    package func applyOnTape(to value: inout TapeValue, context: inout TransformContext) throws(PipelineError) -> Bool {
         if invalid == .keep { return true }
         guard value.envelopes.isEmpty, let tape = value.tape else { return false }
         var list: RecordList
@@ -196,5 +196,5 @@ extension ValidateOperation {
 
 extension ValidateOperation {
     /// On an array, each element is checked, and dropped, alone; a `fail` throws, which stops the run.
-    public var isElementLocal: Bool { true }
+    package var isElementLocal: Bool { true }
 }

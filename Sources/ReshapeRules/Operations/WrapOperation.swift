@@ -1,10 +1,10 @@
 import ReshapeJSON
 
 /// `wrap: objects` — the value becomes `{"objects": value}`.
-public struct WrapOperation: TransformOperation {
-    public let field: String
+package struct WrapOperation: TransformOperation {
+    package let field: String
 
-    public init(field: String) { self.field = field }
+    package init(field: String) { self.field = field }
 
     static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError)
         -> any TransformOperation
@@ -12,7 +12,7 @@ public struct WrapOperation: TransformOperation {
         WrapOperation(field: try argument.string())
     }
 
-    public func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
+    package func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
         let inner = value
         value = .null  // leave `inner` the only reference
         value = .object(JSONObject([JSONMember(key: field, value: inner)]))
@@ -23,7 +23,7 @@ public struct WrapOperation: TransformOperation {
 
 extension WrapOperation {
     /// Wrapping never needs the value built: the envelope is written around it.
-    public func applyOnTape(to value: inout TapeValue, context: inout TransformContext) throws(PipelineError) -> Bool {
+    package func applyOnTape(to value: inout TapeValue, context: inout TransformContext) throws(PipelineError) -> Bool {
         value.envelopes.append(field)
         return true
     }

@@ -2,14 +2,14 @@ import Glibc
 
 /// Where the shared cache lives: `redis://host[:port][/db]`, the host resolved once, at start,
 /// on the main thread (hiredis would resolve a name with a blocking call on a worker's loop).
-public struct RedisAddress: Sendable, Equatable {
-    public var host: String
+package struct RedisAddress: Sendable, Equatable {
+    package var host: String
     /// The address connected to, as text (IPv4 or IPv6).
-    public var ip: String
-    public var port: Int
-    public var database: Int
+    package var ip: String
+    package var port: Int
+    package var database: Int
 
-    public init(host: String, ip: String, port: Int, database: Int) {
+    package init(host: String, ip: String, port: Int, database: Int) {
         self.host = host
         self.ip = ip
         self.port = port
@@ -20,7 +20,7 @@ public struct RedisAddress: Sendable, Equatable {
     /// refused. A URL that could hold one (user info, a query or fragment, anything but
     /// printable ASCII; searched byte by byte, as a combining mark after `@` would hide it from
     /// a search by characters) is not shown at all.
-    public static func redacted(_ url: String) -> String {
+    package static func redacted(_ url: String) -> String {
         let suspicious = url.utf8.contains {
             $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 < 0x21 || $0 > 0x7E
         }
@@ -28,7 +28,7 @@ public struct RedisAddress: Sendable, Equatable {
     }
 
     /// Parses and resolves `url`; the error says what is wrong with it.
-    public static func resolve(_ url: String) -> Result<RedisAddress, RedisAddressError> {
+    package static func resolve(_ url: String) -> Result<RedisAddress, RedisAddressError> {
         guard url.hasPrefix("redis://") else { return .failure(.init("it must start with redis://")) }
         var rest = Substring(url.dropFirst("redis://".count))
         if rest.utf8.contains(UInt8(ascii: "@")) {
@@ -84,7 +84,7 @@ public struct RedisAddress: Sendable, Equatable {
     }
 }
 
-public struct RedisAddressError: Error, Sendable, CustomStringConvertible {
-    public let description: String
+package struct RedisAddressError: Error, Sendable, CustomStringConvertible {
+    package let description: String
     init(_ description: String) { self.description = description }
 }
