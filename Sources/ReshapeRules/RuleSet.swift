@@ -183,6 +183,8 @@ public struct Route: Sendable {
     public var idempotent = false
     /// `live:` on a GET route: it also answers `Accept: text/event-stream`; nil: not live.
     public var live: LivePolicy?
+    /// `firebase-query: true`: the client's Firebase query parameters are checked and forwarded.
+    public var firebaseQuery = FirebaseQuery.Use.off
 
     public init(
         name: String, method: String, path: PathTemplate, upstream: String,

@@ -10,15 +10,20 @@ struct RouteScope {
     let upstreamNames: Set<String>
     let types: SchemaSet?
     let requestTemplate: PathTemplate?
+    /// `firebase-query: true` (even where refused): the route's own steps may say `order: query`.
+    var firebaseQuery = false
 
     var captures: Set<String> { Set(requestTemplate?.parameterNames ?? []) }
-    var operationContext: OperationCompileContext { OperationCompileContext(types: types, parameterNames: captures) }
+    var operationContext: OperationCompileContext {
+        OperationCompileContext(types: types, parameterNames: captures, firebaseQuery: firebaseQuery)
+    }
 }
 
 extension RuleSetBuilder {
     static let routeKeys: Set<String> = [
         "name", "request", "upstream", "path", "fetch", "forward-query", "forward-headers", "headers", "body",
         "transform", "timeout", "expose-upstream-errors", "cache", "examples", "idempotent", "live",
+        "firebase-query",
     ]
     static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     static let bodyMethods: Set<String> = ["POST", "PUT", "PATCH"]
@@ -40,9 +45,10 @@ extension RuleSetBuilder {
         var method = ""
         var requestTemplate: PathTemplate?
         if let request { (method, requestTemplate) = compileRequest(request, document, entry.pointer + "/request") }
-        let scope = RouteScope(
+        var scope = RouteScope(
             document: document, pointer: entry.pointer, upstreamNames: upstreamNames, types: types,
             requestTemplate: requestTemplate)
+        scope.firebaseQuery = compileFirebaseQuery(object, method: method, document, entry.pointer)
 
         let fetches = compileFetches(object, scope, label: label)
         var forwardQuery: [String] = []
@@ -106,6 +112,7 @@ extension RuleSetBuilder {
             secrets: secrets.filter { !$0.isEmpty }, location: entry.location, examples: examples)
         route.idempotent = idempotent
         route.live = live
+        route.firebaseQuery = Self.firebaseQueryUse(scope.firebaseQuery, pipeline: pipeline, stages: stages)
         return route
     }
 
