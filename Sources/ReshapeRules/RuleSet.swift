@@ -249,6 +249,8 @@ public struct RouteExample: Sendable {
     public var response: JSON?
     /// Path captures, as a client request would supply them.
     public var parameters: [String: String]
+    /// The request's Firebase query order (`query:` on a route with `firebase-query: true`).
+    public var queryOrder = FirebaseQuery.Order.key
     /// How many elements must be dropped, when the example says.
     public var dropped: Int?
     /// The `PipelineError.code` expected instead of a response.

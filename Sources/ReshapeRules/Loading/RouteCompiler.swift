@@ -98,9 +98,10 @@ extension RuleSetBuilder {
         }
         let live = compileLive(
             object["live"], method: method, hasFetchList: object["fetch"] != nil, hasStages: !stages.isEmpty, scope)
-        let shape = ExampleShape(
+        var shape = ExampleShape(
             fetches: fetches, body: body, hasBodyKey: object["body"] != nil, hasStages: !stages.isEmpty,
             transformCompiled: object["transform"] != nil)
+        shape.firebaseQuery = Self.firebaseQueryUse(scope.firebaseQuery, pipeline: pipeline, stages: stages)
         let examples = compileExamples(
             object["examples"], shape: shape, document: document, pointer: entry.pointer + "/examples")
 

@@ -92,4 +92,59 @@ final class RuleLoaderFirebaseQueryTests: XCTestCase {
         assertDiagnostic(lines, at: "r.yaml:52:51", contains: "it needs `firebase-query: true`")
         XCTAssertEqual(lines.count, 7, lines.joined(separator: "\n"))
     }
+
+    func testAnExampleGivesTheQueryItsRunOrdersBy() throws {
+        let text =
+            plainUpstream + """
+                routes:
+                  - name: users
+                    request: GET /users
+                    upstream: api
+                    path: /users.json
+                    firebase-query: true
+                    transform:
+                      - keyed-to-array: { key: id, order: query }
+                    examples:
+                      - query: { orderBy: '"n"', limitToLast: 2 }
+                        upstream: { a: { n: 2 }, b: { n: 1 } }
+                        response: [ { id: b, n: 1 }, { id: a, n: 2 } ]
+                      - upstream: { b: { n: 1 }, a: { n: 2 } }
+                        response: [ { id: a, n: 2 }, { id: b, n: 1 } ]
+                """
+        let ruleSet = try XCTUnwrap(loaded([("r.yaml", text)]))
+        XCTAssertEqual(ruleSet.routes[0].examples.map(\.queryOrder), [.child(["n"]), .key])
+        let results = ExampleRunner.run(ruleSet)
+        XCTAssertEqual(results.map(\.failure), [nil, nil])
+    }
+
+    func testAnExamplesQueryIsCheckedAsTheServerChecksIt() {
+        let text =
+            plainUpstream + """
+                routes:
+                  - name: users
+                    request: GET /users
+                    upstream: api
+                    path: /users.json
+                    firebase-query: true
+                    transform:
+                      - keyed-to-array: { order: query }
+                    examples:
+                      - { query: { orderBy: age }, upstream: {}, response: [] }
+                      - { query: { orderBy: '"$priority"' }, upstream: {}, response: [] }
+                      - { query: { limit: 1 }, upstream: {}, response: [] }
+                  - name: plain
+                    request: GET /plain
+                    upstream: api
+                    path: /plain.json
+                    transform: []
+                    examples:
+                      - { query: { orderBy: '"age"' }, upstream: {}, response: {} }
+                """
+        let lines = diagnostics([("r.yaml", text)])
+        assertDiagnostic(lines, at: "r.yaml:13:29", contains: "'orderBy' must be a JSON string")
+        assertDiagnostic(lines, at: "r.yaml:14:29", contains: "refuses orderBy \"$priority\"")
+        assertDiagnostic(lines, at: "r.yaml:15:27", contains: "'limit' is not a Firebase query parameter")
+        assertDiagnostic(lines, at: "r.yaml:22:18", contains: "`query` is for routes with `firebase-query: true`")
+        XCTAssertEqual(lines.count, 4, lines.joined(separator: "\n"))
+    }
 }
