@@ -81,11 +81,13 @@ package enum OpenAPIDocument {
         }
         var queryNames: [String] = []
         for name in route.forwardQuery + (route.cache?.varyQuery ?? []) where !queryNames.contains(name) {
+            if route.firebaseQuery != .off, FirebaseQuery.names.contains(name) { continue }
             queryNames.append(name)
         }
         for name in queryNames {
             parameters.append(parameter(name, in: "query", required: false, schema: ["type": .string("string")]))
         }
+        if route.firebaseQuery != .off { parameters += firebaseQueryParameters() }
         // OpenAPI ignores header parameters named Accept, Content-Type and Authorization.
         for name in route.forwardHeaders
         where ForwardedHeaderPolicy.mayForward(name)
@@ -180,7 +182,8 @@ package enum OpenAPIDocument {
         statuses.append(
             (
                 400,
-                ["bad-request"] + (route.path.parameterNames.isEmpty ? [] : ["bad-parameter"])
+                ["bad-request"]
+                    + (route.path.parameterNames.isEmpty && route.firebaseQuery == .off ? [] : ["bad-parameter"])
                     + (hasBody ? ["invalid-json"] : [])
             ))
         if speaks {
@@ -234,6 +237,22 @@ package enum OpenAPIDocument {
                                     ])))
                         ]))),
             ]))
+    }
+
+    /// Firebase's query parameters, on a route with `firebase-query: true` (docs/firebase.md):
+    /// each a JSON text, checked as Firebase checks it (400 `bad-parameter`).
+    static func firebaseQueryParameters() -> [JSON] {
+        let limit: KeyValuePairs<String, JSON> = ["type": .string("string"), "pattern": .string("^[1-9][0-9]*$")]
+        return FirebaseQuery.names.map { name in
+            switch name {
+            case "limitToFirst", "limitToLast": parameter(name, in: "query", required: false, schema: limit)
+            case "shallow":
+                parameter(
+                    name, in: "query", required: false,
+                    schema: ["type": .string("string"), "enum": .array([.string("true"), .string("false")])])
+            default: parameter(name, in: "query", required: false, schema: ["type": .string("string")])
+            }
+        }
     }
 
     static func parameter(_ name: String, in location: String, required: Bool, schema: KeyValuePairs<String, JSON>)

@@ -85,13 +85,16 @@ package struct PipelineOutput: Sendable {
 package struct TransformContext: Sendable {
     /// Values captured from the client path (`{id}`), for `set` templates.
     package var parameters: [String: String]
+    /// The request's Firebase query order (its `orderBy`), for `keyed-to-array`'s `order: query`.
+    package var queryOrder: FirebaseQuery.Order
     /// Elements removed by `validate` steps so far.
     package var dropped: [DroppedElement]
     /// Set by a step that dropped the whole value it was given (`validate` or `coerce` with
     /// `invalid: drop` on one record); the enclosing `each` or `at` then removes that element.
     var removesCurrentValue = false
-    package init(parameters: [String: String] = [:]) {
+    package init(parameters: [String: String] = [:], queryOrder: FirebaseQuery.Order = .key) {
         self.parameters = parameters
+        self.queryOrder = queryOrder
         self.dropped = []
     }
 }
@@ -139,10 +142,10 @@ package struct Pipeline: Sendable {
     /// the steps mutate the document in place instead of copying it. `observe`, when given, is
     /// called after each step (`reshape explain`); nil costs nothing.
     package func run(
-        _ input: consuming JSON, parameters: [String: String] = [:],
+        _ input: consuming JSON, parameters: [String: String] = [:], queryOrder: FirebaseQuery.Order = .key,
         observe: StepObserver? = nil
     ) throws(PipelineError) -> PipelineOutput {
-        try run(from: TapeValue(input), parameters: parameters, observe: observe)
+        try run(from: TapeValue(input), parameters: parameters, queryOrder: queryOrder, observe: observe)
     }
 
     /// Runs on a parsed upstream body without building it as a tree while the steps only
@@ -150,21 +153,21 @@ package struct Pipeline: Sendable {
     /// converts, `validate`, `wrap`); from the first step that must change values on, the
     /// steps run on the tree. The output is the same as `run(document.materialize(root))`.
     package func run(
-        _ document: JSONTape, parameters: [String: String] = [:],
+        _ document: JSONTape, parameters: [String: String] = [:], queryOrder: FirebaseQuery.Order = .key,
         observe: StepObserver? = nil
     ) throws(PipelineError) -> PipelineOutput {
-        try run(from: TapeValue(tape: document), parameters: parameters, observe: observe)
+        try run(from: TapeValue(tape: document), parameters: parameters, queryOrder: queryOrder, observe: observe)
     }
 
     /// The step loop of every run, traced or not, on the tape or on a tree. A value built as
     /// a tree stays one, so a run from a tree calls only the steps' tree paths. Untraced, a
     /// step costs its own work and one test of `observe`.
     func run(
-        from input: consuming TapeValue, parameters: [String: String],
+        from input: consuming TapeValue, parameters: [String: String], queryOrder: FirebaseQuery.Order = .key,
         observe: StepObserver?
     ) throws(PipelineError) -> PipelineOutput {
         var value = input
-        var context = TransformContext(parameters: parameters)
+        var context = TransformContext(parameters: parameters, queryOrder: queryOrder)
         for index in steps.indices {
             let droppedBefore = context.dropped.count
             try Self.run(steps[index], on: &value, context: &context)

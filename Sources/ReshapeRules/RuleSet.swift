@@ -183,6 +183,8 @@ package struct Route: Sendable {
     package var idempotent = false
     /// `live:` on a GET route: it also answers `Accept: text/event-stream`; nil: not live.
     package var live: LivePolicy?
+    /// `firebase-query: true`: the client's Firebase query parameters are checked and forwarded.
+    package var firebaseQuery = FirebaseQuery.Use.off
 
     package init(
         name: String, method: String, path: PathTemplate, upstream: String,
@@ -247,6 +249,8 @@ package struct RouteExample: Sendable {
     package var response: JSON?
     /// Path captures, as a client request would supply them.
     package var parameters: [String: String]
+    /// The request's Firebase query order (`query:` on a route with `firebase-query: true`).
+    package var queryOrder = FirebaseQuery.Order.key
     /// How many elements must be dropped, when the example says.
     package var dropped: Int?
     /// The `PipelineError.code` expected instead of a response.

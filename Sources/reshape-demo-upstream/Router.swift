@@ -73,6 +73,11 @@ struct Router: Sendable {
         }
         // Firebase answers a missing path with 200 and `null`.
         var value = store.read(dataPath) ?? .null
+        switch DemoQuery.of(request) {
+        case .failure(let refusal): return .respond(.firebaseError(400, refusal.message))
+        case .success(let query?): value = query.answer(value)
+        case .success(nil): break
+        }
         if request.queryValue("shallow") == "true" { value = value.shallow }
         if request.queryValue("print") == "silent" {
             return .respond(DemoResponse(status: 204, headers: [], body: []))

@@ -18,7 +18,10 @@ final class OpenAPICLITests: XCTestCase {
         let paths = try XCTUnwrap(document["paths"] as? [String: [String: Any]])
         XCTAssertEqual(
             Set(paths.keys),
-            ["/users", "/users/{id}", "/my/users", "/devices", "/scores", "/widgets", "/profile/{id}", "/posts"])
+            [
+                "/users", "/users/{id}", "/my/users", "/people", "/devices", "/scores", "/widgets", "/profile/{id}",
+                "/posts",
+            ])
         XCTAssertEqual(Set(paths["/users"]!.keys), ["get", "post"])
         let post = try XCTUnwrap(paths["/users"]!["post"] as? [String: Any])
         let body = try XCTUnwrap(

@@ -14,7 +14,10 @@ final class ExampleConformanceTests: XCTestCase {
             for example in route.examples where example.error == nil {
                 let output: JSON
                 do {
-                    output = try runRoute(route, input: example.upstream, parameters: example.parameters) { value in
+                    output = try runRoute(
+                        route, input: example.upstream, parameters: example.parameters,
+                        queryOrder: example.queryOrder
+                    ) { value in
                         var captures = example.parameters
                         captures["value"] = value
                         guard let path = try? route.stages.first?.expand.fetch.renderedPath(captures),

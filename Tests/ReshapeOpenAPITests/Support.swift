@@ -96,10 +96,10 @@ struct DerivedSchemas {
 
 /// Runs a route offline the server's way; `followUp` answers each `expand` value.
 func runRoute(
-    _ route: Route, input: JSON, parameters: [String: String],
+    _ route: Route, input: JSON, parameters: [String: String], queryOrder: FirebaseQuery.Order = .key,
     followUp: (String) -> RouteRun.FollowUp
 ) throws(PipelineError) -> JSON {
-    var run = RouteRun(route: route, parameters: parameters)
+    var run = RouteRun(route: route, parameters: parameters, queryOrder: queryOrder)
     var progress: RouteRun.Progress
     if route.isSingleFetch {
         progress = try run.start(OfflineRun.tape(input))

@@ -57,6 +57,28 @@ final class TapePipelineTests: XCTestCase {
         XCTAssertEqual(outcomes, pipelines.count * inputs.count)
     }
 
+    /// `order: query` with every `orderBy` the run can get, on every input: the same bytes,
+    /// drops and errors on both paths.
+    func testQueryOrderAgreesOnEveryInputAndOrder() throws {
+        var ctx = try context()
+        ctx.firebaseQuery = true
+        let queryPipelines = [
+            #"[{"keyed-to-array": {"key": "objectId", "order": "query"}}, {"validate": {"type": "User", "invalid": "drop"}}, {"wrap": "objects"}]"#,
+            #"[{"keyed-to-array": {"key": "objectId", "order": "query", "conflict": "keep"}}, {"coerce": {"age": "integer", "invalid": "drop"}}]"#,
+            #"[{"select": "/data"}, {"keyed-to-array": {"order": "query", "conflict": "fail"}}, {"rename": {"name": "n"}}]"#,
+        ]
+        let orders: [FirebaseQuery.Order] = [.key, .value, .child(["age"]), .child(["name"]), .child(["tags", "0"])]
+        for steps in queryPipelines {
+            let pipeline = try OperationCatalog.compile(steps: json(steps), context: ctx)
+            for input in inputs {
+                for order in orders {
+                    _ = try? runBothWays(pipeline, on: input, queryOrder: order)
+                    _ = try? runBothWays(pipeline, on: json(input).serializedString(), queryOrder: order)
+                }
+            }
+        }
+    }
+
     func testNamesMatchByCodePointsOnBothPaths() throws {
         // NFC "é" as the key or field, NFD "e\u0301" in the record: different names for JSON.
         for steps in [
@@ -88,6 +110,11 @@ final class TapePipelineTests: XCTestCase {
 
     func testRandomKeyedCollectionsAgree() throws {
         let pipeline = try OperationCatalog.compile(steps: json(pipelines[1]), context: try context())
+        var queryContext = try context()
+        queryContext.firebaseQuery = true
+        let byQuery = try OperationCatalog.compile(
+            steps: json(pipelines[1].replacingOccurrences(of: #""order": "key""#, with: #""order": "query""#)),
+            context: queryContext)
         var state: UInt64 = 3
         func next(_ bound: Int) -> Int {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
@@ -110,6 +137,9 @@ final class TapePipelineTests: XCTestCase {
             let text = "{\(members.joined(separator: ","))}"
             _ = try? runBothWays(pipeline, on: text)
             _ = try? runBothWays(pipeline, on: json(text).serializedString())
+            for order: FirebaseQuery.Order in [.key, .child(["age"]), .child(["name"])] {
+                _ = try? runBothWays(byQuery, on: text, queryOrder: order)
+            }
         }
     }
 

@@ -2,7 +2,8 @@ import ReshapeDigest
 import ReshapeRules
 
 /// What selects one cached answer: the route, its path captures, the forwarded and
-/// `vary-query` query parameters, and the values of the forwarded client headers. Kept only as
+/// `vary-query` query parameters (Firebase's too, on a route with `firebase-query: true`),
+/// and the values of the forwarded client headers. Kept only as
 /// a SHA-256 digest, so credentials that are part of it are never stored in clear, and two
 /// clients with different credentials can never share an answer.
 package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
@@ -17,8 +18,8 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
 
     package var description: String { route + "/" + digest.prefix(16) }
 
-    /// Nil when the request cannot be keyed (a query that is not valid percent-encoding: the
-    /// request is refused anyway).
+    /// Nil when the request cannot be keyed (a query that is not valid percent-encoding, or a
+    /// Firebase query Firebase would refuse: the request is refused anyway).
     package static func of(route: Route, parameters: [String: String], request: HTTPRequest) -> CacheKey? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
@@ -66,6 +67,16 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
             add("q")
             add(name)
             add(value)
+        }
+        // Firebase's parameters as they are forwarded: checked, in a fixed order.
+        if route.firebaseQuery != .off {
+            guard let firebase = try? UpstreamRequestBuilder.firebaseQuery(route: route, rawQuery: request.rawQuery)
+            else { return nil }
+            for parameter in firebase.parameters {
+                add("f")
+                add(parameter.name)
+                add(parameter.value)
+            }
         }
         // Trace headers are never forwarded as sent (each fetch sends its own), so they select nothing.
         for name in route.forwardHeaders

@@ -112,8 +112,13 @@ final class RouteExchange {
             secrets.count == route.secrets.count
             ? (rules.routeRedactors[route.name] ?? rules.allSecrets)
             : Redactor(secrets: ServingRules.secrets(of: route, in: rules.ruleSet) + secrets)
+        // `keyed-to-array`'s `order: query`; a query Firebase would refuse is refused below, by its fetch.
+        let queryOrder =
+            route.firebaseQuery == .forwardAndOrder
+            ? ((try? UpstreamRequestBuilder.firebaseQuery(route: route, rawQuery: request.rawQuery))?.order ?? .key)
+            : .key
         let exchange = RouteExchange(
-            route: route, parameters: parameters, rules: rules,
+            route: route, parameters: parameters, queryOrder: queryOrder, rules: rules,
             extras: OutgoingExtras(
                 headers: headers, timeoutMilliseconds: route.timeoutMilliseconds,
                 secrets: secrets),
@@ -136,7 +141,8 @@ final class RouteExchange {
     }
 
     private init(
-        route: Route, parameters: [String: String], rules: ServingRules, extras: OutgoingExtras,
+        route: Route, parameters: [String: String], queryOrder: FirebaseQuery.Order, rules: ServingRules,
+        extras: OutgoingExtras,
         redactor: Redactor, trace: (context: TraceContext, tracer: Tracer)?
     ) {
         self.trace = trace
@@ -146,7 +152,7 @@ final class RouteExchange {
         self.extras = extras
         self.redactor = redactor
         state = .fetchingPrimaries(Array(repeating: nil, count: route.fetches.count))
-        run = RouteRun(route: route, parameters: parameters)
+        run = RouteRun(route: route, parameters: parameters, queryOrder: queryOrder)
     }
 
     /// The state's name: a `StateName`'s, or `modifying`.

@@ -80,7 +80,8 @@ package struct OutgoingExtras: Sendable {
 
 /// Builds the upstream URL from a fetch rule. Path captures are percent-encoded byte by byte,
 /// so nothing a client sends (`..`, `%2F`, `@`, `#`, `?`, CR/LF, NUL) can change the host or
-/// leave the rule's path; only query parameters the rule names are passed on.
+/// leave the rule's path; only query parameters the rule names are passed on: those of
+/// `forward-query`, and on a route with `firebase-query: true` Firebase's, once checked.
 package enum UpstreamRequestBuilder {
     /// The single-fetch request of a route (its first fetch), as a GET route sends it.
     package static func build(
@@ -103,13 +104,15 @@ package enum UpstreamRequestBuilder {
         do {
             url += try fetch.renderedPath(parameters)
         } catch {
-            throw Problem(
-                status: 400, code: "bad-parameter", title: "Bad path parameter",
-                detail: "'\(error.name)' must not be empty, '.' or '..'",
-                extra: [.init(key: "route", value: .string(route.name))])
+            throw badParameter(error.name, "must not be empty, '.' or '..'", route: route)
         }
         var query: [String] = upstream.query.map {
             PercentEncoding.encode($0.name) + "=" + PercentEncoding.encode($0.value)
+        }
+        if let firebase = try firebaseQuery(route: route, rawQuery: rawQuery) {
+            for parameter in firebase.parameters {
+                query.append(parameter.name + "=" + PercentEncoding.encode(parameter.value))
+            }
         }
         if !route.forwardQuery.isEmpty, !rawQuery.isEmpty {
             for pair in rawQuery.split(separator: "&", omittingEmptySubsequences: true) {
@@ -153,6 +156,37 @@ package enum UpstreamRequestBuilder {
             default: false
             }
         return request
+    }
+
+    /// The request's Firebase query on a route with `firebase-query: true`, checked as
+    /// Firebase checks it (400 `bad-parameter` naming the parameter); nil on other routes,
+    /// which read nothing of it. A route that orders records by the query refuses
+    /// `orderBy="$priority"`: answers carry no priorities to order by.
+    package static func firebaseQuery(route: Route, rawQuery: Substring) throws(Problem) -> FirebaseQuery? {
+        if route.firebaseQuery == .off { return nil }
+        let query: FirebaseQuery
+        do {
+            query = try FirebaseQuery.parse(rawQuery)
+        } catch {
+            switch error {
+            case .encoding: throw Problem.badRequest("the query string has an invalid percent-encoding")
+            case .parameter(let name, let reason): throw badParameter(name, reason, route: route)
+            }
+        }
+        if route.firebaseQuery == .forwardAndOrder, query.orderBy == .priority {
+            throw badParameter(
+                "orderBy",
+                "cannot be \"$priority\" on this route: it orders records by the query, and answers carry no priorities",
+                route: route)
+        }
+        return query
+    }
+
+    /// 400 `bad-parameter`: a path capture or a query parameter the request may not have.
+    private static func badParameter(_ name: String, _ reason: String, route: Route) -> Problem {
+        Problem(
+            status: 400, code: "bad-parameter", title: "Bad parameter", detail: "'\(name)' \(reason)",
+            extra: [.init(key: "route", value: .string(route.name)), .init(key: "parameter", value: .string(name))])
     }
 
     private static let acceptJSON = NameValue(name: "Accept", value: "application/json")

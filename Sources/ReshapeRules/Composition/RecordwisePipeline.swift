@@ -17,8 +17,8 @@ package struct RecordwisePipeline: Sendable {
     private let pipeline: Pipeline
 
     /// The route's transform split by record, or nil when its answer is not one record per
-    /// member normalized alone (another first step, `order: numeric-key`, a step that sees
-    /// the whole list such as `sort`, `fetch:` or `expand`).
+    /// member normalized alone (another first step, `order: numeric-key` or `query`, a step
+    /// that sees the whole list such as `sort`, `fetch:` or `expand`).
     package init?(_ route: Route) {
         guard route.isSingleFetch, route.stages.isEmpty else { return nil }
         self.init(route.pipeline)
@@ -26,7 +26,8 @@ package struct RecordwisePipeline: Sendable {
 
     /// `pipeline` split by record, or nil (see `init(_: Route)`).
     package init?(_ pipeline: Pipeline) {
-        guard let head = pipeline.steps.first as? KeyedToArrayOperation, head.order != .numericKey else { return nil }
+        guard let head = pipeline.steps.first as? KeyedToArrayOperation, head.order == .key || head.order == .source
+        else { return nil }
         var middle = pipeline.steps.dropFirst()
         wrap = (middle.last as? WrapOperation)?.field
         if wrap != nil { middle = middle.dropLast() }

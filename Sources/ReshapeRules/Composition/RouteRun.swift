@@ -20,13 +20,16 @@ package struct RouteRun: Sendable {
 
     private let route: Route
     private let parameters: [String: String]
+    /// The request's Firebase query order, for `keyed-to-array`'s `order: query`.
+    private let queryOrder: FirebaseQuery.Order
     private var stageIndex = 0
     private var value: JSON = .null
     private var dropped: [DroppedElement] = []
 
-    package init(route: Route, parameters: [String: String]) {
+    package init(route: Route, parameters: [String: String], queryOrder: FirebaseQuery.Order = .key) {
         self.route = route
         self.parameters = parameters
+        self.queryOrder = queryOrder
     }
 
     /// The transform's input on a `fetch:` route: an object with a member per fetch, in the
@@ -47,7 +50,8 @@ package struct RouteRun: Sendable {
     }
 
     private mutating func start(from input: TapeValue, observe: StepObserver?) throws(PipelineError) -> Progress {
-        let output = try route.pipeline.run(from: input, parameters: parameters, observe: observe)
+        let output = try route.pipeline.run(
+            from: input, parameters: parameters, queryOrder: queryOrder, observe: observe)
         if route.stages.isEmpty { return .done(output) }
         value = output.value
         dropped = output.dropped
@@ -107,7 +111,8 @@ package struct RouteRun: Sendable {
                     name: "expand", argument: nil, operation: nil, value: .array(kept),
                     dropped: Array(dropped[droppedBefore...])))
         }
-        let output = try stage.then.run(JSON.array(kept), parameters: parameters, observe: observe)
+        let output = try stage.then.run(
+            JSON.array(kept), parameters: parameters, queryOrder: queryOrder, observe: observe)
         value = output.value
         dropped += output.dropped
         stageIndex += 1

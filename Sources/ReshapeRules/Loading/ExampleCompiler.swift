@@ -10,13 +10,15 @@ struct ExampleShape {
     let hasStages: Bool
     /// The route has a `transform`: without one, `follow-ups` are not judged.
     let transformCompiled: Bool
+    /// How the route uses a Firebase query (`firebase-query: true`), for an example's `query`.
+    var firebaseQuery = FirebaseQuery.Use.off
 
     var isFanOut: Bool { !(fetches.map { $0.count == 1 && $0[0].name.isEmpty } ?? true) }
 }
 
 extension RuleSetBuilder {
     private static let exampleKeys: Set<String> = [
-        "upstream", "response", "params", "dropped", "error", "request-body", "sends", "follow-ups",
+        "upstream", "response", "params", "dropped", "error", "request-body", "sends", "follow-ups", "query",
     ]
 
     /// A route's `examples`; nil when any of them is faulty (each problem reported).
@@ -78,11 +80,14 @@ extension RuleSetBuilder {
             if object["dropped"] != nil && dropped == nil {
                 report(document, itemPointer + "/dropped", "`dropped` must be a whole number")
             }
-            examples.append(
-                RouteExample(
-                    upstream: upstream ?? .null, response: object["response"], parameters: parameters,
-                    dropped: dropped, error: error, requestBody: requestBody, sends: sends,
-                    followUps: followUps, location: document.location(of: itemPointer)))
+            var example = RouteExample(
+                upstream: upstream ?? .null, response: object["response"], parameters: parameters,
+                dropped: dropped, error: error, requestBody: requestBody, sends: sends,
+                followUps: followUps, location: document.location(of: itemPointer))
+            if let query = object["query"] {
+                example.queryOrder = compileQuery(query, shape: shape, document, itemPointer + "/query")
+            }
+            examples.append(example)
         }
         return problems.count == before ? examples : nil
     }
@@ -136,6 +141,62 @@ extension RuleSetBuilder {
             followUps[member.key] = member.value
         }
         return followUps
+    }
+
+    /// `query: { orderBy: '"age"', limitToFirst: 2 }`: the request's Firebase query, each value
+    /// as it would be in the URL (JSON text), checked as the server checks it.
+    private mutating func compileQuery(
+        _ value: JSON, shape: ExampleShape, _ document: SourceDocument, _ pointer: String
+    )
+        -> FirebaseQuery.Order
+    {
+        guard shape.firebaseQuery != .off else {
+            report(document, pointer, "`query` is for routes with `firebase-query: true`")
+            return .key
+        }
+        guard case .object(let pairs) = value else {
+            report(
+                document, pointer, "`query` must map Firebase query parameters to their values, like orderBy: '\"age\"'"
+            )
+            return .key
+        }
+        var raw: [String] = []
+        for pair in pairs.members {
+            let text: String
+            switch pair.value {
+            case .string(let string): text = string
+            case .number(let number): text = number.text
+            case .bool(let flag): text = flag ? "true" : "false"
+            default:
+                report(
+                    document, pointer + "/" + JSONPointer.escape(pair.key),
+                    "a query value is its text in the URL, like '\"age\"' or 2")
+                continue
+            }
+            guard FirebaseQuery.names.contains(pair.key) else {
+                report(
+                    document, pointer + "/" + JSONPointer.escape(pair.key),
+                    "'\(pair.key)' is not a Firebase query parameter (\(FirebaseQuery.names.joined(separator: ", ")))")
+                continue
+            }
+            raw.append(PercentEncoding.encode(pair.key) + "=" + PercentEncoding.encode(text))
+        }
+        do {
+            let query = try FirebaseQuery.parse(Substring(raw.joined(separator: "&")))
+            if shape.firebaseQuery == .forwardAndOrder, query.orderBy == .priority {
+                report(
+                    document, pointer + "/orderBy",
+                    "this route refuses orderBy \"$priority\": it orders records by the query, and answers carry no priorities"
+                )
+            }
+            return query.order
+        } catch {
+            if case .parameter(let name, let reason) = error {
+                let at = pairs[name] == nil ? pointer : pointer + "/" + JSONPointer.escape(name)
+                report(document, at, "'\(name)' \(reason)")
+            }
+            return .key
+        }
     }
 
     private mutating func compileParameters(_ value: JSON?, _ document: SourceDocument, _ pointer: String) -> [String:

@@ -58,7 +58,9 @@ package enum ExampleRunner {
         }
         let followUps = example.followUps.mapValues(OfflineRun.tape)
         let result = Result { () throws(PipelineError) in
-            try OfflineRun.respond(route, fetched: fetched, followUps: followUps, parameters: example.parameters)
+            try OfflineRun.respond(
+                route, fetched: fetched, followUps: followUps, parameters: example.parameters,
+                queryOrder: example.queryOrder)
         }
         return compare(result, example)
     }
@@ -66,9 +68,11 @@ package enum ExampleRunner {
     /// The steps before the first `expand`, on the tape (the server's way) and on the tree:
     /// a difference is Reshape's bug and must not hide behind a passing example.
     static func differential(_ pipeline: Pipeline, _ body: JSONTape, _ example: RouteExample) -> String? {
-        let staged = Result { () throws(PipelineError) in try pipeline.run(body, parameters: example.parameters) }
+        let staged = Result { () throws(PipelineError) in
+            try pipeline.run(body, parameters: example.parameters, queryOrder: example.queryOrder)
+        }
         let tree = Result { () throws(PipelineError) in
-            try pipeline.run(example.upstream, parameters: example.parameters)
+            try pipeline.run(example.upstream, parameters: example.parameters, queryOrder: example.queryOrder)
         }
         if !sameOutcome(staged, tree) {
             return "internal error: the pipeline answers differently on the tape and on the tree; please report it"

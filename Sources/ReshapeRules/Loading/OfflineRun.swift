@@ -25,12 +25,13 @@ package enum OfflineRun {
     /// The route's transform over `fetched`, with each `expand` follow-up answered from
     /// `followUps` by upstream path (`ExpandRule.fetch.renderedPath` with `{value}`); a path not
     /// there answers 404, which is a missing follow-up.
+    /// `queryOrder` is the request's Firebase query order (`keyed-to-array`'s `order: query`).
     /// `observe` traces every step (`reshape explain`).
     package static func respond(
         _ route: Route, fetched: Fetched, followUps: [String: JSONTape] = [:],
-        parameters: [String: String], observe: StepObserver? = nil
+        parameters: [String: String], queryOrder: FirebaseQuery.Order = .key, observe: StepObserver? = nil
     ) throws(PipelineError) -> PipelineOutput {
-        var run = RouteRun(route: route, parameters: parameters)
+        var run = RouteRun(route: route, parameters: parameters, queryOrder: queryOrder)
         var progress: RouteRun.Progress
         switch fetched {
         case .single(let tape):

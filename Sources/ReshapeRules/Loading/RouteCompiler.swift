@@ -10,15 +10,20 @@ struct RouteScope {
     let upstreamNames: Set<String>
     let types: SchemaSet?
     let requestTemplate: PathTemplate?
+    /// `firebase-query: true` (even where refused): the route's own steps may say `order: query`.
+    var firebaseQuery = false
 
     var captures: Set<String> { Set(requestTemplate?.parameterNames ?? []) }
-    var operationContext: OperationCompileContext { OperationCompileContext(types: types, parameterNames: captures) }
+    var operationContext: OperationCompileContext {
+        OperationCompileContext(types: types, parameterNames: captures, firebaseQuery: firebaseQuery)
+    }
 }
 
 extension RuleSetBuilder {
     static let routeKeys: Set<String> = [
         "name", "request", "upstream", "path", "fetch", "forward-query", "forward-headers", "headers", "body",
         "transform", "timeout", "expose-upstream-errors", "cache", "examples", "idempotent", "live",
+        "firebase-query",
     ]
     static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     static let bodyMethods: Set<String> = ["POST", "PUT", "PATCH"]
@@ -40,9 +45,10 @@ extension RuleSetBuilder {
         var method = ""
         var requestTemplate: PathTemplate?
         if let request { (method, requestTemplate) = compileRequest(request, document, entry.pointer + "/request") }
-        let scope = RouteScope(
+        var scope = RouteScope(
             document: document, pointer: entry.pointer, upstreamNames: upstreamNames, types: types,
             requestTemplate: requestTemplate)
+        scope.firebaseQuery = compileFirebaseQuery(object, method: method, document, entry.pointer)
 
         let fetches = compileFetches(object, scope, label: label)
         var forwardQuery: [String] = []
@@ -92,9 +98,10 @@ extension RuleSetBuilder {
         }
         let live = compileLive(
             object["live"], method: method, hasFetchList: object["fetch"] != nil, hasStages: !stages.isEmpty, scope)
-        let shape = ExampleShape(
+        var shape = ExampleShape(
             fetches: fetches, body: body, hasBodyKey: object["body"] != nil, hasStages: !stages.isEmpty,
             transformCompiled: object["transform"] != nil)
+        shape.firebaseQuery = Self.firebaseQueryUse(scope.firebaseQuery, pipeline: pipeline, stages: stages)
         let examples = compileExamples(
             object["examples"], shape: shape, document: document, pointer: entry.pointer + "/examples")
 
@@ -106,6 +113,7 @@ extension RuleSetBuilder {
             secrets: secrets.filter { !$0.isEmpty }, location: entry.location, examples: examples)
         route.idempotent = idempotent
         route.live = live
+        route.firebaseQuery = Self.firebaseQueryUse(scope.firebaseQuery, pipeline: pipeline, stages: stages)
         return route
     }
 

@@ -54,7 +54,9 @@ extension RuleSetBuilder {
     /// Steps where `expand` is not allowed (a body's or an expand's transform); nil on a problem.
     mutating func compileSteps(_ steps: JSON, _ scope: RouteScope, at pointer: String) -> Pipeline? {
         if scope.types == nil && Self.mentionsTypes(steps) { return nil }
-        let context = scope.operationContext
+        // A body or a follow-up is not the query's answer: `order: query` has nothing to order by.
+        var context = scope.operationContext
+        context.firebaseQuery = false
         do {
             return try OperationCatalog.compile(steps: steps, context: context)
         } catch {

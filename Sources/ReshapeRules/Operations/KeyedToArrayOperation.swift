@@ -23,6 +23,10 @@ package struct KeyedToArrayOperation: TransformOperation {
         case key
         /// Names that are JSON numbers, in numeric order first; all other names after them, by bytes.
         case numericKey = "numeric-key"
+        /// As Firebase's SDK orders the children of the request's query: by its `orderBy`
+        /// (key, value or child, ties by key), by key without one. Only on a route with
+        /// `firebase-query: true`.
+        case query
     }
     package enum Conflict: String, Sendable, CaseIterable {
         case overwrite, keep, fail
@@ -43,7 +47,7 @@ package struct KeyedToArrayOperation: TransformOperation {
         self.conflict = conflict
     }
 
-    static func compile(_ argument: OperationArgument, _: OperationCompileContext) throws(OperationConfigError)
+    static func compile(_ argument: OperationArgument, _ context: OperationCompileContext) throws(OperationConfigError)
         -> any TransformOperation
     {
         let object = try argument.object(allowing: ["key", "value", "order", "conflict"])
@@ -55,6 +59,11 @@ package struct KeyedToArrayOperation: TransformOperation {
                 "'key' and 'value' must name different fields", at: object["value"] == nil ? "key" : "value")
         }
         let order = try argument.option("order", in: object, default: "source", choices: Order.allCases.map(\.rawValue))
+        if order == Order.query.rawValue, !context.firebaseQuery {
+            throw argument.error(
+                "`order: query` orders by the request's Firebase query: it needs `firebase-query: true` on a GET route, in the route's own transform",
+                at: "order")
+        }
         let conflict = try argument.option(
             "conflict", in: object, default: "overwrite", choices: Conflict.allCases.map(\.rawValue))
         return KeyedToArrayOperation(
@@ -62,6 +71,14 @@ package struct KeyedToArrayOperation: TransformOperation {
     }
 
     package func apply(to value: inout JSON, context: inout TransformContext) throws(PipelineError) {
+        if order == .query, case .array(let elements) = value {
+            // Firebase's array form orders by query like the object it stands for.
+            value = .object(
+                JSONObject(
+                    elements.enumerated().compactMap { index, element in
+                        element == .null ? nil : JSONMember(key: String(index), value: element)
+                    }))
+        }
         if case .null = value {
             value = .array([])
         } else if var object = value.takeObject() {
@@ -71,6 +88,12 @@ package struct KeyedToArrayOperation: TransformOperation {
             case .source: break
             case .key: KeyOrder.sort(&members, numeric: false)
             case .numericKey: KeyOrder.sort(&members, numeric: true)
+            case .query:
+                let order = context.queryOrder
+                members = QueryOrder.permutation(members.map(\.key), order: order) {
+                    QueryOrder.orderValue(members[$0].value, order)
+                }
+                .map { members[$0] }
             }
             var records: [JSON] = []
             records.reserveCapacity(members.count)
@@ -227,6 +250,13 @@ extension KeyedToArrayOperation {
             }
         }
         if order == .key, let permutation = KeyOrder.byteOrder(of: names, in: tape) {
+            names = permutation.map { names[$0] }
+            records = permutation.map { records[$0] }
+        } else if order == .query {
+            let order = context.queryOrder
+            let permutation = QueryOrder.permutation(names.map { tape.string($0) }, order: order) {
+                QueryOrder.orderValue(names[$0] + 1, in: tape, order)
+            }
             names = permutation.map { names[$0] }
             records = permutation.map { records[$0] }
         } else if order != .source {

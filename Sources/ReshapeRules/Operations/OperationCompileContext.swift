@@ -7,10 +7,14 @@ package struct OperationCompileContext: Sendable {
     package var types: SchemaSet?
     /// Captures of the route's request template (`{id}`), the only names a `set` template may use.
     package var parameterNames: Set<String>
+    /// Whether the steps run on the answer to a forwarded Firebase query (a route's own
+    /// transform, with `firebase-query: true`): only there may `keyed-to-array` say `order: query`.
+    package var firebaseQuery: Bool
 
-    package init(types: SchemaSet? = nil, parameterNames: Set<String> = []) {
+    package init(types: SchemaSet? = nil, parameterNames: Set<String> = [], firebaseQuery: Bool = false) {
         self.types = types
         self.parameterNames = parameterNames
+        self.firebaseQuery = firebaseQuery
     }
 }
 

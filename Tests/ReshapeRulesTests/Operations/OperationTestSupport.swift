@@ -29,22 +29,25 @@ func compileStep(_ step: String, parameters: Set<String> = [], types: OperationC
 /// output bytes, drops or error. So every operation test is also a test of the tape path.
 func transform(
     _ step: String, on input: String, parameters: [String: String] = [:],
-    context: OperationCompileContext? = nil,
+    context: OperationCompileContext? = nil, queryOrder: FirebaseQuery.Order = .key,
     file: StaticString = #filePath, line: UInt = #line
 ) throws -> PipelineOutput {
     let compileContext = context ?? OperationCompileContext(parameterNames: Set(parameters.keys))
     let pipeline = try OperationCatalog.compile(steps: json("[\(step)]"), context: compileContext)
-    return try runBothWays(pipeline, on: input, parameters: parameters, file: file, line: line)
+    return try runBothWays(pipeline, on: input, parameters: parameters, queryOrder: queryOrder, file: file, line: line)
 }
 
 /// Runs `pipeline` on the tree and on the tape of `input`; asserts they agree; returns the tape's result.
 func runBothWays(
     _ pipeline: Pipeline, on input: String, parameters: [String: String] = [:],
+    queryOrder: FirebaseQuery.Order = .key,
     file: StaticString = #filePath, line: UInt = #line
 ) throws -> PipelineOutput {
-    let tree = Result { () throws(PipelineError) in try pipeline.run(json(input), parameters: parameters) }
+    let tree = Result { () throws(PipelineError) in
+        try pipeline.run(json(input), parameters: parameters, queryOrder: queryOrder)
+    }
     let tape = Result { () throws(PipelineError) in
-        try pipeline.run(try! JSONTape.parse(Array(input.utf8)), parameters: parameters)
+        try pipeline.run(try! JSONTape.parse(Array(input.utf8)), parameters: parameters, queryOrder: queryOrder)
     }
     switch (tree, tape) {
     case (.success(let fromTree), .success(let fromTape)):
