@@ -38,7 +38,7 @@ upstreams:
     circuit: { failures: 2, open-for: 60s }
 routes:
   - { name: grafana-down, request: GET /grafana-check/down, upstream: closed, path: /x.json, transform: [] }
-  - { name: grafana-cached, request: GET /grafana-check/cached, upstream: demo, path: /users.json, cache: { ttl: 60s }, transform: [] }
+  - { name: grafana-cached, request: GET /grafana-check/cached, upstream: demo, path: /users.json, cache: { ttl: 60s, upstream-cache-control: ignore }, transform: [] }
 YAML
 start_reshape "$bin" "$work" --rules "$work/rules" --workers 1
 # /grafana-check/down three times: retried, then the circuit opens and rejects the third.

@@ -38,7 +38,7 @@ mkdir "$work/rules"
 cp examples/rules/*.yaml "$work/rules/"
 cat >"$work/rules/zz-http-check.yaml" <<'YAML'
 routes:
-  - { name: http-shared, request: GET /shared/users, upstream: demo, path: /users.json, cache: { ttl: 60s }, transform: [] }
+  - { name: http-shared, request: GET /shared/users, upstream: demo, path: /users.json, cache: { ttl: 60s, upstream-cache-control: ignore }, transform: [] }
   - { name: http-keyed, request: GET /keyed/users, upstream: demo, path: /users.json, forward-headers: [X-Api-Key], transform: [] }
 YAML
 start_reshape "$bin" "$work" --rules "$work/rules" --compress-min-bytes 256

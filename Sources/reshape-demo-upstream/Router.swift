@@ -82,7 +82,10 @@ struct Router: Sendable {
         if request.queryValue("print") == "silent" {
             return .respond(DemoResponse(status: 204, headers: [], body: []))
         }
-        return .respond(.json(value, pretty: request.queryValue("print") == "pretty"))
+        // As Firebase's front end marks every read (docs/firebase.md).
+        var answer = DemoResponse.json(value, pretty: request.queryValue("print") == "pretty")
+        answer.headers.append(("Cache-Control", "no-cache"))
+        return .respond(answer)
     }
 
     private func fault(_ segments: [String], _ request: DemoRequest) -> DemoReply {

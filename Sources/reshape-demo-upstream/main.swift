@@ -15,7 +15,8 @@ let usage = """
 
       GET /users.json  /users/{id}.json  /devices.json  /devices/{uid}.json  /posts.json
           /scores.json  /widgets.json
-          (any Firebase path; ?print=pretty, ?shallow=true; a missing path is 200 null)
+          (any Firebase path; ?print=pretty, ?shallow=true; a missing path is 200 null; every
+          read says Cache-Control: no-cache, as Firebase's do)
       POST /users.json (any path)  stores a new child, 201 {"name": "<push id>"}
       PUT sets the value (null deletes), PATCH sets the named children (null deletes one),
           both answer the data; DELETE removes, answers null. Empty objects disappear.

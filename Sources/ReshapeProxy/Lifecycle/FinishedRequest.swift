@@ -25,10 +25,22 @@ package struct FinishedRequest: Sendable {
     package var accessLogLine: [UInt8]?
     /// The request's server span, when its trace is recorded.
     package var span: Span?
+    /// Its answer was kept out of the cache by its upstreams' directives.
+    package var cacheSkip: CacheSkip?
+
+    /// A `cache:` route's answer its upstreams' `Cache-Control` kept out of the cache.
+    package struct CacheSkip: Sendable, Equatable {
+        package var route: String
+        /// `no-store`, `private` or `no-cache`.
+        package var reason: String
+        /// The log line that says so, the first time for the route and rule set; nil after.
+        package var notice: String?
+    }
 
     /// Writes it into `metrics` (the access-log line is the server's to write).
     package func record(in metrics: Metrics) {
         if let route, !dropped.isEmpty { metrics.recordDropped(route: route, elements: dropped) }
+        if let cacheSkip { metrics.recordCacheSkipped(route: cacheSkip.route, reason: cacheSkip.reason) }
         switch outcome {
         case .answered(let status, let seconds):
             metrics.requestFinished()

@@ -288,6 +288,7 @@ package final class RequestLifecycle {
         guard case .responding(let record) = state else { impossible("answered", in: stateName) }
         state = .answered
         var finished = FinishedRequest(outcome: .background, route: record.routeName)
+        finished.cacheSkip = cacheSkip(response, record)
         if !record.dropped.isEmpty {
             // The status page shows them as the access log does: with the route's secrets out.
             let redactor = record.exchange?.redactor ?? self.redactor
@@ -395,5 +396,23 @@ package final class RequestLifecycle {
     /// is no such path.
     var operatorMayAsk: Bool {
         settings.endpoints == .admin || (settings.endpoints == .all && request.fromLoopback)
+    }
+}
+
+extension RequestLifecycle {
+    /// A `cache:` route's fetched answer that was not stored because of its upstreams'
+    /// `Cache-Control`: counted, and said once per route and rule set with the setting that
+    /// would change it.
+    func cacheSkip(_ response: HTTPResponse, _ record: AnswerRecord) -> FinishedRequest.CacheSkip? {
+        guard settings.cache != nil, response.status == 200, record.errorCode == nil, let exchange = record.exchange,
+            exchange.route.cache != nil, let reason = exchange.cacheControl.skipReason
+        else { return nil }
+        let route = exchange.route.name
+        let notice =
+            rules.firstCacheSkip(route: route)
+            ? "route \(route): answers are not cached because an upstream says Cache-Control: \(reason); "
+                + "`cache: { upstream-cache-control: ignore }` lets the route's ttl decide"
+            : nil
+        return FinishedRequest.CacheSkip(route: route, reason: reason, notice: notice)
     }
 }

@@ -220,7 +220,7 @@ final class RouteExchange {
                 impossible("fetchFinished of a fetch not in flight", in: stateName)
             }
             state = .modifying
-            record(result, seconds: seconds)
+            record(result, seconds: seconds, upstream: route.fetches[id].upstream)
             if id == 0, case .response(let response) = result { upstreamStatus = response.status }
             switch classify(result, fetch: route.fetches[id]) {
             case .failure(let problem):
@@ -240,7 +240,7 @@ final class RouteExchange {
             guard let value = followUps.inFlight.removeValue(forKey: id) else {
                 impossible("fetchFinished of a fetch not in flight", in: "expanding")
             }
-            record(result, seconds: seconds)
+            record(result, seconds: seconds, upstream: followUps.rule.fetch.upstream)
             switch followUpOutcome(result, value: value, rule: followUps.rule) {
             case .failure(let problem):
                 return fail(problem, cancel: followUps.inFlight.keys.sorted().map { FetchCancel(id: $0) })
@@ -279,10 +279,11 @@ final class RouteExchange {
 
     /// What every fetch's result tells, whichever phase it belongs to: how long the slowest
     /// took, and what caching the upstreams allow.
-    private func record(_ result: UpstreamResult, seconds: Double) {
+    private func record(_ result: UpstreamResult, seconds: Double, upstream: String?) {
         upstreamSeconds = max(upstreamSeconds, seconds)
         if case .response(let response) = result {
-            cacheControl = cacheControl.combined(with: CacheControl(header: response.cacheControl))
+            let reading = CacheControl.reading(route.cache, upstream: upstream.flatMap { rules.ruleSet.upstreams[$0] })
+            cacheControl = cacheControl.combined(with: CacheControl(header: response.cacheControl, reading: reading))
         }
     }
 

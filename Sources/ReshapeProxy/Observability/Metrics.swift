@@ -43,10 +43,12 @@ package final class Metrics: Sendable {
         var circuitRejections: [String: Int] = [:]  // upstream
         var circuitStates: [String: Int] = [:]  // upstream: 0 closed, 1 open, 2 half-open
         var redirects: [String: Int] = [:]  // upstream|result
+        var cacheSkips: [String: Int] = [:]  // route|reason
 
         mutating func merge(_ other: Resilience) {
             retries.merge(other.retries, uniquingKeysWith: +)
             redirects.merge(other.redirects, uniquingKeysWith: +)
+            cacheSkips.merge(other.cacheSkips, uniquingKeysWith: +)
             circuitRejections.merge(other.circuitRejections, uniquingKeysWith: +)
             // The worst worker's state: a circuit open on one worker is worth seeing.
             circuitStates.merge(other.circuitStates, uniquingKeysWith: max)
@@ -123,6 +125,11 @@ package final class Metrics: Sendable {
         state.withLock { $0.resilience.redirects[key, default: 0] += 1 }
     }
 
+    /// A `cache:` route's answer was not stored because an upstream said `reason`.
+    package func recordCacheSkipped(route: String, reason: String) {
+        state.withLock { $0.resilience.cacheSkips["\(route)|\(reason)", default: 0] += 1 }
+    }
+
     /// A fetch failed at once because `upstream`'s circuit is open.
     package func circuitRejected(upstream: String) {
         state.withLock { $0.resilience.circuitRejections[upstream, default: 0] += 1 }
@@ -164,6 +171,12 @@ package final class Metrics: Sendable {
         for (key, count) in resilience.redirects.sorted(by: { $0.key < $1.key }) {
             let parts = key.split(separator: "|", maxSplits: 1).map(String.init)
             out += "reshape_upstream_redirects_total{upstream=\"\(label(parts[0]))\",result=\"\(parts[1])\"} \(count)\n"
+        }
+        out +=
+            "# HELP reshape_cache_skipped_total Answers of cache: routes not stored because an upstream's Cache-Control forbade it, by route and directive.\n# TYPE reshape_cache_skipped_total counter\n"
+        for (key, count) in resilience.cacheSkips.sorted(by: { $0.key < $1.key }) {
+            let parts = key.split(separator: "|", maxSplits: 1).map(String.init)
+            out += "reshape_cache_skipped_total{route=\"\(label(parts[0]))\",reason=\"\(parts[1])\"} \(count)\n"
         }
         return out
     }

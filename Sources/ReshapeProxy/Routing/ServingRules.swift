@@ -15,6 +15,9 @@ package final class ServingRules: Sendable {
     /// The OpenAPI document of these rules (`/_reshape/openapi.json`), built with the rules
     /// rather than per request. No `servers`: clients use the origin they fetched it from.
     package let openAPIDocument: [UInt8]
+    /// Routes whose answer was kept out of the cache by its upstreams' directives and said so
+    /// in the log: once per route for these rules (a reload makes new rules, and says it again).
+    private let cacheSkipsNoticed = Locked<Set<String>>([])
 
     package init(_ ruleSet: RuleSet) {
         self.ruleSet = ruleSet
@@ -61,5 +64,13 @@ package final class ServingRules: Sendable {
             names.append(name)
         }
         return route.secrets + names.flatMap { ruleSet.upstreams[$0]?.secrets ?? [] }
+    }
+}
+
+extension ServingRules {
+    /// True the first time `route`'s answer is kept out of the cache by its upstreams'
+    /// directives with these rules; false after.
+    package func firstCacheSkip(route: String) -> Bool {
+        cacheSkipsNoticed.withLock { $0.insert(route).inserted }
     }
 }

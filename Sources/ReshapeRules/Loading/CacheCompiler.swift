@@ -1,7 +1,9 @@
 import ReshapeJSON
 
 extension RuleSetBuilder {
-    static let cacheKeys: Set<String> = ["ttl", "stale-while-revalidate", "stale-if-error", "vary-query"]
+    static let cacheKeys: Set<String> = [
+        "ttl", "stale-while-revalidate", "stale-if-error", "vary-query", "upstream-cache-control",
+    ]
 
     /// `cache: { ttl: 30s, stale-while-revalidate: 30s, stale-if-error: 10m, vary-query: [orderBy] }`,
     /// only on GET routes (a write's answer is never reused).
@@ -41,9 +43,21 @@ extension RuleSetBuilder {
                 report(scope.document, pointer + "/vary-query", "`vary-query` must be a list of query parameter names")
             }
         }
+        var upstreamCacheControl: UpstreamCacheControl?
+        if let member = object["upstream-cache-control"] {
+            if let name = member.stringValue, let reading = UpstreamCacheControl(rawValue: name) {
+                upstreamCacheControl = reading
+            } else {
+                report(
+                    scope.document, pointer + "/upstream-cache-control",
+                    "`upstream-cache-control` must be honor or ignore")
+            }
+        }
         guard let ttl else { return nil }
-        return CachePolicy(
+        var policy = CachePolicy(
             ttlMilliseconds: ttl, staleWhileRevalidateMilliseconds: staleWhileRevalidate,
             staleIfErrorMilliseconds: staleIfError, varyQuery: varyQuery)
+        policy.upstreamCacheControl = upstreamCacheControl
+        return policy
     }
 }

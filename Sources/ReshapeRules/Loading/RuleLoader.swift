@@ -112,6 +112,7 @@ struct RuleSetBuilder {
             if var route = compileRoute(entry, upstreamNames: Set(upstreamEntries.map(\.name)), types: types) {
                 let upstreamNames = Set(route.fetches.map(\.upstream) + route.stages.map(\.expand.fetch.upstream))
                     .sorted()
+                warnIfNeverCached(route, upstreams: upstreamNames.compactMap { upstreams[$0] }, entry)
                 route.fingerprint = RuleDigest.of(
                     [("route", entry.value.serializedString()), ("types", typesText)]
                         + upstreamNames.map { ($0, upstreamTexts[$0] ?? "") })
@@ -263,5 +264,20 @@ enum TypePointer {
         let prefix = "/types/" + JSONPointer.escape(typeName)
         if schemaPointer.hasPrefix(prefix) { return String(schemaPointer.dropFirst(prefix.count)) }
         return schemaPointer.hasPrefix("/") ? schemaPointer : ""
+    }
+}
+
+extension RuleSetBuilder {
+    /// A `cache:` route that says `upstream-cache-control: honor` in front of a Firebase host,
+    /// whose front end marks every answer `no-cache`: its answers would never be cached.
+    mutating func warnIfNeverCached(_ route: Route, upstreams: [Upstream], _ entry: Entry) {
+        guard route.cache?.upstreamCacheControl == .honor,
+            let firebase = upstreams.first(where: \.isFirebaseHost)
+        else { return }
+        warn(
+            entry.document, entry.pointer + "/cache/upstream-cache-control",
+            "upstream '\(firebase.name)' is a Firebase host, which marks every answer Cache-Control: no-cache: "
+                + "with `upstream-cache-control: honor` this route's answers are never cached "
+                + "(leave it out to ignore only no-cache, or say ignore)")
     }
 }

@@ -158,6 +158,7 @@ final class RequestDriver {
 
     private func record(_ finished: FinishedRequest) {
         finished.record(in: owner.metrics)
+        if let notice = finished.cacheSkip?.notice { Log.event(notice) }
         if let line = finished.accessLogLine { Log.access(line) }
         if let span = finished.span { owner.lifecycleSettings.tracer.send(span) }
     }

@@ -18,7 +18,7 @@ final class StatusPageBrowserTests: XCTestCase {
             request: GET /cached/users
             upstream: demo
             path: /users.json
-            cache: { ttl: 60s }
+            cache: { ttl: 60s, upstream-cache-control: ignore }
             transform: []
         """
     }

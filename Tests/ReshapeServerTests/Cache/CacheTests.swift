@@ -197,7 +197,7 @@ final class CacheTests: XCTestCase {
                     request: GET /resilient
                     upstream: demo
                     path: /users.json
-                    cache: { ttl: 1s, stale-if-error: 2s }
+                    cache: { ttl: 1s, stale-if-error: 2s, upstream-cache-control: ignore }
                     transform: [ { keyed-to-array: { key: objectId, order: key } } ]
                 """)
         defer { server.stop() }

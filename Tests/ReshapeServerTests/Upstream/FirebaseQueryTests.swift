@@ -33,7 +33,7 @@ final class FirebaseQueryTests: XCTestCase {
                     upstream: firebase
                     path: /users.json
                     firebase-query: true
-                    cache: { ttl: 30s }
+                    cache: { ttl: 30s, upstream-cache-control: ignore }
                     transform:
                       - keyed-to-array: { key: objectId, order: query }
                       - wrap: objects
