@@ -25,6 +25,15 @@ static inline EVP_PKEY *reshape_rsa_public_key(const unsigned char *n, size_t n_
         (params = OSSL_PARAM_BLD_to_param(builder)) != NULL && EVP_PKEY_fromdata_init(context) == 1) {
         if (EVP_PKEY_fromdata(context, &key, EVP_PKEY_PUBLIC_KEY, params) != 1) key = NULL;
     }
+    if (key) {
+        // OpenSSL's own checks of a public RSA key (odd modulus, exponent odd and above 1).
+        EVP_PKEY_CTX *check = EVP_PKEY_CTX_new_from_pkey(NULL, key, NULL);
+        if (!check || EVP_PKEY_public_check(check) != 1) {
+            EVP_PKEY_free(key);
+            key = NULL;
+        }
+        EVP_PKEY_CTX_free(check);
+    }
     OSSL_PARAM_free(params);
     OSSL_PARAM_BLD_free(builder);
     EVP_PKEY_CTX_free(context);

@@ -11,10 +11,10 @@ public struct KeySet: Sendable {
     /// The key a token's `kid` names; without a `kid`, the only key there is.
     func key(for id: String?) -> VerificationKey? {
         guard let id else { return keys.count == 1 ? keys[0] : nil }
-        return keys.first { $0.id == id }
+        return keys.first { $0.id.map { TokenVerifier.same($0, id) } ?? false }
     }
 
-    public func contains(id: String) -> Bool { keys.contains { $0.id == id } }
+    public func contains(id: String) -> Bool { keys.contains { $0.id.map { TokenVerifier.same($0, id) } ?? false } }
 
     /// A key set from a JWKS document.
     public static func parse(_ bytes: [UInt8]) -> Result<KeySet, KeySetError> {

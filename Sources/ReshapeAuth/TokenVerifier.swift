@@ -72,10 +72,14 @@ public struct TokenVerifier: Sendable {
 
     /// The registered claims, once the signature is known good.
     private func check(_ claims: JSONObject, now: Double) -> Result<VerifiedToken, AuthFailure> {
-        guard case .string(let iss)? = claims["iss"], iss == issuer else { return .failure(.badClaims("`iss`")) }
+        guard case .string(let iss)? = claims["iss"], Self.same(iss, issuer) else {
+            return .failure(.badClaims("`iss`"))
+        }
         switch claims["aud"] {
-        case .string(let aud)? where aud == audience: break
-        case .array(let list)? where list.contains(.string(audience)): break
+        case .string(let aud)? where Self.same(aud, audience): break
+        case .array(let list)?
+        where list.contains(where: { if case .string(let aud) = $0 { Self.same(aud, audience) } else { false } }):
+            break
         default: return .failure(.badClaims("`aud`"))
         }
         guard case .number(let expNumber)? = claims["exp"], case let exp = expNumber.doubleValue, exp.isFinite else {
@@ -97,14 +101,16 @@ public struct TokenVerifier: Sendable {
         return .success(VerifiedToken(subject: subject, claims: claims, expiresAt: exp))
     }
 
-    /// A JSON object with no member named twice (two `alg`s, or two `sub`s, would let two
-    /// readers of the same token disagree); nil otherwise.
+    /// A JSON object; nil otherwise. The parser refuses a member named twice (two `alg`s, or
+    /// two `sub`s, would let two readers of the same token disagree).
     private static func object(_ bytes: [UInt8]) -> JSON? {
-        guard let value = try? JSON.parse(bytes), case .object(let object) = value else { return nil }
-        var names = Set<String>()
-        for member in object.members where !names.insert(member.key).inserted { return nil }
+        guard let value = try? JSON.parse(bytes), case .object = value else { return nil }
         return value
     }
+
+    /// String claims compare as RFC 7519 §2 says: their code points, with no normalization
+    /// (Swift's `==` would take `é` and `e` + U+0301 for the same issuer or audience).
+    static func same(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
 }
 
 /// A token that passed: its subject, every claim (for `{auth.<claim>}`), and when it expires.

@@ -40,9 +40,17 @@ public final class VerificationKey: @unchecked Sendable {
             guard let n = bytes(jwk["n"]), let e = bytes(jwk["e"]), !n.isEmpty, !e.isEmpty else {
                 return .failure(.malformed("an RSA key needs base64url `n` and `e`"))
             }
-            // Below 2048 bits an RSA signature is not worth checking (RFC 7518 §3.3).
-            guard n.drop(while: { $0 == 0 }).count >= 256 else {
-                return .failure(.malformed("an RSA key under 2048 bits"))
+            // Below 2048 bits an RSA signature is not worth checking (RFC 7518 §3.3); above 16384
+            // a key only costs time. An even or tiny exponent makes forging trivial (e = 1 verifies
+            // a bare PKCS #1 encoding of the digest).
+            let modulus = Array(n.drop(while: { $0 == 0 }))
+            let bits = modulus.isEmpty ? 0 : modulus.count * 8 - modulus[0].leadingZeroBitCount
+            guard (2048...16384).contains(bits) else {
+                return .failure(.malformed("an RSA key of \(bits) bits (2048 to 16384 are used)"))
+            }
+            let exponent = Array(e.drop(while: { $0 == 0 }))
+            guard let last = exponent.last, exponent.count <= 8, last & 1 == 1, exponent.count > 1 || last >= 3 else {
+                return .failure(.malformed("an RSA exponent that is even, below 3 or over 64 bits"))
             }
             key = reshape_rsa_public_key(n, n.count, e, e.count)
         case .string("EC")?:

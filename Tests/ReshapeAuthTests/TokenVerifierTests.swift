@@ -115,6 +115,46 @@ final class TokenVerifierTests: XCTestCase {
         }
     }
 
+    func testClaimsCompareByCodePointsNotByCanonicalEquivalence() throws {
+        var verifier = try Self.mint().verifier
+        verifier.audience = "my-app\u{E9}"
+        guard case .failure(.badClaims) = try verify("aud_decomposed", verifier: verifier) else {
+            return XCTFail("\"é\" and \"e\" + U+0301 are different audiences")
+        }
+        verifier.audience = "my-appe\u{301}"
+        XCTAssertNoThrow(try verify("aud_decomposed", verifier: verifier).get())
+    }
+
+    func testWeakRSAKeysAreLeftOut() {
+        func skips(_ n: [UInt8], _ e: String) -> [KeySetError.Skip] {
+            let text = #"{"keys":[{"kty":"RSA","kid":"k","n":""# + Self.base64URL(n) + #"","e":""# + e + #""}]}"#
+            guard case .noUsableKey(let skipped)? = KeySet.parse(Array(text.utf8)).failureValue else { return [] }
+            return skipped
+        }
+        var modulus = [UInt8](repeating: 0xC5, count: 256)
+        modulus[255] = 0xC7
+        XCTAssertEqual(
+            skips(modulus, "AQ"), [.malformed("an RSA exponent that is even, below 3 or over 64 bits")], "e = 1")
+        XCTAssertEqual(
+            skips(modulus, "Ag"), [.malformed("an RSA exponent that is even, below 3 or over 64 bits")], "e = 2")
+        modulus[0] = 0x7F
+        XCTAssertEqual(
+            skips(modulus, "AQAB"), [.malformed("an RSA key of 2047 bits (2048 to 16384 are used)")], "2047 bits")
+    }
+
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        var text = ""
+        var index = 0
+        while index < bytes.count {
+            let chunk = Array(bytes[index..<min(index + 3, bytes.count)])
+            let value = chunk.enumerated().reduce(0) { $0 | Int($1.element) << (16 - 8 * $1.offset) }
+            for position in 0...chunk.count { text.append(alphabet[(value >> (18 - 6 * position)) & 63]) }
+            index += 3
+        }
+        return text
+    }
+
     func testARotatedKeyIsFoundInTheNewSet() throws {
         XCTAssertNoThrow(try verify("unknown_kid", keys: try Self.mint().rotated).get())
     }
@@ -151,7 +191,7 @@ final class TokenVerifierTests: XCTestCase {
         guard case .noUsableKey(let skips)? = KeySet.parse(Array(weak.utf8)).failureValue else {
             return XCTFail("a 17-bit RSA key is no key")
         }
-        XCTAssertEqual(skips, [.malformed("an RSA key under 2048 bits")])
+        XCTAssertEqual(skips, [.malformed("an RSA key of 17 bits (2048 to 16384 are used)")])
         let offCurve =
             #"{"keys":[{"kty":"EC","crv":"P-256","x":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","y":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE"}]}"#
         XCTAssertNotNil(KeySet.parse(Array(offCurve.utf8)).failureValue, "a point off the curve is refused")

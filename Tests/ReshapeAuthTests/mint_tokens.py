@@ -42,6 +42,8 @@ tokens = {
     "expired_within_leeway": sign(rsa1, "RS256", "rsa-1", exp=NOW - 10),
     "wrong_aud": sign(rsa1, "RS256", "rsa-1", aud="other-app"),
     "wrong_iss": sign(rsa1, "RS256", "rsa-1", iss="https://securetoken.google.com/other"),
+    # The audience with its last letter decomposed (e + U+0301): it looks the same, it is not.
+    "aud_decomposed": sign(rsa1, "RS256", "rsa-1", aud="my-appe\u0301"),
     "nbf_future": sign(rsa1, "RS256", "rsa-1", nbf=NOW + 600),
     "iat_future": sign(rsa1, "RS256", "rsa-1", iat=NOW + 600),
     "no_exp": sign(rsa1, "RS256", "rsa-1", exp=None),
