@@ -72,6 +72,11 @@ package struct FirebaseQuery: Sendable, Equatable {
                 let value = PercentEncoding.decode(
                     equals.map { pair[pair.index(after: $0)...] } ?? "", plusIsSpace: true)
             else { throw .encoding }
+            // Filters Reshape does not check are refused, not dropped: the client would get
+            // unfiltered data it did not ask for.
+            if name == "startAfter" || name == "endBefore" {
+                throw .parameter(name: name, reason: "is not supported; use startAt or endAt")
+            }
             guard names.contains(name) else { continue }
             if given[name] != nil { throw .parameter(name: name, reason: "is given more than once") }
             given[name] = value

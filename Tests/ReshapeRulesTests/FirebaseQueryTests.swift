@@ -40,6 +40,8 @@ final class FirebaseQueryTests: XCTestCase {
 
     func testRefusalsNameTheParameter() {
         XCTAssertEqual(refusal("orderBy=age"), "orderBy")  // not a JSON string
+        XCTAssertEqual(refusal(#"orderBy="a"&startAfter=1"#), "startAfter")  // not dropped: refused
+        XCTAssertEqual(refusal(#"orderBy="a"&endBefore=1"#), "endBefore")
         XCTAssertEqual(refusal(#"orderBy="""#), "orderBy")
         XCTAssertEqual(refusal(#"orderBy="$other""#), "orderBy")
         XCTAssertEqual(refusal(#"orderBy="a.b""#), "orderBy")

@@ -83,6 +83,11 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         where ForwardedHeaderPolicy.mayForward(name) && !UpstreamRequestBuilder.isTraceHeader(name) {
             add("h")
             add(name.lowercased())
+            // How many values follow, so that one header's values can never read as the next
+            // header's name and values.
+            var values = 0
+            for header in request.headers where RequestFraming.equalsIgnoringCase(header.name, name) { values += 1 }
+            add(String(values))
             for header in request.headers where RequestFraming.equalsIgnoringCase(header.name, name) {
                 add(header.value)
             }

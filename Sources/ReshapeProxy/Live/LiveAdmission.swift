@@ -52,12 +52,13 @@ package struct LiveAdmission: Sendable, Equatable {
 
     /// A client subscribes to a stream of `route` to `host`, whose key holds `existing`: it is
     /// counted, or refused. The route's limit comes first; joining an open stream takes no
-    /// new stream, and a stream that is over still counts against the host until replaced.
+    /// new stream, and neither does replacing one that is over (it still counts against the
+    /// host, and its successor takes its place in the count).
     package mutating func subscribe(
         route: String, host: String, maxSubscribers: Int, existing: StreamUnderKey
     ) -> Action {
         guard subscribers[route, default: 0] < maxSubscribers else { return .refuse(.tooManySubscribers) }
-        if existing != .open, streamsPerHost[host, default: 0] >= maxStreamsPerHost {
+        if existing == .none, streamsPerHost[host, default: 0] >= maxStreamsPerHost {
             return .refuse(.tooManyStreams(limit: maxStreamsPerHost))
         }
         subscribers[route, default: 0] += 1

@@ -1,5 +1,6 @@
 import CLibUV
 import ReshapeProxy
+import ReshapeStateMachines
 
 /// Performs request lifecycles' actions on one loop, deciding nothing: it starts the fetches a
 /// lifecycle asks for and hands it their results, arms and stops its route timer, stops the
@@ -211,7 +212,7 @@ final class RequestDriver {
     /// 503 instead.
     private func subscribe(_ id: Int, _ lifecycle: RequestLifecycle, _ subscription: LiveSubscription) {
         guard let host, let hub = owner.liveHub else {
-            preconditionFailure("RequestDriver: a subscription on a driver without a client or a live hub")
+            impossible("subscribe", in: "a driver without a client or a live hub")
         }
         // The sink is made first: a subscriber that joins an open stream gets its snapshot at once.
         let sink = host.streamSink(for: id)

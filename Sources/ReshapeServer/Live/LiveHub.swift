@@ -2,6 +2,7 @@ import CLibUV
 import ReshapeJSON
 import ReshapeLive
 import ReshapeProxy
+import ReshapeStateMachines
 
 /// A worker's live streams: one `LiveUpstreamStream` per distinct upstream request (its
 /// subscription's `streamKey`), opened by its first subscriber and shared by the later ones,
@@ -50,12 +51,12 @@ final class LiveHub {
         case .refuse(let refusal):
             return .failure(refusal)
         case .join:
-            guard let stream = existing else { preconditionFailure("LiveHub: told to join a key without a stream") }
+            guard let stream = existing else { impossible("join", in: "a key without a stream") }
             subscriber = admitted(subscription, sink: sink, on: stream)
         case .open:
             subscriber = open(subscription, sink: sink)
         case .replace:
-            guard let old = existing else { preconditionFailure("LiveHub: told to replace a key without a stream") }
+            guard let old = existing else { impossible("replace", in: "a key without a stream") }
             retire(old)
             subscriber = open(subscription, sink: sink)
         }

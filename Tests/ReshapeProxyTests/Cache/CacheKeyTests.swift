@@ -20,6 +20,30 @@ final class CacheKeyTests: XCTestCase {
         XCTAssertEqual(key.route, "user")
     }
 
+    func testForwardedHeaderValuesCannotPassForTheNextHeader() throws {
+        var route = makeRoute("both", "GET", "/both")
+        route.forwardHeaders = ["X-A", "X-B"]
+        route.fingerprint = ""
+        // Without the count of values, "h" "x-a" "h" "x-b" "v" "h" "x-b" encoded both alike.
+        let first = HTTPRequest(
+            method: "GET", target: "/both",
+            headers: [
+                .init(name: "X-A", value: "h"), .init(name: "X-A", value: "x-b"),
+                .init(name: "X-A", value: "v"),
+            ])
+        let second = HTTPRequest(
+            method: "GET", target: "/both",
+            headers: [
+                .init(name: "X-B", value: "v"), .init(name: "X-B", value: "h"),
+                .init(name: "X-B", value: "x-b"),
+            ])
+        let keys = try [first, second].map { try XCTUnwrap(CacheKey.of(route: route, parameters: [:], request: $0)) }
+        XCTAssertNotEqual(keys[0].digest, keys[1].digest)
+        let parts = ["both", "", "h", "x-a", "3", "h", "x-b", "v", "h", "x-b", "0"]
+        XCTAssertEqual(
+            keys[0].digest, SHA256Digest.hex(parts.flatMap { Array("\($0.utf8.count):".utf8) + Array($0.utf8) }))
+    }
+
     func testLengthsOfSeveralDigitsAreWrittenInFull() throws {
         var route = makeRoute("user", "GET", "/users/{id}")
         route.fingerprint = ""

@@ -68,18 +68,21 @@ final class LiveAdmissionTests: XCTestCase {
         XCTAssertEqual(admission.subscribe(route: "user", host: host, maxSubscribers: 10, existing: .none), .open)
     }
 
-    func testAStreamThatIsOverIsReplacedInItsPlaceAndStillCountsUntilThen() {
+    func testAStreamThatIsOverIsReplacedInItsPlaceEvenAtTheCap() {
         var admission = LiveAdmission(maxStreamsPerHost: 2)
         _ = admission.subscribe(route: "users", host: host, maxSubscribers: 10, existing: .none)
         XCTAssertEqual(admission.subscribe(route: "users", host: host, maxSubscribers: 10, existing: .over), .replace)
         XCTAssertEqual(admission.streamsPerRoute, ["users": 1])
         XCTAssertEqual(admission.streamsPerHost, [host: 1])
-        // At the cap, the stream that is over holds its place: no replacement either.
+        // At the cap, a stream that is over is still replaced: its successor takes its place
+        // in the count, so the host gets no more streams than before; a new key is refused.
         _ = admission.subscribe(route: "user", host: host, maxSubscribers: 10, existing: .none)
+        XCTAssertEqual(admission.subscribe(route: "users", host: host, maxSubscribers: 10, existing: .over), .replace)
+        XCTAssertEqual(admission.streamsPerHost, [host: 2])
         XCTAssertEqual(
-            admission.subscribe(route: "users", host: host, maxSubscribers: 10, existing: .over),
+            admission.subscribe(route: "other", host: host, maxSubscribers: 10, existing: .none),
             .refuse(.tooManyStreams(limit: 2)))
-        XCTAssertEqual(admission.subscribers, ["users": 2, "user": 1])
+        XCTAssertEqual(admission.subscribers, ["users": 3, "user": 1])
     }
 
     func testAReplacedStreamLeavesTheCountsToItsSuccessor() {
