@@ -163,10 +163,18 @@ package struct UpstreamStreamStateMachine {
     /// ends the stream for good, and so does a redirect its upstream's `redirects:` refuses;
     /// an event stream that ended, or a transport failure (a stall included), is transient
     /// and reconnects, from a first failure again when the transfer lasted `stableSeconds`.
-    package mutating func transferEnded(_ result: UpstreamResult, now: Double, hasSubscribers: Bool) -> [Action] {
+    /// Once the stream has delivered (`streamedBefore`), an overloaded or failing upstream
+    /// (429, 500, 502, 503, 504) on a reconnection is transient too: its subscribers wait for
+    /// the next try rather than all ending at one bad answer.
+    package mutating func transferEnded(
+        _ result: UpstreamResult, now: Double, hasSubscribers: Bool, streamedBefore: Bool = false
+    ) -> [Action] {
         switch state {
         case .connected(let since, var failures):
             let gone = Action.upstreamStreamsChanged(by: -1)
+            if case .response(let response) = result, streamedBefore, Self.transientStatuses.contains(response.status) {
+                return [gone] + reconnect(after: failures, hasSubscribers: hasSubscribers)
+            }
             if case .response(let response) = result,
                 response.status != 200 || !(response.contentType ?? "").lowercased().hasPrefix("text/event-stream")
             {
@@ -185,6 +193,9 @@ package struct UpstreamStreamStateMachine {
         case .unopened, .connecting, .reconnecting, .closed: impossible("transferEnded", in: stateName)
         }
     }
+
+    /// Answers to a reconnection that are the upstream's passing trouble, not a refusal.
+    static let transientStatuses: Set<Int> = [429, 500, 502, 503, 504]
 
     /// The reconnect timer ran out.
     package mutating func reconnectDue() -> [Action] {

@@ -191,7 +191,10 @@ final class LiveUpstreamStream {
     /// The transfer ended by itself (its `ended` runs once, and never after `cancelStream`).
     private func ended(_ result: UpstreamResult) {
         transfer = nil
-        perform(machine.transferEnded(result, now: Clock.monotonicSeconds(), hasSubscribers: !subscribers.isEmpty))
+        perform(
+            machine.transferEnded(
+                result, now: Clock.monotonicSeconds(), hasSubscribers: !subscribers.isEmpty,
+                streamedBefore: stream.answer != nil))
     }
 
     // MARK: - Subscribers

@@ -168,6 +168,26 @@ final class UpstreamStreamStateMachineTests: XCTestCase {
         }
     }
 
+    func testAFailingUpstreamOnAReconnectionIsTransientOnceTheStreamHasDelivered() {
+        for status in [429, 500, 502, 503, 504] {
+            let result = UpstreamResult.response(
+                UpstreamResponse(status: status, contentType: "application/json", body: []))
+            var delivered = Self.connected()
+            let actions = delivered.transferEnded(result, now: 1, hasSubscribers: true, streamedBefore: true)
+            XCTAssertEqual(actions.prefix(2), [.upstreamStreamsChanged(by: -1), .resetStream], "\(status)")
+            XCTAssertEqual(delivered.state, .reconnecting(failures: 1))
+            // Before any delivery it is a refusal: the first subscriber learns at once.
+            var fresh = Self.connected()
+            _ = fresh.transferEnded(result, now: 1, hasSubscribers: true, streamedBefore: false)
+            XCTAssertTrue(fresh.isClosed, "\(status)")
+        }
+        // A refusal stays one whatever came before.
+        var revoked = Self.connected()
+        let unauthorized = UpstreamResult.response(UpstreamResponse(status: 401, contentType: nil, body: []))
+        _ = revoked.transferEnded(unauthorized, now: 1, hasSubscribers: true, streamedBefore: true)
+        XCTAssertTrue(revoked.isClosed)
+    }
+
     func testARefusedRedirectEndsTheStreamWithUpstreamRedirectRefused() {
         var machine = Self.connected()
         let result = UpstreamResult.failure(.redirectRefused, message: "redirect to evil.example is not allowed")
