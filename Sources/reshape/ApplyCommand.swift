@@ -50,6 +50,13 @@ struct ApplyCommand: ParsableCommand {
     var upstreams: [String] = []
 
     @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The client's query string, for a route with `firebase-query: true`; `order: query` follows its orderBy.",
+            valueName: "query"))
+    var query: String?
+
+    @Option(
         name: .customLong("follow-up"),
         help: ArgumentHelp(
             "An `expand` follow-up's body by upstream path, e.g. /users/u1.json=u1.json (repeatable).",
@@ -66,15 +73,17 @@ struct ApplyCommand: ParsableCommand {
         try withExitCodes {
             let ruleSet = try Terminal.loadRules(rules)
             let inputs = RouteInputs(
-                route: route, parameters: parameters, upstreams: upstreams, followUps: followUps, file: file)
+                route: route, parameters: parameters, upstreams: upstreams, followUps: followUps, file: file,
+                query: query)
             let selected = try inputs.selected(in: ruleSet)
             let captures = try inputs.captures(for: selected)
+            let queryOrder = try inputs.queryOrder(for: selected)
             if let requestBody { try send(requestBody, selected, captures) }
             let fetched = try inputs.fetchedBodies(selected)
             let followUpBodies = try inputs.followUpBodies()
             do throws(PipelineError) {
                 let output = try OfflineRun.respond(
-                    selected, fetched: fetched, followUps: followUpBodies, parameters: captures)
+                    selected, fetched: fetched, followUps: followUpBodies, parameters: captures, queryOrder: queryOrder)
                 for dropped in output.dropped {
                     Terminal.error("dropped \(dropped.pointer) (\(dropped.type)): \(dropped.reason)")
                 }

@@ -36,6 +36,13 @@ struct ExplainCommand: ParsableCommand {
     var upstreams: [String] = []
 
     @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The client's query string, for a route with `firebase-query: true`; `order: query` follows its orderBy.",
+            valueName: "query"))
+    var query: String?
+
+    @Option(
         name: .customLong("follow-up"),
         help: ArgumentHelp("An `expand` follow-up's body by upstream path (repeatable).", valueName: "path=file"))
     var followUps: [String] = []
@@ -53,16 +60,18 @@ struct ExplainCommand: ParsableCommand {
         try withExitCodes {
             let ruleSet = try Terminal.loadRules(rules)
             let inputs = RouteInputs(
-                route: route, parameters: parameters, upstreams: upstreams, followUps: followUps, file: file)
+                route: route, parameters: parameters, upstreams: upstreams, followUps: followUps, file: file,
+                query: query)
             let selected = try inputs.selected(in: ruleSet)
             let captures = try inputs.captures(for: selected)
+            let queryOrder = try inputs.queryOrder(for: selected)
             let fetched = try inputs.fetchedBodies(selected)
             let followUpBodies = try inputs.followUpBodies()
             var traces: [StepTrace] = []
             var failure: (step: String, error: PipelineError)?
             do throws(PipelineError) {
                 _ = try OfflineRun.respond(
-                    selected, fetched: fetched, followUps: followUpBodies, parameters: captures,
+                    selected, fetched: fetched, followUps: followUpBodies, parameters: captures, queryOrder: queryOrder,
                     observe: { traces.append($0) })
             } catch {
                 let planned = ExplainReport.plannedSteps(selected)

@@ -1,4 +1,5 @@
 import ReshapeJSON
+import ReshapeProxy
 import ReshapeRules
 
 /// What `apply` and `explain` take to run a route offline: path captures, the upstream body
@@ -9,6 +10,8 @@ struct RouteInputs {
     var upstreams: [String]
     var followUps: [String]
     var file: String?
+    /// `--query`: the client's query string, for a route with `firebase-query: true`.
+    var query: String? = nil
 
     func selected(in ruleSet: RuleSet) throws -> Route {
         guard let selected = ruleSet.routes.first(where: { $0.name == route }) else {
@@ -32,6 +35,22 @@ struct RouteInputs {
             throw ExitCodeError.usage
         }
         return captures
+    }
+
+    /// The order `order: query` gives: the `--query` string's `orderBy`, checked as the server
+    /// checks it (by key without one).
+    func queryOrder(for selected: Route) throws -> FirebaseQuery.Order {
+        guard let query else { return .key }
+        guard selected.firebaseQuery != .off else {
+            Terminal.error("reshape: --query is for a route with `firebase-query: true`; '\(route)' has none")
+            throw ExitCodeError.usage
+        }
+        do {
+            return try UpstreamRequestBuilder.firebaseQuery(route: selected, rawQuery: Substring(query))?.order ?? .key
+        } catch {
+            Terminal.error("reshape: --query: \(error.detail)")
+            throw ExitCodeError.usage
+        }
     }
 
     func followUpBodies() throws -> [String: JSONTape] {

@@ -22,6 +22,33 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(run.stderr.contains("dropped /2 (User)"), run.stderr)
     }
 
+    func testApplyAndExplainOrderByTheQueryOfARouteWithFirebaseQuery() throws {
+        let upstream =
+            #"{"a":{"name":"Ann","age":40,"email":"a@x.io"},"b":{"name":"Bob","age":20,"email":"b@x.io"},"c":{"name":"Cy","age":30,"email":"c@x.io"}}"#
+        let byAge = try reshape(
+            ["apply", "--rules", "examples/rules", "--route", "people", "--query", #"orderBy="age"&limitToFirst=3"#],
+            stdin: upstream)
+        XCTAssertEqual(byAge.status, 0, byAge.stderr)
+        XCTAssertEqual(
+            byAge.stdout,
+            #"{"objects":[{"objectId":"b","name":"Bob","age":20,"email":"b@x.io"},{"objectId":"c","name":"Cy","age":30,"email":"c@x.io"},{"objectId":"a","name":"Ann","age":40,"email":"a@x.io"}]}"#
+                + "\n")
+        let byKey = try reshape(["apply", "--rules", "examples/rules", "--route", "people"], stdin: upstream)
+        XCTAssertTrue(byKey.stdout.hasPrefix(#"{"objects":[{"objectId":"a""#), byKey.stdout)
+        let explained = try reshape(
+            ["explain", "--rules", "examples/rules", "--route", "people", "--json", "--query", #"orderBy="age""#],
+            stdin: upstream)
+        XCTAssertEqual(explained.status, 0, explained.stderr)
+        let bad = try reshape(
+            ["apply", "--rules", "examples/rules", "--route", "people", "--query", "orderBy=age"], stdin: upstream)
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.contains("'orderBy' must be a JSON string"), bad.stderr)
+        let notQuery = try reshape(
+            ["apply", "--rules", "examples/rules", "--route", "users", "--query", #"orderBy="age""#], stdin: upstream)
+        XCTAssertEqual(notQuery.status, 2)
+        XCTAssertTrue(notQuery.stderr.contains("firebase-query: true"), notQuery.stderr)
+    }
+
     func testApplyFromStdinWithParametersAndFailures() throws {
         let ok = try reshape(
             ["apply", "--rules", "examples/rules", "--route", "user", "--param", "id=u1"],
