@@ -103,6 +103,10 @@ package struct UpstreamStreamStateMachine {
     /// The idle-close timer runs. Beside `state`: subscribers come and go whatever the
     /// transfer is doing.
     private(set) var idleClosePending = false
+    /// A snapshot went out to the subscribers at least once, on any connection: from then on
+    /// the upstream's passing trouble on a reconnection is waited out. Beside `state`: it
+    /// outlives the reconnections, each of which waits for a fresh snapshot.
+    private(set) var hasDelivered = false
     /// The members `shutting-down` names the route by.
     private let context: [JSONMember]
     private var random: any RandomNumberGenerator
@@ -163,16 +167,14 @@ package struct UpstreamStreamStateMachine {
     /// ends the stream for good, and so does a redirect its upstream's `redirects:` refuses;
     /// an event stream that ended, or a transport failure (a stall included), is transient
     /// and reconnects, from a first failure again when the transfer lasted `stableSeconds`.
-    /// Once the stream has delivered (`streamedBefore`), an overloaded or failing upstream
+    /// Once the stream has delivered (`snapshotDelivered`), an overloaded or failing upstream
     /// (429, 500, 502, 503, 504) on a reconnection is transient too: its subscribers wait for
     /// the next try rather than all ending at one bad answer.
-    package mutating func transferEnded(
-        _ result: UpstreamResult, now: Double, hasSubscribers: Bool, streamedBefore: Bool = false
-    ) -> [Action] {
+    package mutating func transferEnded(_ result: UpstreamResult, now: Double, hasSubscribers: Bool) -> [Action] {
         switch state {
         case .connected(let since, var failures):
             let gone = Action.upstreamStreamsChanged(by: -1)
-            if case .response(let response) = result, streamedBefore, Self.transientStatuses.contains(response.status) {
+            if case .response(let response) = result, hasDelivered, Self.transientStatuses.contains(response.status) {
                 return [gone] + reconnect(after: failures, hasSubscribers: hasSubscribers)
             }
             if case .response(let response) = result,
@@ -193,6 +195,9 @@ package struct UpstreamStreamStateMachine {
         case .unopened, .connecting, .reconnecting, .closed: impossible("transferEnded", in: stateName)
         }
     }
+
+    /// A snapshot went out to the subscribers.
+    package mutating func snapshotDelivered() { hasDelivered = true }
 
     /// Answers to a reconnection that are the upstream's passing trouble, not a refusal.
     static let transientStatuses: Set<Int> = [429, 500, 502, 503, 504]

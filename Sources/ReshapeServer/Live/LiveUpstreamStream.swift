@@ -177,6 +177,7 @@ final class LiveUpstreamStream {
             switch stream.received(firebase) {
             case .none: continue
             case .send(let event):
+                if case .snapshot = event.kind { machine.snapshotDelivered() }
                 // Serialized once for every subscriber: only the `id:` line is each one's own.
                 let rendered = RenderedEvent(event.kind)
                 for subscriber in subscribers { subscriber.send(rendered) }
@@ -191,10 +192,7 @@ final class LiveUpstreamStream {
     /// The transfer ended by itself (its `ended` runs once, and never after `cancelStream`).
     private func ended(_ result: UpstreamResult) {
         transfer = nil
-        perform(
-            machine.transferEnded(
-                result, now: Clock.monotonicSeconds(), hasSubscribers: !subscribers.isEmpty,
-                streamedBefore: stream.answer != nil))
+        perform(machine.transferEnded(result, now: Clock.monotonicSeconds(), hasSubscribers: !subscribers.isEmpty))
     }
 
     // MARK: - Subscribers

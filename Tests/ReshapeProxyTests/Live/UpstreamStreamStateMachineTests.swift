@@ -173,18 +173,25 @@ final class UpstreamStreamStateMachineTests: XCTestCase {
             let result = UpstreamResult.response(
                 UpstreamResponse(status: status, contentType: "application/json", body: []))
             var delivered = Self.connected()
-            let actions = delivered.transferEnded(result, now: 1, hasSubscribers: true, streamedBefore: true)
+            delivered.snapshotDelivered()
+            let actions = delivered.transferEnded(result, now: 1, hasSubscribers: true)
             XCTAssertEqual(actions.prefix(2), [.upstreamStreamsChanged(by: -1), .resetStream], "\(status)")
             XCTAssertEqual(delivered.state, .reconnecting(failures: 1))
+            // And again on the next try: an outage is waited out, not only one bad answer.
+            _ = delivered.reconnectDue()
+            _ = delivered.transferStarted(now: 2)
+            _ = delivered.transferEnded(result, now: 2, hasSubscribers: true)
+            XCTAssertEqual(delivered.state, .reconnecting(failures: 2), "\(status)")
             // Before any delivery it is a refusal: the first subscriber learns at once.
             var fresh = Self.connected()
-            _ = fresh.transferEnded(result, now: 1, hasSubscribers: true, streamedBefore: false)
+            _ = fresh.transferEnded(result, now: 1, hasSubscribers: true)
             XCTAssertTrue(fresh.isClosed, "\(status)")
         }
         // A refusal stays one whatever came before.
         var revoked = Self.connected()
         let unauthorized = UpstreamResult.response(UpstreamResponse(status: 401, contentType: nil, body: []))
-        _ = revoked.transferEnded(unauthorized, now: 1, hasSubscribers: true, streamedBefore: true)
+        revoked.snapshotDelivered()
+        _ = revoked.transferEnded(unauthorized, now: 1, hasSubscribers: true)
         XCTAssertTrue(revoked.isClosed)
     }
 
