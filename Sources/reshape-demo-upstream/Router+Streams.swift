@@ -18,6 +18,20 @@ extension Router {
             }
             return .respond(.json(store.streamStatus, pretty: request.queryValue("print") == "pretty"))
         }
+        // `POST /_demo/streams/refuse?count=N&status=S`: the next N stream requests are answered S
+        // (default 503) instead of a stream, as an overloaded Firebase would.
+        if action == "refuse" {
+            guard request.method == "POST" else {
+                return .respond(.firebaseError(405, "POST /_demo/streams/refuse refuses the next stream requests."))
+            }
+            let count = Int(request.queryValue("count") ?? "1") ?? 1
+            let status = Int(request.queryValue("status") ?? "503") ?? 503
+            guard (0...1000).contains(count), (400...599).contains(status) else {
+                return .respond(.firebaseError(400, "Use ?count=0..1000&status=400..599."))
+            }
+            streamRefusals.set(count: count, status: status)
+            return .respond(.json(.object([("refusing", .int(count)), ("status", .int(status))])))
+        }
         let ending: StreamSubscriber.Ending
         switch action {
         case "cancel": ending = .finalEvent(.cancel(request.queryValue("reason") ?? "Permission denied"))
@@ -32,5 +46,28 @@ extension Router {
         let location = request.queryValue("path").map { $0.split(separator: "/").map(String.init) }
         let count = store.endStreams(ending, location: location)
         return .respond(.json(.object([("streams", .int(count))])))
+    }
+}
+
+/// How many of the next stream requests are refused, and with what status (`/_demo/streams/refuse`).
+final class StreamRefusals: @unchecked Sendable {
+    private let lock = Lock()
+    private var remaining = 0
+    private var status = 503
+
+    func set(count: Int, status: Int) {
+        lock.withLock {
+            remaining = count
+            self.status = status
+        }
+    }
+
+    /// The status to refuse this stream request with; nil to serve it.
+    func take() -> Int? {
+        lock.withLock {
+            guard remaining > 0 else { return nil }
+            remaining -= 1
+            return status
+        }
     }
 }

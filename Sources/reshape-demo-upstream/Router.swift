@@ -9,6 +9,7 @@ struct Router: Sendable {
     let keepAliveMilliseconds: Int
     let pushIds = PushIds()
     let seenTags = SeenTags()
+    let streamRefusals = StreamRefusals()
     /// `HOST:PORT` of the second listener `/redirect/` sends requests to; nil: this one.
     let redirectHost: String?
 
@@ -69,6 +70,9 @@ struct Router: Sendable {
             return .respond(.firebaseError(405, "The demo upstream serves GET, HEAD, POST, PUT, PATCH and DELETE."))
         }
         if request.method == "GET", request.header("accept")?.lowercased().contains("text/event-stream") == true {
+            if let status = streamRefusals.take() {
+                return .respond(.firebaseError(status, "Demo fault: this stream request is refused with \(status)."))
+            }
             return .stream(dataPath)
         }
         // Firebase answers a missing path with 200 and `null`.

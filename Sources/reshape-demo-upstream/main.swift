@@ -25,6 +25,7 @@ let usage = """
           --keep-alive seconds (default 30; fractions allowed)
       /_demo/streams  {"open": n, "opened": m, "streams": [{"id", "path"}]}
       POST /_demo/streams/cancel  /revoke  send "cancel" / "auth_revoked" and end the streams
+      POST /_demo/streams/refuse?count=N&status=S  the next N stream requests answer S (503)
       POST /_demo/streams/drop  reset every stream connection mid-stream
           (?path=/users: only the streams of that path; ?reason=TEXT: the event's data)
       /redirect/N/<any path>  307 to /redirect/N-1/<any path> (N from 1 to 20; the last hop to

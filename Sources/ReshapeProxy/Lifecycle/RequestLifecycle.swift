@@ -404,7 +404,9 @@ extension RequestLifecycle {
     /// `Cache-Control`: counted, and said once per route and rule set with the setting that
     /// would change it.
     func cacheSkip(_ response: HTTPResponse, _ record: AnswerRecord) -> FinishedRequest.CacheSkip? {
-        guard settings.cache != nil, response.status == 200, record.errorCode == nil, let exchange = record.exchange,
+        // A 304 was a fetched 200 too, made `Not Modified` for a client that held it.
+        guard settings.cache != nil, response.status == 200 || response.status == 304, record.errorCode == nil,
+            let exchange = record.exchange,
             exchange.route.cache != nil, let reason = exchange.cacheControl.skipReason
         else { return nil }
         let route = exchange.route.name

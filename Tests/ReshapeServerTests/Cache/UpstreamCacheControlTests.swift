@@ -54,6 +54,11 @@ final class UpstreamCacheControlTests: XCTestCase {
         }
         XCTAssertEqual(try upstream.entries("/users.json").count, 3)
         XCTAssertEqual(try skipped("honoured", "no-cache"), 3)
+        // A client revalidating gets a 304 from a fetch that was not stored either: counted.
+        let tag = try XCTUnwrap(try RawHTTP.get(port: server.port, "/honoured").header("ETag"))
+        let revalidated = try RawHTTP.get(port: server.port, "/honoured", headers: ["If-None-Match: \(tag)"])
+        XCTAssertEqual(revalidated.status, 304)
+        XCTAssertEqual(try skipped("honoured", "no-cache"), 5)
         let notice = "route honoured: answers are not cached because an upstream says Cache-Control: no-cache"
         try server.child.waitFor(5, "the notice") { $0.stderr.contains(notice) }
         XCTAssertEqual(server.child.stderr.components(separatedBy: notice).count - 1, 1, "said once per route")

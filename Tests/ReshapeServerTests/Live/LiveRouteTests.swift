@@ -171,6 +171,20 @@ final class LiveRouteTests: XCTestCase {
         XCTAssertEqual(try streamCounts().opened, 2)
     }
 
+    func testAnUpstreamOutageAfterASnapshotIsWaitedOut() throws {
+        let client = try EventStreamClient(port: server.port, "/users")
+        defer { client.close() }
+        try client.readHead()
+        _ = try client.expect("snapshot")
+        // Firebase overloaded: the next two stream requests are answered 503, then it is back.
+        _ = try write("POST", "/_demo/streams/refuse?count=2&status=503", nil)
+        _ = try write("POST", "/_demo/streams/drop", nil)
+        let again = try client.expect("snapshot", timeout: 10)
+        XCTAssertEqual(again.id, "2", "no error event came before it")
+        XCTAssertEqual(again.data, try plainGet("/users-fetched"))
+        XCTAssertEqual(try streamCounts().opened, 2, "two refused requests, then the second stream")
+    }
+
     func testASilentUpstreamStreamIsReconnected() throws {
         // An upstream whose keep-alives come less often than the stall bound.
         server.stop()
