@@ -281,9 +281,12 @@ final class RouteExchange {
     /// took, and what caching the upstreams allow.
     private func record(_ result: UpstreamResult, seconds: Double, upstream: String?) {
         upstreamSeconds = max(upstreamSeconds, seconds)
-        if case .response(let response) = result {
-            let reading = CacheControl.reading(route.cache, upstream: upstream.flatMap { rules.ruleSet.upstreams[$0] })
-            cacheControl = cacheControl.combined(with: CacheControl(header: response.cacheControl, reading: reading))
+        if case .response(let response) = result, let header = response.cacheControl {
+            // Only a route with `cache:` reads by its upstream's host: the others read it all.
+            let reading =
+                route.cache == nil
+                ? .all : CacheControl.reading(route.cache, upstream: upstream.flatMap { rules.ruleSet.upstreams[$0] })
+            cacheControl = cacheControl.combined(with: CacheControl(header: header, reading: reading))
         }
     }
 
