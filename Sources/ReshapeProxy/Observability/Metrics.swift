@@ -150,12 +150,9 @@ package final class Metrics: Sendable {
     }
 
     static func resilienceExposition(_ resilience: Resilience, label: (String) -> String) -> String {
-        var out =
-            "# HELP reshape_upstream_retries_total Upstream fetches tried again, by upstream and reason.\n# TYPE reshape_upstream_retries_total counter\n"
-        for (key, count) in resilience.retries.sorted(by: { $0.key < $1.key }) {
-            let parts = key.split(separator: "|", maxSplits: 1).map(String.init)
-            out += "reshape_upstream_retries_total{upstream=\"\(label(parts[0]))\",reason=\"\(parts[1])\"} \(count)\n"
-        }
+        var out = pairCounter(
+            "reshape_upstream_retries_total", "Upstream fetches tried again, by upstream and reason.",
+            resilience.retries, labels: ("upstream", "reason"), label: label)
         out +=
             "# HELP reshape_upstream_circuit_state Circuit per upstream: 0 closed, 1 open, 2 half-open (highest over workers).\n# TYPE reshape_upstream_circuit_state gauge\n"
         for (upstream, value) in resilience.circuitStates.sorted(by: { $0.key < $1.key }) {
@@ -166,17 +163,26 @@ package final class Metrics: Sendable {
         for (upstream, count) in resilience.circuitRejections.sorted(by: { $0.key < $1.key }) {
             out += "reshape_upstream_circuit_rejections_total{upstream=\"\(label(upstream))\"} \(count)\n"
         }
-        out +=
-            "# HELP reshape_upstream_redirects_total Upstream redirects, by upstream and result (followed, refused).\n# TYPE reshape_upstream_redirects_total counter\n"
-        for (key, count) in resilience.redirects.sorted(by: { $0.key < $1.key }) {
+        out += pairCounter(
+            "reshape_upstream_redirects_total", "Upstream redirects, by upstream and result (followed, refused).",
+            resilience.redirects, labels: ("upstream", "result"), label: label)
+        out += pairCounter(
+            "reshape_cache_skipped_total",
+            "Answers of cache: routes not stored because an upstream's Cache-Control forbade it, by route and directive.",
+            resilience.cacheSkips, labels: ("route", "reason"), label: label)
+        return out
+    }
+
+    /// A counter with two labels, kept as `first|second` keys: the first label a name from the
+    /// rules (escaped by `label`), the second one of Reshape's own words.
+    static func pairCounter(
+        _ name: String, _ help: String, _ counts: [String: Int], labels: (String, String), label: (String) -> String
+    ) -> String {
+        var out = "# HELP \(name) \(help)\n# TYPE \(name) counter\n"
+        for (key, count) in counts.sorted(by: { $0.key < $1.key }) {
             let parts = key.split(separator: "|", maxSplits: 1).map(String.init)
-            out += "reshape_upstream_redirects_total{upstream=\"\(label(parts[0]))\",result=\"\(parts[1])\"} \(count)\n"
-        }
-        out +=
-            "# HELP reshape_cache_skipped_total Answers of cache: routes not stored because an upstream's Cache-Control forbade it, by route and directive.\n# TYPE reshape_cache_skipped_total counter\n"
-        for (key, count) in resilience.cacheSkips.sorted(by: { $0.key < $1.key }) {
-            let parts = key.split(separator: "|", maxSplits: 1).map(String.init)
-            out += "reshape_cache_skipped_total{route=\"\(label(parts[0]))\",reason=\"\(parts[1])\"} \(count)\n"
+            out +=
+                "\(name){\(labels.0)=\"\(label(parts[0]))\",\(labels.1)=\"\(parts.count > 1 ? parts[1] : "")\"} \(count)\n"
         }
         return out
     }
