@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "ReshapeRegex", dependencies: ["CPCRE2"]),
         .target(name: "ReshapeSchema", dependencies: ["ReshapeJSON", "ReshapeRegex"]),
         .target(name: "ReshapeYAML", dependencies: ["CYAML"]),
-        .target(name: "ReshapeRules", dependencies: ["ReshapeJSON", "ReshapeSchema", "ReshapeYAML"]),
+        .target(name: "ReshapeRules", dependencies: ["ReshapeJSON", "ReshapeSchema", "ReshapeYAML", "ReshapeAuth"]),
         .target(name: "ReshapeDigest", dependencies: ["CCrypto"]),
         // Bearer tokens: JWKS key sets and JWT verification, the cryptography OpenSSL's.
         .target(name: "ReshapeAuth", dependencies: ["ReshapeJSON", "CCrypto"]),

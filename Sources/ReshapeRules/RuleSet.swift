@@ -30,6 +30,8 @@ package struct RuleSet: Sendable {
     /// The `types:` as written (JSON Schema 2020-12, `$ref`s by type name), in file order: what
     /// `reshape openapi` publishes as components.
     package var types: [(name: String, schema: JSON)]
+    /// The top-level `auth:` verifiers by name.
+    package var verifiers: [String: AuthVerifierRule] = [:]
 
     package init(
         upstreams: [String: Upstream], routes: [Route], digest: String, warnings: [RuleDiagnostic] = [],
@@ -185,6 +187,13 @@ package struct Route: Sendable {
     package var live: LivePolicy?
     /// `firebase-query: true`: the client's Firebase query parameters are checked and forwarded.
     package var firebaseQuery = FirebaseQuery.Use.off
+    /// `auth:`: requests must carry a bearer token this verifier accepts; nil: no check.
+    package var auth: RouteAuth?
+    /// `query:`: upstream query parameters with `{capture}`/`{auth.<claim>}` templates, after the
+    /// upstream's own.
+    package var upstreamQuery: [HeaderRule] = []
+    /// `conditional: true`: Firebase's ETag is asked for (GET) or `If-Match` is passed on (writes).
+    package var conditional = false
 
     package init(
         name: String, method: String, path: PathTemplate, upstream: String,
@@ -230,6 +239,11 @@ package struct Route: Sendable {
     /// Whether upstream 401/403/409/422/429 are the client's answer (the request carries the
     /// client's credentials or data) rather than the operator's misconfiguration.
     package var speaksForClient: Bool { !forwardHeaders.isEmpty || body != nil }
+    /// Whether the route reads the client's `Authorization` header: it verifies a token, or
+    /// forwards the header.
+    package var readsAuthorization: Bool {
+        auth != nil || forwardHeaders.contains { $0.lowercased() == "authorization" }
+    }
 }
 
 /// One fixture of a route: what the client and the upstreams send, and what the client must get.
