@@ -19,7 +19,7 @@ let package = Package(
         .library(name: "ReshapeFuzzTargets", targets: ["ReshapeFuzzTargets"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
     ],
     targets: [
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
@@ -54,21 +54,25 @@ let package = Package(
             name: "ReshapeProxy",
             dependencies: [
                 "ReshapeRules", "ReshapeJSON", "ReshapeDigest", "ReshapeOpenAPI", "ReshapeCompression", "ReshapeLive",
-                "ReshapeProblem", "ReshapeStateMachines",
+                "ReshapeProblem", "ReshapeStateMachines", "ReshapeAuth",
             ]),
         .target(
             name: "ReshapeServer",
             dependencies: [
-                "ReshapeProxy", "ReshapeRules", "ReshapeJSON", "ReshapeProblem", "ReshapeStateMachines", "CLibUV", "CCurl",
+                "ReshapeProxy", "ReshapeRules", "ReshapeJSON", "ReshapeProblem", "ReshapeStateMachines", "CLibUV",
+                "CCurl",
                 "CHTTPParser", "CHiredis",
             ]),
         // Authoring tools over rule sets (infer, explain): kept out of ReshapeRules so that the
         // serving path carries none of it.
         .target(name: "ReshapeContract", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
-        .executableTarget(name: "reshape", dependencies: [
-            "ReshapeServer", "ReshapeProxy", "ReshapeRules", "ReshapeSchema", "ReshapeJSON", "ReshapeContract", "ReshapeOpenAPI", "ReshapeLive",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .executableTarget(
+            name: "reshape",
+            dependencies: [
+                "ReshapeServer", "ReshapeProxy", "ReshapeRules", "ReshapeSchema", "ReshapeJSON", "ReshapeContract",
+                "ReshapeOpenAPI", "ReshapeLive",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // A small blocking HTTP server with canned Firebase-shaped data and fault modes,
         // used by the quick start, docker-compose and the integration tests.
         .executableTarget(name: "reshape-demo-upstream"),
@@ -77,10 +81,13 @@ let package = Package(
         .target(
             name: "ReshapeFuzzTargets",
             dependencies: [
-                "ReshapeJSON", "ReshapeSchema", "ReshapeRules", "ReshapeLive", "ReshapeProxy", "ReshapeServer", "ReshapeAuth",
+                "ReshapeJSON", "ReshapeSchema", "ReshapeRules", "ReshapeLive", "ReshapeProxy", "ReshapeServer",
+                "ReshapeAuth",
                 "CCurl",
             ]),
-        .executableTarget(name: "reshape-bench", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"], path: "bench/Sources"),
+        .executableTarget(
+            name: "reshape-bench", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"], path: "bench/Sources"
+        ),
         // CPU per upstream change of a live stream, record by record against the whole pipeline.
         .executableTarget(
             name: "reshape-live-bench", dependencies: ["ReshapeLive", "ReshapeProxy", "ReshapeRules", "ReshapeJSON"],
@@ -93,17 +100,21 @@ let package = Package(
 
         .testTarget(name: "ReshapeJSONTests", dependencies: ["ReshapeJSON", "CJSONIndex", "ReshapeTestSupport"]),
         .testTarget(name: "ReshapeCompressionTests", dependencies: ["ReshapeCompression"]),
-        .testTarget(name: "ReshapeAuthTests", dependencies: ["ReshapeAuth", "ReshapeJSON"], exclude: ["mint_tokens.py"]),
+        .testTarget(
+            name: "ReshapeAuthTests", dependencies: ["ReshapeAuth", "ReshapeJSON"], exclude: ["mint_tokens.py"]),
         .testTarget(
             name: "ReshapeLiveTests",
             dependencies: ["ReshapeLive", "ReshapeJSON", "ReshapeRules", "ReshapeProxy", "ReshapeTestSupport"]),
-        .testTarget(name: "ReshapeSchemaTests", dependencies: ["ReshapeSchema", "ReshapeJSON", "ReshapeRegex", "ReshapeTestSupport"]),
+        .testTarget(
+            name: "ReshapeSchemaTests",
+            dependencies: ["ReshapeSchema", "ReshapeJSON", "ReshapeRegex", "ReshapeTestSupport"]),
         .testTarget(name: "ReshapeRulesTests", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
         .testTarget(name: "ReshapeContractTests", dependencies: ["ReshapeContract", "ReshapeRules", "ReshapeJSON"]),
         .testTarget(
             name: "ReshapeProxyTests",
             dependencies: [
-                "ReshapeProxy", "ReshapeRules", "ReshapeJSON", "ReshapeCompression", "ReshapeDigest", "ReshapeStateMachines",
+                "ReshapeProxy", "ReshapeRules", "ReshapeJSON", "ReshapeCompression", "ReshapeDigest",
+                "ReshapeStateMachines",
                 "ReshapeTestSupport",
             ]),
         .testTarget(

@@ -239,6 +239,15 @@ package struct Route: Sendable {
     /// Whether upstream 401/403/409/422/429 are the client's answer (the request carries the
     /// client's credentials or data) rather than the operator's misconfiguration.
     package var speaksForClient: Bool { !forwardHeaders.isEmpty || body != nil }
+    /// The request headers the route's answer depends on, for `Vary`: those it forwards, and
+    /// `Authorization` when it verifies tokens (the answer is the token's user's).
+    package var varyHeaders: [String] {
+        guard auth != nil, !forwardHeaders.contains(where: { $0.lowercased() == "authorization" }) else {
+            return forwardHeaders
+        }
+        return forwardHeaders + ["Authorization"]
+    }
+
     /// Whether the route reads the client's `Authorization` header: it verifies a token, or
     /// forwards the header.
     package var readsAuthorization: Bool {

@@ -256,7 +256,7 @@ extension ResponseCache.Stored {
         staleIfErrorUntil = freshUntil + Double(policy.staleIfErrorMilliseconds) / 1000
         self.route = route.name
         fingerprint = route.fingerprint
-        forwarded = route.forwardHeaders
+        forwarded = route.varyHeaders
     }
 
     /// The stored answer as sent at `now`, with its age, remaining freshness and how it was found.

@@ -76,7 +76,7 @@ package enum SharedCacheEntry {
             freshUntil: storedAt + Double(fresh) / 1000,
             staleWhileRevalidateUntil: storedAt + Double(revalidate) / 1000,
             staleIfErrorUntil: storedAt + Double(onError) / 1000,
-            route: route.name, fingerprint: route.fingerprint, forwarded: route.forwardHeaders)
+            route: route.name, fingerprint: route.fingerprint, forwarded: route.varyHeaders)
         return now < max(entry.staleWhileRevalidateUntil, entry.staleIfErrorUntil, entry.freshUntil) ? entry : nil
     }
 

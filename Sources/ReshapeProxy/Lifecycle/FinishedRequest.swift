@@ -27,6 +27,14 @@ package struct FinishedRequest: Sendable {
     package var span: Span?
     /// Its answer was kept out of the cache by its upstreams' directives.
     package var cacheSkip: CacheSkip?
+    /// How its bearer token was judged, on an `auth` route: `reshape_auth_total`'s labels.
+    package var auth: AuthCheck?
+
+    /// One bearer token check: the verifier and its result label.
+    package struct AuthCheck: Sendable, Equatable {
+        package var verifier: String
+        package var result: String
+    }
 
     /// A `cache:` route's answer its upstreams' `Cache-Control` kept out of the cache.
     package struct CacheSkip: Sendable, Equatable {
@@ -41,6 +49,7 @@ package struct FinishedRequest: Sendable {
     package func record(in metrics: Metrics) {
         if let route, !dropped.isEmpty { metrics.recordDropped(route: route, elements: dropped) }
         if let cacheSkip { metrics.recordCacheSkipped(route: cacheSkip.route, reason: cacheSkip.reason) }
+        if let auth { metrics.recordAuth(verifier: auth.verifier, result: auth.result) }
         switch outcome {
         case .answered(let status, let seconds):
             metrics.requestFinished()

@@ -61,6 +61,10 @@ package final class RequestLifecycle {
     enum State {
         /// Created; the rules have not said yet what the request is (only `begin` sees this).
         case routing
+        /// A request of an `auth` route: asks the worker for its verifier's keys
+        /// (`Action.lookUpKeys`) before anything else; `refetched`: they were fetched again
+        /// for the token's unknown `kid`.
+        case awaitingKeys(RouteMatch, refetched: Bool)
         /// A refresh a stale answer asked for, not started yet; it leads the key's fetch.
         case refreshPending(RouteMatch, CacheLead)
         /// Leads the key's fetch, and asks the cache replicas share before the upstream.
@@ -86,7 +90,8 @@ package final class RequestLifecycle {
 
     /// Each state's name, one case per `State` case: the diagram test reads them from here.
     enum StateName: String, CaseIterable {
-        case routing, refreshPending, awaitingSharedCache, awaitingLiveAnswer, waitingForLeader, exchanging
+        case routing, awaitingKeys, refreshPending, awaitingSharedCache, awaitingLiveAnswer, waitingForLeader,
+            exchanging
         case responding, subscribed, answered, cancelled
     }
 
@@ -98,6 +103,10 @@ package final class RequestLifecycle {
         /// exchange's first fetches, on a route with a `timeout`): arm the route timer for that
         /// many milliseconds and call `timedOut` when it fires.
         case fetch([FetchOrder], armTimer: Int?)
+        /// Ask the worker for the key set of this verifier (`refetch`: fetched again, if its last
+        /// fetch is old enough, since the token names a key it does not have) and call
+        /// `keysFound` with it, or with nil when there is none to be had.
+        case lookUpKeys(AuthVerifierRule, refetch: Bool)
         /// Ask the shared cache (Redis) for this key and call `sharedLookupFinished`.
         case lookUpShared(String)
         /// Ask the worker's live streams of `route` for the current answer of the one this
@@ -160,6 +169,12 @@ package final class RequestLifecycle {
     private(set) var trace: RequestTrace
     /// Each fetch in flight's client span as it started, while the trace is recorded.
     var fetchSpans: [Int: FetchSpanStart] = [:]
+    /// On an `auth` route, once checked: what `reshape_auth_total` counts, and why a token was
+    /// refused (for the access log).
+    var authCheck: FinishedRequest.AuthCheck?
+    var authRefusal: String?
+    /// When the accepted token expires (seconds since the Unix epoch): a live stream ends then.
+    var tokenExpiresAt: Double?
 
     init(
         _ request: HTTPRequest, rules: ServingRules, settings: LifecycleSettings, now: Double,
@@ -185,6 +200,7 @@ package final class RequestLifecycle {
     var name: StateName {
         switch state {
         case .routing: .routing
+        case .awaitingKeys: .awaitingKeys
         case .refreshPending: .refreshPending
         case .awaitingSharedCache: .awaitingSharedCache
         case .awaitingLiveAnswer: .awaitingLiveAnswer
@@ -249,12 +265,26 @@ package final class RequestLifecycle {
                 return respond(Problem.notFound(path: String(request.path)).response, AnswerRecord())
             }
             let match = RouteMatch(route: route, parameters: parameters)
-            if route.live != nil {
-                if LiveSubscription.asksForStream(request) { return subscribe(match) }
-                if let lookUp = lookUpLive(match) { return lookUp }
+            // The token is checked before anything is looked up or fetched.
+            if let auth = route.auth {
+                // The loader refuses a route naming a verifier it does not define.
+                guard let verifier = rules.ruleSet.verifiers[auth.verifier] else {
+                    impossible("an auth route without its verifier", in: stateName)
+                }
+                state = .awaitingKeys(match, refetched: false)
+                return .lookUpKeys(verifier, refetch: false)
             }
-            return lookUpCache(match, now: now, waiter: cacheWaiter) ?? startExchange(match, lead: nil)
+            return proceed(match, now: now, cacheWaiter: cacheWaiter)
         }
+    }
+
+    /// A route's request that may go on: to its live stream, the cache, or its fetches.
+    func proceed(_ match: RouteMatch, now: Double, cacheWaiter: () -> ResponseCache.Waiter?) -> Action {
+        if match.route.live != nil {
+            if LiveSubscription.asksForStream(request) { return subscribe(match) }
+            if let lookUp = lookUpLive(match) { return lookUp }
+        }
+        return lookUpCache(match, now: now, waiter: cacheWaiter) ?? startExchange(match, lead: nil)
     }
 
     /// A fetch finished with `result` after `seconds`. The server reports only fetches in
@@ -288,6 +318,7 @@ package final class RequestLifecycle {
         guard case .responding(let record) = state else { impossible("answered", in: stateName) }
         state = .answered
         var finished = FinishedRequest(outcome: .background, route: record.routeName)
+        finished.auth = authCheck
         finished.cacheSkip = cacheSkip(response, record)
         if !record.dropped.isEmpty {
             // The status page shows them as the access log does: with the route's secrets out.
@@ -304,7 +335,7 @@ package final class RequestLifecycle {
         guard settings.accessLog else { return .record(finished) }
         let path = String(request.path)
         let exchange = record.exchange
-        let entry = AccessLogEntry(
+        var entry = AccessLogEntry(
             timeMilliseconds: wallClockMilliseconds, method: request.method, path: path,
             route: record.routeName, status: response.status,
             upstreamStatus: exchange?.upstreamStatus,
@@ -312,6 +343,7 @@ package final class RequestLifecycle {
             upstreamMilliseconds: exchange.map { $0.upstreamSeconds * 1000 },
             bytes: response.body.count, dropped: record.dropped, errorCode: record.errorCode,
             fetches: exchange?.fetchCount ?? 0, traceID: trace.context.traceID)
+        entry.authReason = authRefusal
         finished.accessLogLine = entry.line(redactor: record.redactor ?? exchange?.redactor ?? redactor)
         return .record(finished)
     }
@@ -330,13 +362,15 @@ package final class RequestLifecycle {
             if let lead { settlement.wake = abandon(lead) }
         case .waitingForLeader:
             break  // its waiter stays with the cache; what it delivers finds the request gone
-        case .awaitingLiveAnswer:
+        case .awaitingLiveAnswer, .awaitingKeys:
             break  // it leads nothing and runs nothing yet
         case .routing, .responding, .subscribed, .answered, .cancelled:
             impossible("cancelled", in: stateName)
         }
         state = .cancelled
-        return .cancel(settlement, FinishedRequest(outcome: isBackground ? .background : .cancelled))
+        var finished = FinishedRequest(outcome: isBackground ? .background : .cancelled)
+        finished.auth = authCheck
+        return .cancel(settlement, finished)
     }
 
     // MARK: - Transitions
@@ -365,7 +399,7 @@ package final class RequestLifecycle {
         case .respond(var rendered, let cancel):
             if rendered.errorCode == nil, (200..<300).contains(rendered.response.status) {
                 rendered.response.headers += CachingHeaders.route(
-                    forwarded: route.forwardHeaders, maxAge: nil, upstream: exchange?.cacheControl ?? CacheControl())
+                    forwarded: route.varyHeaders, maxAge: nil, upstream: exchange?.cacheControl ?? CacheControl())
             }
             // A timer was armed with the exchange's first fetches, if the route has a timeout.
             var settlement = Settlement(

@@ -16,9 +16,15 @@ package struct LiveSubscription: Sendable {
     package let streamKey: String
     package let policy: LivePolicy
     let rules: ServingRules
+    /// On an `auth` route: when the subscriber's token expires (seconds since the Unix epoch),
+    /// and the subscription ends with `token-expired`.
+    package let tokenExpiresAt: Double?
 
-    init(route: Route, parameters: [String: String], request: UpstreamRequest, policy: LivePolicy, rules: ServingRules)
-    {
+    init(
+        route: Route, parameters: [String: String], request: UpstreamRequest, policy: LivePolicy, rules: ServingRules,
+        tokenExpiresAt: Double? = nil
+    ) {
+        self.tokenExpiresAt = tokenExpiresAt
         self.route = route
         self.parameters = parameters
         self.request = request

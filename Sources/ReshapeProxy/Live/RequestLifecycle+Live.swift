@@ -19,7 +19,7 @@ extension RequestLifecycle {
             return .subscribe(
                 LiveSubscription(
                     route: match.route, parameters: match.parameters, request: orders[0].request, policy: policy,
-                    rules: rules))
+                    rules: rules, tokenExpiresAt: tokenExpiresAt))
         case .fetch, .wait:
             // The loader allows `live:` only on single-fetch routes; anything else is a bug there.
             impossible("subscribe without one fetch", in: stateName)
@@ -75,7 +75,7 @@ extension RequestLifecycle {
             NameValue(name: "ETag", value: EntityTag.of(body)),
             NameValue(name: CacheStatus.headerName, value: "live"),
         ]
-        headers += CachingHeaders.route(forwarded: route.forwardHeaders, maxAge: nil, upstream: CacheControl())
+        headers += CachingHeaders.route(forwarded: route.varyHeaders, maxAge: nil, upstream: CacheControl())
         // Its log line redacts as a plain GET's: forwarded header values are secrets too.
         return respond(
             HTTPResponse(status: 200, headers: headers, body: body),
@@ -111,6 +111,7 @@ extension RequestLifecycle {
         state = .answered
         let seconds = now - started
         var finished = FinishedRequest(outcome: .answered(status: 200, seconds: seconds), route: match.route.name)
+        finished.auth = authCheck
         guard settings.accessLog else { return .unsubscribe(finished) }
         var entry = AccessLogEntry(
             timeMilliseconds: wallClockMilliseconds, method: request.method, path: String(request.path),

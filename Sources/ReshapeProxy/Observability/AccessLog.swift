@@ -21,6 +21,8 @@ package struct AccessLogEntry: Sendable {
     package var traceID: String?
     /// A live subscription's events sent (`live_events`), on the line written as it ends.
     package var liveEvents: Int?
+    /// Why an `auth` route refused the request's bearer token (`auth_reason`; never the token).
+    package var authReason: String?
 
     package init(
         timeMilliseconds: Int, method: String, path: String, route: String?, status: Int, upstreamStatus: Int?,
@@ -108,6 +110,10 @@ package struct AccessLogEntry: Sendable {
         if let liveEvents {
             name("live_events")
             number(String(liveEvents))
+        }
+        if let authReason {
+            name("auth_reason")
+            out.appendString(authReason)
         }
         out.appendRaw("}\n")
         var line: [UInt8] = []

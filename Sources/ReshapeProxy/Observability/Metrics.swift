@@ -44,11 +44,13 @@ package final class Metrics: Sendable {
         var circuitStates: [String: Int] = [:]  // upstream: 0 closed, 1 open, 2 half-open
         var redirects: [String: Int] = [:]  // upstream|result
         var cacheSkips: [String: Int] = [:]  // route|reason
+        var authResults: [String: Int] = [:]  // verifier|result
 
         mutating func merge(_ other: Resilience) {
             retries.merge(other.retries, uniquingKeysWith: +)
             redirects.merge(other.redirects, uniquingKeysWith: +)
             cacheSkips.merge(other.cacheSkips, uniquingKeysWith: +)
+            authResults.merge(other.authResults, uniquingKeysWith: +)
             circuitRejections.merge(other.circuitRejections, uniquingKeysWith: +)
             // The worst worker's state: a circuit open on one worker is worth seeing.
             circuitStates.merge(other.circuitStates, uniquingKeysWith: max)
@@ -125,6 +127,11 @@ package final class Metrics: Sendable {
         state.withLock { $0.resilience.redirects[key, default: 0] += 1 }
     }
 
+    /// A request of an `auth` route was checked by `verifier` with `result`.
+    package func recordAuth(verifier: String, result: String) {
+        state.withLock { $0.resilience.authResults["\(verifier)|\(result)", default: 0] += 1 }
+    }
+
     /// A `cache:` route's answer was not stored because an upstream said `reason`.
     package func recordCacheSkipped(route: String, reason: String) {
         state.withLock { $0.resilience.cacheSkips["\(route)|\(reason)", default: 0] += 1 }
@@ -170,6 +177,10 @@ package final class Metrics: Sendable {
             "reshape_cache_skipped_total",
             "Answers of cache: routes not stored because an upstream's Cache-Control forbade it, by route and directive.",
             resilience.cacheSkips, labels: ("route", "reason"), label: label)
+        out += pairCounter(
+            "reshape_auth_total",
+            "Bearer tokens checked on auth routes, by verifier and result (ok, missing, expired, bad-signature, bad-claims, unknown-key, forbidden, unavailable).",
+            resilience.authResults, labels: ("verifier", "result"), label: label)
         return out
     }
 

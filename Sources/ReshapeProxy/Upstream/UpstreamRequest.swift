@@ -109,6 +109,10 @@ package enum UpstreamRequestBuilder {
         var query: [String] = upstream.query.map {
             PercentEncoding.encode($0.name) + "=" + PercentEncoding.encode($0.value)
         }
+        // The route's `query:`, its templates filled with the captures and verified claims.
+        for rule in route.upstreamQuery {
+            query.append(PercentEncoding.encode(rule.name) + "=" + PercentEncoding.encode(rule.queryValue(parameters)))
+        }
         if let firebase = try firebaseQuery(route: route, rawQuery: rawQuery) {
             for parameter in firebase.parameters {
                 query.append(parameter.name + "=" + PercentEncoding.encode(parameter.value))

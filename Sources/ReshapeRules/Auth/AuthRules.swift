@@ -5,18 +5,15 @@ import ReshapeJSON
 /// token it accepts must say.
 package struct AuthVerifierRule: Sendable {
     package var name: String
-    /// Where the JWKS is fetched from: an upstream of its own (scheme, host, port, base path),
-    /// so it gets the upstreams' TLS, timeouts and body limit.
+    /// Where the JWKS is fetched from: an upstream of its own whose base path is the key set's,
+    /// so it gets the upstreams' TLS verification, timeouts and body limit.
     package var jwks: Upstream
-    /// The key set's path under `jwks` (with its query, if the URL had one).
-    package var jwksPath: String
     package var verifier: TokenVerifier
     package var location: SourceLocation
 
-    package init(name: String, jwks: Upstream, jwksPath: String, verifier: TokenVerifier, location: SourceLocation) {
+    package init(name: String, jwks: Upstream, verifier: TokenVerifier, location: SourceLocation) {
         self.name = name
         self.jwks = jwks
-        self.jwksPath = jwksPath
         self.verifier = verifier
         self.location = location
     }
@@ -49,4 +46,26 @@ package struct RouteAuth: Sendable {
 
     /// The prefix of a template parameter that names a verified claim.
     package static let parameterPrefix = "auth."
+
+    /// The claim a template parameter names (`auth.sub` → `sub`), nil for a path capture.
+    package static func claim(ofParameter name: String) -> Substring? {
+        name.hasPrefix(parameterPrefix) ? name.dropFirst(parameterPrefix.count) : nil
+    }
+}
+
+/// What a claim named in a template (`{auth.<claim>}`) may be.
+enum AuthClaimName {
+    /// Letters, digits, `_` and `-`, starting with a letter or `_`: every registered claim and the
+    /// usual private ones (`user_id`, `email_verified`).
+    static func isValid(_ claim: Substring) -> Bool {
+        guard let first = claim.first, first.isASCII, first.isLetter || first == "_" else { return false }
+        return claim.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+    }
+
+    /// Why `{auth.<claim>}` cannot be used here; nil when it can.
+    static func problem(_ claim: Substring, routeHasAuth: Bool) -> String? {
+        if !isValid(claim) { return "is not a valid claim name (letters, digits, '_' and '-')" }
+        if !routeHasAuth { return "names a verified token's claim, but the route has no `auth`" }
+        return nil
+    }
 }

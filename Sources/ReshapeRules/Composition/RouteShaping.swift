@@ -35,10 +35,18 @@ package struct HeaderRule: Sendable {
         self.template = template
     }
 
+    /// The captures and `auth.<claim>`s the value names.
+    package var parameterNames: [String] {
+        template.parts.compactMap { if case .parameter(let name) = $0 { name } else { nil } }
+    }
+
     /// A header with a fixed value (tests and programmatic rule sets).
     package init(name: String, value: String) {
         self.init(name: name, template: StringTemplate(parts: value.isEmpty ? [] : [.literal(value)]))
     }
+
+    /// The value with captures filled as they are: a query parameter's, percent-encoded as it is sent.
+    package func queryValue(_ parameters: [String: String]) -> String { template.render(parameters) }
 
     /// The value with captures filled. A capture is percent-decoded client input, so control
     /// characters (CR, LF, NUL...) in it are left out: they could end the header early.

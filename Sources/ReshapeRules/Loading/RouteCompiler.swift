@@ -12,6 +12,8 @@ struct RouteScope {
     let requestTemplate: PathTemplate?
     /// `firebase-query: true` (even where refused): the route's own steps may say `order: query`.
     var firebaseQuery = false
+    /// The route says `auth:` (even where refused): its templates may name `{auth.<claim>}`.
+    var hasAuth = false
 
     var captures: Set<String> { Set(requestTemplate?.parameterNames ?? []) }
     var operationContext: OperationCompileContext {
@@ -23,13 +25,15 @@ extension RuleSetBuilder {
     static let routeKeys: Set<String> = [
         "name", "request", "upstream", "path", "fetch", "forward-query", "forward-headers", "headers", "body",
         "transform", "timeout", "expose-upstream-errors", "cache", "examples", "idempotent", "live",
-        "firebase-query",
+        "firebase-query", "auth", "query", "conditional", "cors",
     ]
     static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     static let bodyMethods: Set<String> = ["POST", "PUT", "PATCH"]
 
     /// Checks one route, reporting every problem in it; nil when it has any.
-    mutating func compileRoute(_ entry: Entry, upstreamNames: Set<String>, types: SchemaSet?) -> Route? {
+    mutating func compileRoute(
+        _ entry: Entry, upstreamNames: Set<String>, types: SchemaSet?, verifiers: Set<String> = []
+    ) -> Route? {
         let document = entry.document
         guard case .object(let object) = entry.value else {
             report(
@@ -49,6 +53,8 @@ extension RuleSetBuilder {
             document: document, pointer: entry.pointer, upstreamNames: upstreamNames, types: types,
             requestTemplate: requestTemplate)
         scope.firebaseQuery = compileFirebaseQuery(object, method: method, document, entry.pointer)
+        scope.hasAuth = object["auth"] != nil
+        let auth = compileRouteAuth(object["auth"], verifiers: verifiers, scope)
 
         let fetches = compileFetches(object, scope, label: label)
         var forwardQuery: [String] = []
@@ -64,6 +70,7 @@ extension RuleSetBuilder {
         let forwardHeaders = compileForwardHeaders(object["forward-headers"], scope)
         var secrets: [String] = []
         let headers = compileHeaders(object["headers"], scope, forwarded: forwardHeaders, secrets: &secrets)
+        let upstreamQuery = compileUpstreamQuery(object["query"], scope, forwardQuery: forwardQuery, secrets: &secrets)
         let body = compileBody(object["body"], method: method, scope)
         var timeout: Int?
         if let value = object["timeout"] {
@@ -114,6 +121,11 @@ extension RuleSetBuilder {
         route.idempotent = idempotent
         route.live = live
         route.firebaseQuery = Self.firebaseQueryUse(scope.firebaseQuery, pipeline: pipeline, stages: stages)
+        route.upstreamQuery = upstreamQuery
+        if var auth {
+            auth.claims = Self.authClaims(fetches: fetches, stages: stages, headers: headers, query: upstreamQuery)
+            route.auth = auth
+        }
         return route
     }
 
@@ -219,6 +231,12 @@ extension RuleSetBuilder {
         var ok = true
         for parameter in template.parameterNames where !scope.captures.contains(parameter) && !extra.contains(parameter)
         {
+            if let claim = RouteAuth.claim(ofParameter: parameter) {
+                guard let problem = AuthClaimName.problem(claim, routeHasAuth: scope.hasAuth) else { continue }
+                report(scope.document, pointer, "'{\(parameter)}' \(problem)")
+                ok = false
+                continue
+            }
             report(
                 scope.document, pointer,
                 "'{\(parameter)}' is not captured by the request template '\(requestTemplate.description)'")

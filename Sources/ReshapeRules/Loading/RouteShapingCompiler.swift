@@ -95,7 +95,7 @@ extension RuleSetBuilder {
                 report(scope.document, memberPointer, "header '\(member.key)' must not contain CR, LF or NUL")
                 continue
             }
-            switch StringTemplate.parse(templateText, parameterNames: scope.captures) {
+            switch StringTemplate.parse(templateText, parameterNames: scope.captures, authClaims: scope.hasAuth) {
             case .success(let template):
                 rules.append(HeaderRule(name: member.key, template: template))
             case .failure(let failure):

@@ -65,6 +65,7 @@ struct RuleSetBuilder {
         var upstreamEntries: [Entry] = []
         var typeEntries: [Entry] = []
         var routeEntries: [Entry] = []
+        var verifierEntries: [Entry] = []
         for document in documents {
             guard case .object(let root) = document.root else {
                 if case .null = document.root { continue }  // an empty file
@@ -76,6 +77,7 @@ struct RuleSetBuilder {
                 switch member.key {
                 case "upstreams": upstreamEntries += namedEntries(member.value, document, pointer, what: "upstreams")
                 case "types": typeEntries += namedEntries(member.value, document, pointer, what: "types")
+                case "auth": verifierEntries += namedEntries(member.value, document, pointer, what: "auth")
                 case "routes":
                     guard case .array(let routes) = member.value else {
                         report(document, pointer, "`routes` must be a list")
@@ -88,13 +90,15 @@ struct RuleSetBuilder {
                     }
                 default:
                     report(
-                        document, pointer, "unknown top-level key '\(member.key)' (expected upstreams, types or routes)"
+                        document, pointer,
+                        "unknown top-level key '\(member.key)' (expected upstreams, types, routes or auth)"
                     )
                 }
             }
         }
         checkUnique(upstreamEntries, what: "upstream")
         checkUnique(typeEntries, what: "type")
+        checkUnique(verifierEntries, what: "verifier")
         checkUnique(routeEntries.filter { !$0.name.isEmpty }, what: "route")
 
         var upstreams: [String: Upstream] = [:]
@@ -102,6 +106,11 @@ struct RuleSetBuilder {
             if let upstream = compileUpstream(entry) { upstreams[entry.name] = upstream }
         }
         let types = compileTypes(typeEntries)
+        var verifiers: [String: AuthVerifierRule] = [:]
+        for entry in verifierEntries where verifiers[entry.name] == nil {
+            if let verifier = compileVerifier(entry) { verifiers[entry.name] = verifier }
+        }
+        let verifierNames = Set(verifierEntries.map(\.name))
         var routes: [Route] = []
         // A route's answer depends on its own text, the types it may validate against and its
         // upstreams' definitions: a reload that changes any of them changes its fingerprint.
@@ -109,7 +118,9 @@ struct RuleSetBuilder {
         var upstreamTexts: [String: String] = [:]
         for entry in upstreamEntries { upstreamTexts[entry.name] = entry.value.serializedString() }
         for entry in routeEntries {
-            if var route = compileRoute(entry, upstreamNames: Set(upstreamEntries.map(\.name)), types: types) {
+            if var route = compileRoute(
+                entry, upstreamNames: Set(upstreamEntries.map(\.name)), types: types, verifiers: verifierNames)
+            {
                 let upstreamNames = Set(route.fetches.map(\.upstream) + route.stages.map(\.expand.fetch.upstream))
                     .sorted()
                 warnIfNeverCached(route, upstreams: upstreamNames.compactMap { upstreams[$0] }, entry)
@@ -124,11 +135,12 @@ struct RuleSetBuilder {
         if !problems.isEmpty { return .failure(RuleDiagnostics(problems)) }
         let digest = RuleDigest.of(files)
         var seenTypes: Set<String> = []
-        return .success(
-            RuleSet(
-                upstreams: upstreams, routes: routes, digest: digest,
-                warnings: RuleDiagnostics(warnings).diagnostics,
-                types: typeEntries.filter { seenTypes.insert($0.name).inserted }.map { ($0.name, $0.value) }))
+        var ruleSet = RuleSet(
+            upstreams: upstreams, routes: routes, digest: digest,
+            warnings: RuleDiagnostics(warnings).diagnostics,
+            types: typeEntries.filter { seenTypes.insert($0.name).inserted }.map { ($0.name, $0.value) })
+        ruleSet.verifiers = verifiers
+        return .success(ruleSet)
     }
 
     // MARK: - Entries

@@ -51,6 +51,8 @@ enum TemplateParser {
     }
 
     private static func checkName(_ name: String) throws(Failure) {
+        // `{auth.<claim>}` in an upstream path: checked against the route's `auth` later.
+        if let claim = RouteAuth.claim(ofParameter: name), AuthClaimName.isValid(claim) { return }
         guard let first = name.first, first.isLetter || first == "_",
             name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
         else {

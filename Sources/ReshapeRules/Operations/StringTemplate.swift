@@ -10,7 +10,10 @@ struct StringTemplate: Sendable, Equatable {
     let parts: [Part]
 
     /// Nil message on success; otherwise why `text` is not a template over `parameterNames`.
-    static func parse(_ text: String, parameterNames: Set<String>) -> Result<StringTemplate, TemplateError> {
+    /// `authClaims`: `{auth.<claim>}` names a verified token's claim (a route with `auth`).
+    static func parse(_ text: String, parameterNames: Set<String>, authClaims: Bool = false) -> Result<
+        StringTemplate, TemplateError
+    > {
         var parts: [Part] = []
         var literal = ""
         var iterator = text.unicodeScalars.makeIterator()
@@ -40,7 +43,11 @@ struct StringTemplate: Sendable, Equatable {
                         TemplateError(message: "'{' without a closing '}' (write '{{' for a literal brace)"))
                 }
                 guard !name.isEmpty else { return .failure(TemplateError(message: "empty placeholder '{}'")) }
-                guard parameterNames.contains(name) else {
+                if let claim = RouteAuth.claim(ofParameter: name) {
+                    if let problem = AuthClaimName.problem(claim, routeHasAuth: authClaims) {
+                        return .failure(TemplateError(message: "'{\(name)}' \(problem)"))
+                    }
+                } else if !parameterNames.contains(name) {
                     let known = parameterNames.sorted().map { "{\($0)}" }.joined(separator: ", ")
                     return .failure(
                         TemplateError(

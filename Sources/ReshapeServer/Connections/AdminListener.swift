@@ -14,6 +14,7 @@ final class AdminListener: ConnectionOwner {
     let lifecycleSettings: LifecycleSettings
     let upstream: UpstreamClient? = nil
     let liveHub: LiveHub? = nil
+    let keyStore: KeyStore? = nil
     private let listener = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
     private let readBuffer = UnsafeMutableRawPointer.allocate(byteCount: 64 * 1024, alignment: 16)

@@ -19,6 +19,8 @@ protocol ConnectionOwner: AnyObject {
     var upstream: UpstreamClient? { get }
     /// The live routes' shared upstream streams; nil where none are served.
     var liveHub: LiveHub? { get }
+    /// The `auth` verifiers' key sets; nil where no route is served.
+    var keyStore: KeyStore? { get }
     func fillReadBuffer(_ buffer: UnsafeMutablePointer<uv_buf_t>?)
     /// Called by a connection as it closes; true the first time.
     func forget(_ connection: ClientConnection) -> Bool

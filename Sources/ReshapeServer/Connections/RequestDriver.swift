@@ -1,4 +1,5 @@
 import CLibUV
+import ReshapeAuth
 import ReshapeProxy
 import ReshapeStateMachines
 
@@ -98,6 +99,9 @@ final class RequestDriver {
             if let milliseconds = armTimer { armRouteTimer(id, milliseconds) }
             // A fetch that fails to start reports at once and may settle the request: start no more.
             for order in orders where requests[id] != nil { start(order, for: id) }
+        case .lookUpKeys(let verifier, let refetch):
+            guard let keyStore = owner.keyStore else { return keysFound(id, nil) }
+            keyStore.lookUp(verifier, refetch: refetch) { [weak self] keys in self?.keysFound(id, keys) }
         case .lookUpShared(let key):
             guard let shared = owner.sharedCache else { return sharedAnswered(id, nil) }
             shared.get(key) { [weak self] bytes in self?.sharedAnswered(id, bytes) }
@@ -172,6 +176,14 @@ final class RequestDriver {
             self.perform(id, lifecycle, lifecycle.timedOut())
         }
         routeTimers.updateValue(timer, forKey: id)?.stop()
+    }
+
+    private func keysFound(_ id: Int, _ keys: KeySet?) {
+        guard let lifecycle = requests[id] else { return }
+        let action = lifecycle.keysFound(
+            keys, unixSeconds: Double(Clock.unixMilliseconds()) / 1000, now: Clock.monotonicSeconds(),
+            cacheWaiter: cacheWaiter(for: id))
+        perform(id, lifecycle, action)
     }
 
     private func sharedAnswered(_ id: Int, _ bytes: [UInt8]?) {

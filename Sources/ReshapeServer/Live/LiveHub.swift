@@ -79,6 +79,7 @@ final class LiveHub {
     {
         metrics.liveSubscribersChanged(by: 1)
         let subscriber = LiveSubscriber(subscription: subscription, sink: sink, metrics: metrics)
+        if let expiresAt = subscription.tokenExpiresAt { subscriber.expire(at: expiresAt, loop: loop) }
         placement[ObjectIdentifier(subscriber)] = stream
         stream.join(subscriber)
         return subscriber
@@ -88,6 +89,7 @@ final class LiveHub {
     /// subscriber; later calls do nothing.
     func unsubscribe(_ subscriber: LiveSubscriber) {
         guard let stream = placement.removeValue(forKey: ObjectIdentifier(subscriber)) else { return }
+        subscriber.left()
         admission.unsubscribed(route: subscriber.routeName)
         metrics.liveSubscribersChanged(by: -1)
         stream.leave(subscriber)

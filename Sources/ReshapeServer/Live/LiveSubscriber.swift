@@ -1,3 +1,4 @@
+import CLibUV
 import ReshapeJSON
 import ReshapeLive
 import ReshapeProblem
@@ -31,6 +32,8 @@ final class LiveSubscriber {
     /// The size of the last snapshot sent: the bound on unsent bytes leaves room for it.
     private var snapshotBytes = 0
     private let metrics: Metrics
+    /// Ends the stream with `token-expired` when the subscriber's token expires (`auth` routes).
+    private var tokenExpiry: RouteTimer?
 
     init(subscription: LiveSubscription, sink: any LiveSink, metrics: Metrics) {
         routeName = subscription.route.name
@@ -62,6 +65,20 @@ final class LiveSubscriber {
         return true
     }
 
+    /// Ends the stream with `token-expired` at `unixSeconds`, the subscriber's token's `exp`.
+    func expire(at unixSeconds: Double, loop: UnsafeMutablePointer<uv_loop_t>) {
+        let milliseconds = Int(unixSeconds * 1000) - Clock.unixMilliseconds()
+        tokenExpiry = RouteTimer(loop: loop, milliseconds: max(milliseconds, 1)) { [weak self] in
+            self?.end(with: .tokenExpired)
+        }
+    }
+
+    /// The subscriber left its stream: its token's timer is stopped.
+    func left() {
+        tokenExpiry?.stop()
+        tokenExpiry = nil
+    }
+
     /// Sends `: keep-alive`, unless the subscriber is already behind.
     func keepAlive() {
         guard !isEnded, let sink, sink.unsentBytes < policy.bufferBytes else { return }
@@ -81,6 +98,7 @@ final class LiveSubscriber {
         metrics.liveEventSent(patch: false)
         emit(bytes)
         isEnded = true
+        left()
         sink?.end()
     }
 

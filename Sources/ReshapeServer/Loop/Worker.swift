@@ -27,6 +27,7 @@ final class Worker: ConnectionOwner {
     private(set) var sharedCache: RedisClient?
     let upstream: UpstreamClient?
     private(set) var liveHub: LiveHub?
+    private(set) var keyStore: KeyStore?
     /// Sends this loop's spans, with `--otlp-endpoint`.
     private var spanExporter: SpanExporter?
     private let listener = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
@@ -65,6 +66,7 @@ final class Worker: ConnectionOwner {
             loop: loop, upstream: upstream, metrics: metrics,
             stallSeconds: shared.configuration.liveStallSeconds)
         liveHub = hub
+        keyStore = KeyStore(upstream: upstream)
         lifecycleSettings.servesLive = true
         lifecycleSettings.tracer = Worker.tracer(
             loop: loop, upstream: upstream, configuration: shared.configuration, metrics: metrics,
@@ -172,6 +174,7 @@ final class Worker: ConnectionOwner {
         // Refreshes are nobody's request: they do not hold up the drain.
         background.cancelAll()
         liveHub?.close()
+        keyStore?.close()
         mailbox?.close()
         sharedCache?.close()
         spanExporter?.close()

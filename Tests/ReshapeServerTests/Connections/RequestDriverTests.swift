@@ -18,6 +18,7 @@ final class RequestDriverTests: XCTestCase {
         let lifecycleSettings: LifecycleSettings
         private(set) var upstream: UpstreamClient?
         let liveHub: LiveHub? = nil
+        let keyStore: KeyStore? = nil
         private(set) var refreshes: [RequestLifecycle] = []
 
         init(rules: ServingRules, cache: ResponseCache? = nil) {
