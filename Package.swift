@@ -114,7 +114,7 @@ let package = Package(
             name: "ReshapeProxyTests",
             dependencies: [
                 "ReshapeProxy", "ReshapeRules", "ReshapeJSON", "ReshapeCompression", "ReshapeDigest",
-                "ReshapeStateMachines",
+                "ReshapeStateMachines", "ReshapeAuth",
                 "ReshapeTestSupport",
             ]),
         .testTarget(
@@ -122,7 +122,7 @@ let package = Package(
             dependencies: [
                 "ReshapeServer", "ReshapeJSON", "ReshapeLive", "ReshapeTestSupport", "reshape", "reshape-demo-upstream",
             ],
-            exclude: ["Harness/otlp_receiver.py"]),
+            exclude: ["Harness/otlp_receiver.py", "Auth/mint_route_tokens.py"]),
         .testTarget(name: "CLITests", dependencies: ["reshape", "ReshapeJSON"]),
         .testTarget(
             name: "ReshapeOpenAPITests",

@@ -41,7 +41,8 @@ package struct VerifierKeys {
     static let failedRetrySeconds = 5.0
 
     private(set) var state = State.empty(retryAt: -Double.infinity)
-    private var lastFetchStarted = -Double.infinity
+    /// When a token's unknown `kid` last made the set be fetched again.
+    private var lastRefetch = -Double.infinity
     package init() {}
 
     package var stateName: String {
@@ -57,25 +58,26 @@ package struct VerifierKeys {
         switch state {
         case .empty(let retryAt):
             guard now >= retryAt else { return .now(nil) }
-            return startFetch(held: nil, now: now)
+            return startFetch(held: nil)
         case .fetching(let held):
             // A refetch waits for the fetch running: it is newer than the keys it was refused by.
             return refetch || held == nil ? .wait(startFetch: false) : .now(held)
         case .ready(let keys, let refreshAt):
             if refetch {
-                guard now - lastFetchStarted >= Self.unknownKeyIntervalSeconds else { return .now(keys) }
-                return startFetch(held: keys, now: now)
+                // Tokens naming keys nobody published must not make every request a fetch.
+                guard now - lastRefetch >= Self.unknownKeyIntervalSeconds else { return .now(keys) }
+                lastRefetch = now
+                return startFetch(held: keys)
             }
             guard now >= refreshAt else { return .now(keys) }
             // Out of date: fetched again, the request checked with what is in hand meanwhile.
-            _ = startFetch(held: keys, now: now)
+            _ = startFetch(held: keys)
             return .now(keys)
         }
     }
 
-    private mutating func startFetch(held: KeySet?, now: Double) -> Lookup {
+    private mutating func startFetch(held: KeySet?) -> Lookup {
         state = .fetching(held: held)
-        lastFetchStarted = now
         return .wait(startFetch: true)
     }
 
