@@ -122,7 +122,8 @@ let package = Package(
         .testTarget(
             name: "ReshapeServerTests",
             dependencies: [
-                "ReshapeServer", "ReshapeJSON", "ReshapeLive", "ReshapeTestSupport", "reshape", "reshape-demo-upstream",
+                "ReshapeServer", "ReshapeJSON", "ReshapeLive", "ReshapeAuth", "ReshapeTestSupport", "reshape",
+                "reshape-demo-upstream",
             ],
             exclude: ["Harness/otlp_receiver.py", "Auth/mint_route_tokens.py"]),
         .testTarget(name: "CLITests", dependencies: ["reshape", "ReshapeJSON"]),
