@@ -7,7 +7,8 @@ import PackageDescription
 // http_parser, hiredis) by ReshapeServer alone, and each of the others by one small module of
 // its own: PCRE2 by ReshapeRegex, libyaml by ReshapeYAML, libcrypto by ReshapeDigest, the
 // compression libraries by ReshapeCompression. CJSONIndex, the parser's first stage, is the
-// package's own C. The demo upstream calls the C library (Glibc) only.
+// package's own C. The demo upstream calls the C library (Glibc), and libcrypto (CCrypto) only
+// to sign the demo's ID tokens.
 let package = Package(
     name: "Reshape",
     platforms: [.macOS(.v13)],
@@ -75,7 +76,8 @@ let package = Package(
             ]),
         // A small blocking HTTP server with canned Firebase-shaped data and fault modes,
         // used by the quick start, docker-compose and the integration tests.
-        .executableTarget(name: "reshape-demo-upstream"),
+        // Also a small identity provider: an RSA key pair made at start signs demo ID tokens.
+        .executableTarget(name: "reshape-demo-upstream", dependencies: ["CCrypto"]),
         // Every fuzz target's input properties (fuzz/ holds only the libFuzzer drivers): here, so
         // they reach the modules' package-visible API; the only public API is one function each.
         .target(
@@ -120,7 +122,8 @@ let package = Package(
         .testTarget(
             name: "ReshapeServerTests",
             dependencies: [
-                "ReshapeServer", "ReshapeJSON", "ReshapeLive", "ReshapeTestSupport", "reshape", "reshape-demo-upstream",
+                "ReshapeServer", "ReshapeJSON", "ReshapeLive", "ReshapeAuth", "ReshapeTestSupport", "reshape",
+                "reshape-demo-upstream",
             ],
             exclude: ["Harness/otlp_receiver.py", "Auth/mint_route_tokens.py"]),
         .testTarget(name: "CLITests", dependencies: ["reshape", "ReshapeJSON"]),

@@ -4,11 +4,13 @@
 // OpenSSL's libcrypto (already loaded: libcurl links it): SHA-256 for cache keys, and the
 // public keys and signature checks of JSON Web Tokens (ReshapeAuth). Thin wrappers only where
 // Swift cannot call OpenSSL directly or where OpenSSL wants several calls for one step.
+// The demo upstream signs its demo ID tokens with the last three (never Reshape itself).
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/ecdsa.h>
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
+#include <openssl/rsa.h>
 #include <openssl/sha.h>
 
 /// An RSA public key from a JWK's big-endian modulus and exponent; NULL if OpenSSL refuses it.
@@ -104,5 +106,35 @@ static inline int reshape_ecdsa_signature_der(const unsigned char *rs, size_t ha
 }
 
 static inline void reshape_openssl_free(void *pointer) { OPENSSL_free(pointer); }
+
+/// A new RSA key pair of `bits` bits (public exponent 65537); NULL on failure. `EVP_RSA_gen` is
+/// a variadic macro, which Swift cannot call.
+static inline EVP_PKEY *reshape_rsa_generate(unsigned int bits) { return EVP_RSA_gen(bits); }
+
+/// The big-endian bytes of an RSA key's parameter `name` (`OSSL_PKEY_PARAM_RSA_N` "n" or
+/// `OSSL_PKEY_PARAM_RSA_E` "e") in `out`; their count, or 0 if it does not fit or OpenSSL fails.
+static inline size_t reshape_rsa_public_number(const EVP_PKEY *key, const char *name, unsigned char *out,
+                                               size_t capacity) {
+    BIGNUM *number = NULL;
+    size_t length = 0;
+    if (EVP_PKEY_get_bn_param(key, name, &number) == 1 && (size_t)BN_num_bytes(number) <= capacity) {
+        length = (size_t)BN_bn2bin(number, out);
+    }
+    BN_free(number);
+    return length;
+}
+
+/// `key`'s RS256 signature (PKCS #1 v1.5 with SHA-256) over `message` in `out`; its length, or 0
+/// if it does not fit or OpenSSL fails.
+static inline size_t reshape_sign_sha256(EVP_PKEY *key, const unsigned char *message, size_t message_length,
+                                         unsigned char *out, size_t capacity) {
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    size_t length = capacity;
+    int ok = context && EVP_DigestSignInit(context, NULL, EVP_sha256(), NULL, key) == 1 &&
+             EVP_DigestSign(context, NULL, &length, message, message_length) == 1 && length <= capacity &&
+             EVP_DigestSign(context, out, &length, message, message_length) == 1;
+    EVP_MD_CTX_free(context);
+    return ok ? length : 0;
+}
 
 #endif

@@ -42,8 +42,10 @@ struct Connection {
 
     /// Acts on one request; false when the connection must end.
     private func serve(_ request: DemoRequest, reader: SocketReader) -> Bool {
-        // Reads of the log and the stream controls are inspection, not traffic: not logged.
-        let isLogRead = request.path == "/_log" || request.path.hasPrefix("/_demo/")
+        // Reads of the log and the demo's controls are inspection, not traffic: not logged. The
+        // key set is traffic: tests count how often Reshape fetched it.
+        let isLogRead =
+            request.path == "/_log" || (request.path.hasPrefix("/_demo/") && request.path != "/_demo/jwks.json")
         let id = isLogRead ? nil : log.begin(request)
         let keepAlive = request.keepAlive
         let headOnly = request.method == "HEAD"

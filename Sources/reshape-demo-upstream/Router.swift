@@ -38,6 +38,7 @@ struct Router: Sendable {
             if request.queryValue("clear") == "1" { log.clear() }
             return .respond(.json(log.snapshot, pretty: request.queryValue("print") == "pretty"))
         }
+        if segments.first == "_demo", let reply = identityControl(Array(segments.dropFirst()), request) { return reply }
         if segments.first == "_demo" {
             return demoControl(Array(segments.dropFirst()), request)
         }

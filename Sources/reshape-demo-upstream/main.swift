@@ -6,6 +6,7 @@
 
 let usage = """
     usage: reshape-demo-upstream [--listen HOST:PORT] [--redirect-listen HOST:PORT] [--keep-alive SECONDS]
+                                 [--jwks FILE] [--jwks-max-age SECONDS]
 
     Serves Firebase-shaped demo data over HTTP/1.1 (default 127.0.0.1:8081; port 0 picks a
     free port). Prints "listening on HOST:PORT" once ready; with --redirect-listen, a second
@@ -39,7 +40,24 @@ let usage = """
       /fault/invalid-json (error at line 3, column 5)  /fault/big?bytes=N  /fault/gzip
       /echo[/...]  the request as received
       /_log[?clear=1]  the last requests: method, target, headers, body, timings, whether
-          the client left before the answer
+          the client left before the answer (of /_demo/, only the key set's fetches)
+
+    A demo identity provider, mimicking Firebase Auth's ID tokens for the demo only (anyone
+    may mint a token for any user; never use it for anything real). An RSA-2048 key pair is
+    made at start and lives in memory only:
+      GET /_demo/jwks.json  the public keys (JWKS, RFC 7517), as Google publishes Firebase's,
+          with Cache-Control: public, max-age=300 (--jwks-max-age SECONDS)
+      POST /_demo/token?sub=ID[&ttl=SECONDS][&claim.NAME=VALUE...]  {"token": "<JWT>"}: an
+          RS256 ID token with iss https://securetoken.google.com/reshape-demo, aud
+          reshape-demo, sub and user_id ID, auth_time, iat now, exp now + ttl (default 3600;
+          negative: already expired), and each claim.NAME (true, false and whole numbers as
+          those JSON types, else a string; a standard claim's name replaces it)
+      POST /_demo/keys/rotate[?drop-old=true]  a new signing key with a new kid; the key set
+          lists it first and the previous key after it (as Google keeps publishing the old
+          key during a rotation), or only the new one with drop-old=true
+      --jwks FILE  serve FILE's bytes as /_demo/jwks.json instead, read again on every
+          request (tests write keys of their own there); /_demo/token and
+          /_demo/keys/rotate then answer 409
 
     """
 
@@ -52,6 +70,8 @@ func fail(_ message: String, status: Int32 = 2) -> Never {
 var listenText = "127.0.0.1:8081"
 var redirectListenText: String?
 var keepAliveMilliseconds = 30_000
+var keySetFile: String?
+var keySetMaxAge = 300
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -66,6 +86,14 @@ while let argument = arguments.popFirst() {
             fail("--keep-alive needs SECONDS, more than 0\n\n" + usage)
         }
         keepAliveMilliseconds = max(1, Int(seconds * 1000))
+    case "--jwks":
+        guard let value = arguments.popFirst(), !value.isEmpty else { fail("--jwks needs FILE\n\n" + usage) }
+        keySetFile = value
+    case "--jwks-max-age":
+        guard let value = arguments.popFirst(), let seconds = Int(value), (0...31_536_000).contains(seconds) else {
+            fail("--jwks-max-age needs whole SECONDS, 0 or more\n\n" + usage)
+        }
+        keySetMaxAge = seconds
     case "-h", "--help":
         print(usage, terminator: "")
         exit(0)
@@ -74,6 +102,10 @@ while let argument = arguments.popFirst() {
     }
 }
 guard let address = ListenAddress(listenText) else { fail("--listen wants HOST:PORT, got \(listenText)") }
+// Before "listening": the first token request must not wait for a key pair.
+if case .failure = DemoIdentity.shared.configure(keySetFile: keySetFile, maxAgeSeconds: keySetMaxAge) {
+    fail("OpenSSL could not make an RSA key pair", status: 1)
+}
 
 // Ctrl-C and `kill` are the normal way to stop the demo: exit 0 at once. The signals are
 // blocked in every thread (connection threads inherit the mask) and taken by one thread with
