@@ -53,7 +53,7 @@ final class AuthRouteTests: XCTestCase {
             auth: app-users
             upstream: firebase
             path: /users/{auth.sub}.json
-            cache: { ttl: 30s }
+            cache: { ttl: 30s, upstream-cache-control: ignore }
             transform: []
           - name: verified-me
             request: GET /verified-me
