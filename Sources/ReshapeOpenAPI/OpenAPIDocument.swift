@@ -56,9 +56,25 @@ package enum OpenAPIDocument {
             document["servers"] = .array([.object(JSONObject([JSONMember(key: "url", value: .string(server))]))])
         }
         document["paths"] = .object(paths)
-        document["components"] = .object(JSONObject([JSONMember(key: "schemas", value: .object(schemas))]))
+        var components = JSONObject([JSONMember(key: "schemas", value: .object(schemas))])
+        if ruleSet.routes.contains(where: { $0.auth != nil }) {
+            components["securitySchemes"] = .object(JSONObject([JSONMember(key: bearerScheme, value: bearerAuth)]))
+        }
+        document["components"] = .object(components)
         return .object(document)
     }
+
+    /// The security scheme of routes with `auth`: a bearer JWT.
+    static let bearerScheme = "bearerAuth"
+    static let bearerAuth = JSON.object(
+        JSONObject([
+            JSONMember(key: "type", value: .string("http")),
+            JSONMember(key: "scheme", value: .string("bearer")),
+            JSONMember(key: "bearerFormat", value: .string("JWT")),
+            JSONMember(
+                key: "description",
+                value: .string("An ID token the route's verifier accepts (signature by its key set, iss, aud, exp).")),
+        ]))
 
     /// The schema of a route's successful answer body.
     package static func responseSchema(of route: Route, types: TypeCatalog) -> JSON {
@@ -96,6 +112,9 @@ package enum OpenAPIDocument {
             parameters.append(parameter(name, in: "header", required: false, schema: ["type": .string("string")]))
         }
         if !parameters.isEmpty { operation["parameters"] = .array(parameters) }
+        if route.auth != nil {
+            operation["security"] = .array([.object(JSONObject([JSONMember(key: bearerScheme, value: .array([]))]))])
+        }
 
         if let body = route.body {
             let schema: JSON =
@@ -186,9 +205,10 @@ package enum OpenAPIDocument {
                     + (route.path.parameterNames.isEmpty && route.firebaseQuery == .off ? [] : ["bad-parameter"])
                     + (hasBody ? ["invalid-json"] : [])
             ))
-        if speaks {
-            statuses.append((401, ["upstream-rejected"]))
-            statuses.append((403, ["upstream-rejected"]))
+        let verifies = route.auth != nil
+        if speaks || verifies {
+            statuses.append((401, (verifies ? ["unauthenticated"] : []) + (speaks ? ["upstream-rejected"] : [])))
+            statuses.append((403, (verifies ? ["forbidden"] : []) + (speaks ? ["upstream-rejected"] : [])))
         }
         statuses.append((404, ["upstream-not-found", "not-found"]))
         if speaks { statuses.append((409, ["upstream-rejected"])) }
@@ -209,7 +229,7 @@ package enum OpenAPIDocument {
                     "too-many-fetches", "missing-key", "invalid-key", "duplicate-key", "key-conflict",
                 ]
             ))
-        statuses.append((503, ["overloaded", "shutting-down"]))
+        statuses.append((503, ["overloaded", "shutting-down"] + (verifies ? ["auth-unavailable"] : [])))
         statuses.append((504, ["upstream-timeout"] + (route.timeoutMilliseconds == nil ? [] : ["route-timeout"])))
         return statuses
     }
