@@ -23,7 +23,7 @@ extension RuleSetBuilder {
     static let routeKeys: Set<String> = [
         "name", "request", "upstream", "path", "fetch", "forward-query", "forward-headers", "headers", "body",
         "transform", "timeout", "expose-upstream-errors", "cache", "examples", "idempotent", "live",
-        "firebase-query",
+        "firebase-query", "conditional",
     ]
     static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     static let bodyMethods: Set<String> = ["POST", "PUT", "PATCH"]
@@ -98,6 +98,8 @@ extension RuleSetBuilder {
         }
         let live = compileLive(
             object["live"], method: method, hasFetchList: object["fetch"] != nil, hasStages: !stages.isEmpty, scope)
+        let conditional = compileConditional(
+            object, method: method, hasStages: !stages.isEmpty, document, entry.pointer)
         var shape = ExampleShape(
             fetches: fetches, body: body, hasBodyKey: object["body"] != nil, hasStages: !stages.isEmpty,
             transformCompiled: object["transform"] != nil)
@@ -113,6 +115,7 @@ extension RuleSetBuilder {
             secrets: secrets.filter { !$0.isEmpty }, location: entry.location, examples: examples)
         route.idempotent = idempotent
         route.live = live
+        route.conditional = conditional
         route.firebaseQuery = Self.firebaseQueryUse(scope.firebaseQuery, pipeline: pipeline, stages: stages)
         return route
     }
