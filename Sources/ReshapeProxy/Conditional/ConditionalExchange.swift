@@ -115,7 +115,8 @@ package enum ConditionalExchange: Equatable, Sendable {
                 response.headers[index].value, resource: resource, firebase: firebaseTag)
         case .write(let resource, _, let minimal):
             if let firebaseTag, ConditionalTag.isCarried(firebaseTag) {
-                let tag = ConditionalTag.composed(EntityTag.of(response.body), resource: resource, firebase: firebaseTag)
+                let tag = ConditionalTag.composed(
+                    EntityTag.of(response.body), resource: resource, firebase: firebaseTag)
                 response.headers.removeAll { $0.name == "ETag" }
                 response.headers.append(NameValue(name: "ETag", value: tag))
             }

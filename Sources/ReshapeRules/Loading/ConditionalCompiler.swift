@@ -38,7 +38,8 @@ extension RuleSetBuilder {
         if object["firebase-query"] == .bool(true) {
             report(
                 document, at,
-                "`conditional` cannot be used with `firebase-query`: Firebase's ETag is the location's, not the query's")
+                "`conditional` cannot be used with `firebase-query`: Firebase's ETag is the location's, not the query's"
+            )
         }
         return problems.count == before
     }

@@ -129,7 +129,9 @@ final class ConditionalWriteTests: XCTestCase {
     func testTagsSurviveUnrelatedReloadsButNotAChangeOfTheRoutesRules() throws {
         XCTAssertEqual(try put("/plain/f", "1").status, 200)
         let before = try tag("/counters/f")
-        try server.replaceRules(rules() + "\n  - { name: extra, request: \"GET /extra\", upstream: firebase, path: /x.json, transform: [] }\n")
+        try server.replaceRules(
+            rules()
+                + "\n  - { name: extra, request: \"GET /extra\", upstream: firebase, path: /x.json, transform: [] }\n")
         try server.child.waitFor(5, "the first reload") { $0.stderr.contains("\"rules reloaded\"") }
         XCTAssertEqual(try put("/counters/f", "2", headers: ["If-Match: \(before)"]).status, 200)
 
