@@ -1,13 +1,16 @@
 import ReshapeJSON
 
 extension RuleSetBuilder {
+    static let conditionalHeaders: Set<String> = ["if-match", "x-firebase-etag"]
+
     /// `conditional: true`: a GET asks Firebase for its ETag and a PUT, PATCH or DELETE passes
     /// a client's `If-Match` on (docs/rules.md, "Conditional reads and writes"). The tag names
     /// one upstream resource, so the route must address exactly one: refused on a POST (Firebase
     /// picks the new child's name, so no tag was ever made for it), on a `fetch:` list or an
     /// `expand` (an answer of many resources), on a live route (a stream carries no ETag) and
     /// with `firebase-query` (Firebase's ETag is the location's, not the filtered answer's).
-    /// False when absent, `false`, or refused (reported).
+    /// False when absent, `false`, or refused (reported). The headers it sends are its own:
+    /// forwarding them too would send a client's `If-Match` to Firebase unread.
     mutating func compileConditional(
         _ object: JSONObject, method: String, hasStages: Bool, _ document: SourceDocument, _ pointer: String
     ) -> Bool {
@@ -34,6 +37,14 @@ extension RuleSetBuilder {
         }
         if let live = object["live"], live != .bool(false) {
             report(document, at, "`conditional` cannot be used on a live route: a stream carries no ETag")
+        }
+        if case .array(let names)? = object["forward-headers"] {
+            for (index, name) in names.enumerated() {
+                guard let text = name.stringValue, Self.conditionalHeaders.contains(text.lowercased()) else { continue }
+                report(
+                    document, JSONPointer.appending(index: index, to: pointer + "/forward-headers"),
+                    "'\(text)' is sent by `conditional: true` itself (from the client's If-Match); do not forward it")
+            }
         }
         if object["firebase-query"] == .bool(true) {
             report(

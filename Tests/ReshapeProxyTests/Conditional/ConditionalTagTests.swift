@@ -1,4 +1,5 @@
 import ReshapeRules
+import ReshapeTestSupport
 import XCTest
 
 @testable import ReshapeProxy
@@ -161,5 +162,28 @@ final class ConditionalTagTests: XCTestCase {
             HTTPResponse(status: 502), firebaseTag: "n=")
         XCTAssertNil(failed.header("ETag"))
         XCTAssertNil(failed.header("Preference-Applied"))
+    }
+}
+
+/// `If-Match` and the tag parser on arbitrary text: never a trap, never a match of a tag that
+/// is not this resource's.
+final class ConditionalInputTests: XCTestCase {
+    func testArbitraryIfMatchTextNeverTrapsNorMatchesAForeignTag() {
+        let resource = ConditionalTag.resource(upstream: "u", url: "http://u/a.json", fingerprint: "f")
+        let ours = ConditionalTag.composed(EntityTag.of([1]), resource: resource, firebase: "fb=")
+        let alphabet = Array("\"W/,* \t.-0123456789abcdefgzip\u{00e9}\u{0}")
+        var random = SplitMix64(seed: 28)
+        for _ in 0..<20_000 {
+            let length = Int(random.next() % 40)
+            let text = String((0..<length).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] })
+            switch IfMatch.decide([text], resource: resource) {
+            case .firebase(let tag): XCTFail("matched \(text) as \(tag)")
+            case .absent: XCTFail("a field was given")
+            case .any, .stale: break
+            }
+            _ = ConditionalTag.parse(Substring(text))
+            let spliced = String(text.prefix(length / 2)) + ours + String(text.dropFirst(length / 2))
+            _ = IfMatch.decide([spliced], resource: resource)
+        }
     }
 }

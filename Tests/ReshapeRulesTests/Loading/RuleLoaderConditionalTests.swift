@@ -84,6 +84,13 @@ final class RuleLoaderConditionalTests: XCTestCase {
                     conditional: true
                     transform:
                       - expand: { key: id, fetch: { upstream: api, path: "/x/{value}.json" }, as: x }
+                  - name: forwards
+                    request: PATCH /forwards
+                    upstream: api
+                    path: /f.json
+                    forward-headers: [X-Request-Id, If-Match]
+                    conditional: true
+                    transform: []
                 """
         let lines = diagnostics([("r.yaml", text)])
         assertDiagnostic(lines, at: "r.yaml:9:18", contains: "a POST creates a child Firebase names")
@@ -92,6 +99,7 @@ final class RuleLoaderConditionalTests: XCTestCase {
         assertDiagnostic(lines, at: "r.yaml:28:18", contains: "cannot be used with `firebase-query`")
         assertDiagnostic(lines, at: "r.yaml:34:18", contains: "`conditional` must be true or false")
         assertDiagnostic(lines, at: "r.yaml:40:18", contains: "cannot be used with `expand`")
-        XCTAssertEqual(lines.count, 6, lines.joined(separator: "\n"))
+        assertDiagnostic(lines, at: "r.yaml:47:37", contains: "'If-Match' is sent by `conditional: true` itself")
+        XCTAssertEqual(lines.count, 7, lines.joined(separator: "\n"))
     }
 }
