@@ -111,6 +111,7 @@ package enum OpenAPIDocument {
         {
             parameters.append(parameter(name, in: "header", required: false, schema: ["type": .string("string")]))
         }
+        if route.conditional, route.method != "GET" { parameters += conditionalWriteParameters() }
         if !parameters.isEmpty { operation["parameters"] = .array(parameters) }
         if route.auth != nil {
             operation["security"] = .array([.object(JSONObject([JSONMember(key: bearerScheme, value: .array([]))]))])
@@ -189,6 +190,7 @@ package enum OpenAPIDocument {
         for (status, codes) in errorStatuses(of: route) {
             responses[String(status)] = problemResponse(codes)
         }
+        if route.conditional { addConditionalResponses(route, to: &responses) }
         operation["responses"] = .object(responses)
         return operation
     }
@@ -212,6 +214,7 @@ package enum OpenAPIDocument {
         }
         statuses.append((404, ["upstream-not-found", "not-found"]))
         if speaks { statuses.append((409, ["upstream-rejected"])) }
+        if route.conditional, route.method != "GET" { statuses.append((412, ["precondition-failed"])) }
         if hasBody { statuses.append((413, ["body-too-large"])) }
         statuses.append((415, [hasBody ? "unsupported-media-type" : "body-not-accepted"]))
         if hasBody || speaks {

@@ -194,6 +194,9 @@ package struct Route: Sendable {
     package var upstreamQuery: [HeaderRule] = []
     /// `conditional: true`: Firebase's ETag is asked for (GET) or `If-Match` is passed on (writes).
     package var conditional = false
+    /// On a conditional route: the fingerprint of the conditional routes on its path template
+    /// (`ConditionalFingerprint`), part of every tag it makes or accepts.
+    package var conditionalFingerprint = ""
 
     package init(
         name: String, method: String, path: PathTemplate, upstream: String,

@@ -82,6 +82,7 @@ struct DemoResponse: Sendable {
         case 404: return "Not Found"
         case 405: return "Method Not Allowed"
         case 409: return "Conflict"
+        case 412: return "Precondition Failed"
         case 413: return "Payload Too Large"
         case 422: return "Unprocessable Content"
         case 429: return "Too Many Requests"

@@ -30,6 +30,22 @@ final class DemoStore: @unchecked Sendable {
         }
     }
 
+    /// Applies `write` when `precondition` holds for the value at its path, atomically, as
+    /// Firebase checks `if-match`; the value there afterwards either way, and whether it applied.
+    func apply(_ write: DemoWrite, if precondition: (DemoValue?) -> Bool) -> (applied: Bool, now: DemoValue?) {
+        lock.withLock {
+            guard precondition(root.value(at: write.path)) else { return (false, root.value(at: write.path)) }
+            let before = root
+            root = write.applied(to: before)
+            for stream in streams.values {
+                if let event = StreamEvent.forWrite(write, location: stream.location, before: before, after: root) {
+                    stream.post(event)
+                }
+            }
+            return (true, root.value(at: write.path))
+        }
+    }
+
     /// Opens a stream of `location`, its first `put` (the whole value) already queued; nil when
     /// no wake pipe can be had.
     func subscribe(_ location: [String]) -> StreamSubscriber? {

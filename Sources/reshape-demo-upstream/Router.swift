@@ -90,6 +90,9 @@ struct Router: Sendable {
         // As Firebase's front end marks every read (docs/firebase.md).
         var answer = DemoResponse.json(value, pretty: request.queryValue("print") == "pretty")
         answer.headers.append(("Cache-Control", "no-cache"))
+        if request.header("x-firebase-etag") == "true" {
+            answer.headers.append(("ETag", DemoETag.of(store.read(dataPath))))
+        }
         return .respond(answer)
     }
 
@@ -193,11 +196,7 @@ struct Router: Sendable {
             store.apply(write)
             return .respond(.json(.object([("name", .string(pushId))]), status: 201))
         }
-        store.apply(write)
-        if request.method == "DELETE" { return .respond(.json(.null)) }
-        return .respond(
-            DemoResponse(
-                status: 200, headers: [("Content-Type", "application/json; charset=utf-8")], body: request.body))
+        return conditionalWrite(write, request)
     }
 
     /// A valid keyed JSON object of at least `bytes` bytes (a few dozen more at most).

@@ -20,8 +20,14 @@ final class OpenAPICLITests: XCTestCase {
             Set(paths.keys),
             [
                 "/users", "/users/{id}", "/my/users", "/people", "/devices", "/scores", "/widgets", "/profile/{id}",
-                "/posts",
+                "/posts", "/counters/{id}",
             ])
+        let setCounter = try XCTUnwrap(paths["/counters/{id}"]?["put"] as? [String: Any])
+        let conditional = try XCTUnwrap(setCounter["parameters"] as? [[String: Any]]).compactMap {
+            $0["name"] as? String
+        }
+        XCTAssertEqual(conditional, ["id", "If-Match", "Prefer"])
+        XCTAssertNotNil((setCounter["responses"] as? [String: Any])?["412"])
         XCTAssertEqual(Set(paths["/users"]!.keys), ["get", "post"])
         let post = try XCTUnwrap(paths["/users"]!["post"] as? [String: Any])
         let body = try XCTUnwrap(

@@ -154,6 +154,7 @@ package struct HTTPResponse: Sendable {
         case 403: "Forbidden"
         case 408: "Request Timeout"
         case 409: "Conflict"
+        case 412: "Precondition Failed"
         case 413: "Content Too Large"
         case 414: "URI Too Long"
         case 415: "Unsupported Media Type"

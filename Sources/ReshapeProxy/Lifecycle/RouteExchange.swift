@@ -84,6 +84,9 @@ final class RouteExchange {
     private(set) var cacheControl = CacheControl()
     /// The request's trace, and the tracer whose ids each fetch's own span takes.
     private let trace: (context: TraceContext, tracer: Tracer)?
+    /// What `conditional: true` does to the fetch and the answer, and the ETag Firebase sent.
+    private(set) var conditional = ConditionalExchange.off
+    private var upstreamEntityTag: String?
 
     /// Checks the client's body and builds the route's fetches; a problem instead when the
     /// request cannot go upstream.
@@ -136,6 +139,10 @@ final class RouteExchange {
                         id: index, request: request, counted: FetchCount(route: route.name, upstream: fetch.upstream)))
                 exchange.fetchCount += 1
             }
+        }
+        if route.conditional, orders.count == 1 {
+            exchange.conditional = ConditionalExchange.of(route: route, request: request, fetch: orders[0].request)
+            exchange.conditional.prepare(&orders[0].request)
         }
         return (exchange, .fetch(orders))
     }
@@ -221,7 +228,13 @@ final class RouteExchange {
             }
             state = .modifying
             record(result, seconds: seconds, upstream: route.fetches[id].upstream)
-            if id == 0, case .response(let response) = result { upstreamStatus = response.status }
+            if id == 0, case .response(let response) = result {
+                upstreamStatus = response.status
+                upstreamEntityTag = response.entityTag
+            }
+            if let refusal = conditional.refusal(result, context: context(for: route.fetches[id])) {
+                return fail(refusal, cancel: [])
+            }
             switch classify(result, fetch: route.fetches[id]) {
             case .failure(let problem):
                 return fail(
@@ -298,6 +311,8 @@ final class RouteExchange {
     /// The answer is decided: nothing more is expected.
     private func answer(_ rendered: ResponseRenderer.Rendered, cancel: [FetchCancel] = []) -> Action {
         state = .finished
+        var rendered = rendered
+        rendered.response = conditional.finished(rendered.response, firebaseTag: upstreamEntityTag)
         return .respond(rendered, cancel: cancel)
     }
 

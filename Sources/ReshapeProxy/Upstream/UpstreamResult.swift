@@ -13,6 +13,8 @@ package struct UpstreamResponse: Sendable {
     package var retryAfter: String?
     /// The upstream's `Cache-Control`, which may forbid or shorten caching the answer.
     package var cacheControl: String?
+    /// The upstream's `ETag` (Firebase's, asked for by a conditional route), as it sent it.
+    package var entityTag: String?
 
     package init(
         status: Int, contentType: String?, body: [UInt8], retryAfter: String? = nil, cacheControl: String? = nil

@@ -105,6 +105,8 @@ extension RuleSetBuilder {
         }
         let live = compileLive(
             object["live"], method: method, hasFetchList: object["fetch"] != nil, hasStages: !stages.isEmpty, scope)
+        let conditional = compileConditional(
+            object, method: method, hasStages: !stages.isEmpty, document, entry.pointer)
         var shape = ExampleShape(
             fetches: fetches, body: body, hasBodyKey: object["body"] != nil, hasStages: !stages.isEmpty,
             transformCompiled: object["transform"] != nil)
@@ -120,6 +122,7 @@ extension RuleSetBuilder {
             secrets: secrets.filter { !$0.isEmpty }, location: entry.location, examples: examples)
         route.idempotent = idempotent
         route.live = live
+        route.conditional = conditional
         route.firebaseQuery = Self.firebaseQueryUse(scope.firebaseQuery, pipeline: pipeline, stages: stages)
         route.upstreamQuery = upstreamQuery
         if var auth {

@@ -127,10 +127,16 @@ struct RuleSetBuilder {
                 route.fingerprint = RuleDigest.of(
                     [("route", entry.value.serializedString()), ("types", typesText)]
                         + upstreamNames.map { ($0, upstreamTexts[$0] ?? "") })
+                if route.conditional {
+                    route.conditionalFingerprint = ConditionalFingerprint.of(
+                        routeText: entry.value.serializedString(),
+                        upstreams: upstreamNames.map { ($0, upstreamTexts[$0] ?? "") })
+                }
                 routes.append(route)
             }
         }
         checkOverlappingRoutes(routes)
+        ConditionalFingerprint.combine(&routes)
 
         if !problems.isEmpty { return .failure(RuleDiagnostics(problems)) }
         let digest = RuleDigest.of(files)

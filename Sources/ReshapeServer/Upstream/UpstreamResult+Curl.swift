@@ -13,10 +13,12 @@ extension UpstreamResult {
             let success = (200..<300).contains(status)
             let retryAfter = status >= 400 ? UpstreamResult.retryAfter(of: transfer.easy) : nil
             let cacheControl = success ? UpstreamResult.cacheControl(of: transfer.easy) : nil
-            self = .response(
-                UpstreamResponse(
-                    status: status, contentType: type, body: transfer.body,
-                    retryAfter: retryAfter, cacheControl: cacheControl))
+            var response = UpstreamResponse(
+                status: status, contentType: type, body: transfer.body,
+                retryAfter: retryAfter, cacheControl: cacheControl)
+            // Firebase's ETag, on a 2xx and on a 412 alike (conditional routes, docs/firebase.md).
+            response.entityTag = UpstreamResult.lastHeader("ETag", of: transfer.easy)
+            self = .response(response)
             return
         }
         let detail = String(cString: transfer.errorBuffer)
@@ -69,14 +71,19 @@ extension UpstreamResult {
     /// The upstream's `Retry-After` (the last one, if it sent several), read from the headers
     /// curl keeps for the finished transfer.
     private static func retryAfter(of easy: UnsafeMutableRawPointer) -> String? {
+        lastHeader("Retry-After", of: easy)
+    }
+
+    /// The last header called `name` of the finished transfer's last answer.
+    private static func lastHeader(_ name: String, of easy: UnsafeMutableRawPointer) -> String? {
         var header: UnsafeMutablePointer<curl_header>?
-        guard curl_easy_header(easy, "Retry-After", 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
+        guard curl_easy_header(easy, name, 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
             let first = header
         else { return nil }
         let amount = first.pointee.amount
         if amount > 1 {
             var last: UnsafeMutablePointer<curl_header>?
-            if curl_easy_header(easy, "Retry-After", amount - 1, UInt32(CURLH_HEADER), -1, &last) == CURLHE_OK,
+            if curl_easy_header(easy, name, amount - 1, UInt32(CURLH_HEADER), -1, &last) == CURLHE_OK,
                 let value = last?.pointee.value
             {
                 return String(cString: value)
