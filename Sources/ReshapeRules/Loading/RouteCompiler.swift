@@ -23,7 +23,7 @@ extension RuleSetBuilder {
     static let routeKeys: Set<String> = [
         "name", "request", "upstream", "path", "fetch", "forward-query", "forward-headers", "headers", "body",
         "transform", "timeout", "expose-upstream-errors", "cache", "examples", "idempotent", "live",
-        "firebase-query",
+        "firebase-query", "cors",
     ]
     static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     static let bodyMethods: Set<String> = ["POST", "PUT", "PATCH"]
@@ -86,6 +86,7 @@ extension RuleSetBuilder {
         }
 
         let idempotent = compileIdempotent(object["idempotent"], method: method, scope)
+        let cors = compileRouteCORS(object["cors"], scope)
 
         var pipeline = Pipeline(steps: [])
         var stages: [ExpandStage] = []
@@ -112,6 +113,7 @@ extension RuleSetBuilder {
             timeoutMilliseconds: timeout, exposeUpstreamErrors: exposeUpstreamErrors, cache: cache,
             secrets: secrets.filter { !$0.isEmpty }, location: entry.location, examples: examples)
         route.idempotent = idempotent
+        route.cors = cors
         route.live = live
         route.firebaseQuery = Self.firebaseQueryUse(scope.firebaseQuery, pipeline: pipeline, stages: stages)
         return route

@@ -65,6 +65,7 @@ struct RuleSetBuilder {
         var upstreamEntries: [Entry] = []
         var typeEntries: [Entry] = []
         var routeEntries: [Entry] = []
+        var cors: (policy: CORSPolicy?, entry: Entry)?
         for document in documents {
             guard case .object(let root) = document.root else {
                 if case .null = document.root { continue }  // an empty file
@@ -86,10 +87,17 @@ struct RuleSetBuilder {
                         let name = route.objectValue?["name"]?.stringValue ?? ""
                         routeEntries.append(Entry(name: name, value: route, document: document, pointer: routePointer))
                     }
+                case "cors":
+                    let entry = Entry(name: "cors", value: member.value, document: document, pointer: pointer)
+                    if let earlier = cors {
+                        report(document, pointer, "`cors` is set twice (first at \(earlier.entry.location))")
+                    } else {
+                        cors = (compileCORS(member.value, document, pointer), entry)
+                    }
                 default:
                     report(
-                        document, pointer, "unknown top-level key '\(member.key)' (expected upstreams, types or routes)"
-                    )
+                        document, pointer,
+                        "unknown top-level key '\(member.key)' (expected upstreams, types, routes or cors)")
                 }
             }
         }
@@ -124,11 +132,12 @@ struct RuleSetBuilder {
         if !problems.isEmpty { return .failure(RuleDiagnostics(problems)) }
         let digest = RuleDigest.of(files)
         var seenTypes: Set<String> = []
-        return .success(
-            RuleSet(
-                upstreams: upstreams, routes: routes, digest: digest,
-                warnings: RuleDiagnostics(warnings).diagnostics,
-                types: typeEntries.filter { seenTypes.insert($0.name).inserted }.map { ($0.name, $0.value) }))
+        var ruleSet = RuleSet(
+            upstreams: upstreams, routes: routes, digest: digest,
+            warnings: RuleDiagnostics(warnings).diagnostics,
+            types: typeEntries.filter { seenTypes.insert($0.name).inserted }.map { ($0.name, $0.value) })
+        ruleSet.cors = cors?.policy
+        return .success(ruleSet)
     }
 
     // MARK: - Entries
