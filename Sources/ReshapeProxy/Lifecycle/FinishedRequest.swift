@@ -27,6 +27,8 @@ package struct FinishedRequest: Sendable {
     package var span: Span?
     /// Its answer was kept out of the cache by its upstreams' directives.
     package var cacheSkip: CacheSkip?
+    /// A CORS preflight's route and result (`CORSPreflight.Result`).
+    package var corsPreflight: (route: String, result: String)?
 
     /// A `cache:` route's answer its upstreams' `Cache-Control` kept out of the cache.
     package struct CacheSkip: Sendable, Equatable {
@@ -41,6 +43,7 @@ package struct FinishedRequest: Sendable {
     package func record(in metrics: Metrics) {
         if let route, !dropped.isEmpty { metrics.recordDropped(route: route, elements: dropped) }
         if let cacheSkip { metrics.recordCacheSkipped(route: cacheSkip.route, reason: cacheSkip.reason) }
+        if let corsPreflight { metrics.recordCORSPreflight(route: corsPreflight.route, result: corsPreflight.result) }
         switch outcome {
         case .answered(let status, let seconds):
             metrics.requestFinished()

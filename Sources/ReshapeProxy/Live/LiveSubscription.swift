@@ -16,6 +16,8 @@ package struct LiveSubscription: Sendable {
     package let streamKey: String
     package let policy: LivePolicy
     let rules: ServingRules
+    /// Headers the stream's head carries besides its own: CORS, for a page of another origin.
+    package var headHeaders: [NameValue] = []
 
     init(route: Route, parameters: [String: String], request: UpstreamRequest, policy: LivePolicy, rules: ServingRules)
     {

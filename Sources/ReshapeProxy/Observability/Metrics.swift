@@ -44,11 +44,13 @@ package final class Metrics: Sendable {
         var circuitStates: [String: Int] = [:]  // upstream: 0 closed, 1 open, 2 half-open
         var redirects: [String: Int] = [:]  // upstream|result
         var cacheSkips: [String: Int] = [:]  // route|reason
+        var corsPreflights: [String: Int] = [:]  // route|result
 
         mutating func merge(_ other: Resilience) {
             retries.merge(other.retries, uniquingKeysWith: +)
             redirects.merge(other.redirects, uniquingKeysWith: +)
             cacheSkips.merge(other.cacheSkips, uniquingKeysWith: +)
+            corsPreflights.merge(other.corsPreflights, uniquingKeysWith: +)
             circuitRejections.merge(other.circuitRejections, uniquingKeysWith: +)
             // The worst worker's state: a circuit open on one worker is worth seeing.
             circuitStates.merge(other.circuitStates, uniquingKeysWith: max)
@@ -130,6 +132,11 @@ package final class Metrics: Sendable {
         state.withLock { $0.resilience.cacheSkips["\(route)|\(reason)", default: 0] += 1 }
     }
 
+    /// A browser's preflight for `route` ("-": none) came to `result` (`CORSPreflight.Result`).
+    package func recordCORSPreflight(route: String, result: String) {
+        state.withLock { $0.resilience.corsPreflights["\(route)|\(result)", default: 0] += 1 }
+    }
+
     /// A fetch failed at once because `upstream`'s circuit is open.
     package func circuitRejected(upstream: String) {
         state.withLock { $0.resilience.circuitRejections[upstream, default: 0] += 1 }
@@ -170,6 +177,10 @@ package final class Metrics: Sendable {
             "reshape_cache_skipped_total",
             "Answers of cache: routes not stored because an upstream's Cache-Control forbade it, by route and directive.",
             resilience.cacheSkips, labels: ("route", "reason"), label: label)
+        out += pairCounter(
+            "reshape_cors_preflights_total",
+            "Browser preflights (OPTIONS), by route and result (allowed, refused-origin, refused-method, refused-headers).",
+            resilience.corsPreflights, labels: ("route", "result"), label: label)
         return out
     }
 
