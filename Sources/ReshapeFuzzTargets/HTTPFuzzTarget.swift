@@ -201,6 +201,11 @@ private final class ConnectionSimulation {
             response.headers.append(tag)
             answers[id] = response
             send(.responseReady(id: id, response))
+        case .preflight(let preflight):
+            var response = preflight.response
+            response.headers.append(tag)
+            answers[id] = response
+            send(.responseReady(id: id, response))
         case .admin:
             answers[id] = HTTPResponse(status: 200, headers: [tag], body: Array("ok".utf8))
             send(.responseReady(id: id, answers[id]!))

@@ -32,6 +32,9 @@ package struct RuleSet: Sendable {
     package var types: [(name: String, schema: JSON)]
     /// The top-level `auth:` verifiers by name.
     package var verifiers: [String: AuthVerifierRule] = [:]
+    /// The top-level `cors:`: browser pages of these origins may read every route's answers
+    /// (a route may say otherwise); nil: same-origin only.
+    package var cors: CORSPolicy?
 
     package init(
         upstreams: [String: Upstream], routes: [Route], digest: String, warnings: [RuleDiagnostic] = [],
@@ -197,6 +200,8 @@ package struct Route: Sendable {
     /// On a conditional route: the fingerprint of the conditional routes on its path template
     /// (`ConditionalFingerprint`), part of every tag it makes or accepts.
     package var conditionalFingerprint = ""
+    /// `cors:`: as the rule set's top level says, `false`, or a block of its own.
+    package var cors = RouteCORS.inherited
 
     package init(
         name: String, method: String, path: PathTemplate, upstream: String,

@@ -1,3 +1,5 @@
+import ReshapeRules
+
 /// The machine's vocabulary: what the driver reports (`Event`), what it is told to do
 /// (`Action`), and the states' names. The states and transitions are in
 /// HTTPConnectionStateMachine.swift.
@@ -46,7 +48,7 @@ extension HTTPConnectionStateMachine {
         case responseReady(id: Int, HTTPResponse)
         /// The answer to the request dispatched with `id` is a live stream: its head is written
         /// in turn, then `streamOpened`.
-        case streamReady(id: Int)
+        case streamReady(id: Int, headers: [NameValue] = [])
         /// The live stream ended and its last event is written: end the answer and close.
         case streamEnded
         /// The header timer ran out (`startHeaderTimer`).

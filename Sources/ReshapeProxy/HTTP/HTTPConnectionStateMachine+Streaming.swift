@@ -1,9 +1,10 @@
+import ReshapeRules
 import ReshapeStateMachines
 
 /// A live route's answer as the connection writes it: a head, then chunks the server writes
 /// itself, and the last chunk once the stream ends. See `State.streaming`.
 extension HTTPConnectionStateMachine {
-    mutating func streamReady(_ id: Int) -> [Action] {
+    mutating func streamReady(_ id: Int, headers: [NameValue]) -> [Action] {
         switch state {
         case .awaitingFirstRequest, .idle, .readingHead, .readingBody, .readingDone:
             guard let index = slots.firstIndex(where: { $0.id == id }), slots[index].isPending,
@@ -11,7 +12,7 @@ extension HTTPConnectionStateMachine {
             else {
                 impossible("streamReady(id: \(id))", in: stateName)
             }
-            slots[index].answer = .stream
+            slots[index].answer = .stream(headers)
             return flush()
         case .closed: return []
         case .streaming: impossible("streamReady(id: \(id))", in: stateName)
@@ -33,8 +34,8 @@ extension HTTPConnectionStateMachine {
 
     /// Writes a stream's head; the requests read after it are cancelled, and the socket is
     /// only watched for the client leaving from now on.
-    mutating func openStream(_ id: Int) -> [Action] {
-        var actions: [Action] = [.write(head: Self.streamHead(date: date), body: [])]
+    mutating func openStream(_ id: Int, headers: [NameValue]) -> [Action] {
+        var actions: [Action] = [.write(head: Self.streamHead(date: date, headers: headers), body: [])]
         switch state {
         case .readingBody(_, .body), .readingBody(_, .bodyAfterContinue): actions.append(.stopBodyTimer)
         case .readingHead, .awaitingFirstRequest: actions.append(.stopHeaderTimer)
@@ -52,9 +53,10 @@ extension HTTPConnectionStateMachine {
     }
 
     /// A live stream's head: chunked, never stored, and the connection ends with the stream.
-    static func streamHead(date: String) -> [UInt8] {
+    static func streamHead(date: String, headers: [NameValue] = []) -> [UInt8] {
         var head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"
         head += "Transfer-Encoding: chunked\r\n"
+        for header in headers { head += "\(header.name): \(header.value)\r\n" }
         if !date.isEmpty { head += "Date: \(date)\r\n" }
         head += "Connection: close\r\n\r\n"
         return Array(head.utf8)

@@ -55,8 +55,9 @@ package struct HTTPConnectionStateMachine: Sendable {
             case pending
             /// Its response, written when its turn comes.
             case response(HTTPResponse)
-            /// A live stream (`streamReady`), whose head is written when its turn comes.
-            case stream
+            /// A live stream (`streamReady`), whose head is written when its turn comes, with
+            /// these headers besides its own (CORS).
+            case stream([NameValue])
         }
 
         var isPending: Bool { if case .pending = answer { true } else { false } }
@@ -121,7 +122,7 @@ package struct HTTPConnectionStateMachine: Sendable {
         case .parseError(let reason): return parseError(reason)
         case .peerClosed: return peerClosed()
         case .responseReady(let id, let response): return responseReady(id, response)
-        case .streamReady(let id): return streamReady(id)
+        case .streamReady(let id, let headers): return streamReady(id, headers: headers)
         case .streamEnded: return streamEnded()
         case .headerTimeout: return headerTimeout()
         case .bodyTimeout: return bodyTimeout()
@@ -378,9 +379,9 @@ package struct HTTPConnectionStateMachine: Sendable {
             switch first.answer {
             case .pending:
                 break writing
-            case .stream:
+            case .stream(let headers):
                 slots.removeFirst()
-                return actions + openStream(first.id)
+                return actions + openStream(first.id, headers: headers)
             case .response(let response):
                 slots.removeFirst()
                 let keepAlive = first.keepAlive && !draining

@@ -35,6 +35,8 @@ package struct FinishedRequest: Sendable {
         package var verifier: String
         package var result: String
     }
+    /// A CORS preflight's route and result (`CORSPreflight.Result`).
+    package var corsPreflight: (route: String, result: String)?
 
     /// A `cache:` route's answer its upstreams' `Cache-Control` kept out of the cache.
     package struct CacheSkip: Sendable, Equatable {
@@ -50,6 +52,7 @@ package struct FinishedRequest: Sendable {
         if let route, !dropped.isEmpty { metrics.recordDropped(route: route, elements: dropped) }
         if let cacheSkip { metrics.recordCacheSkipped(route: cacheSkip.route, reason: cacheSkip.reason) }
         if let auth { metrics.recordAuth(verifier: auth.verifier, result: auth.result) }
+        if let corsPreflight { metrics.recordCORSPreflight(route: corsPreflight.route, result: corsPreflight.result) }
         switch outcome {
         case .answered(let status, let seconds):
             metrics.requestFinished()

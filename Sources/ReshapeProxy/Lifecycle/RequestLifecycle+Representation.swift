@@ -18,7 +18,8 @@ extension RequestLifecycle {
                 return compression.compressor.compress(identity, as: coding)
             }
         }
-        return notModified(response) ?? response
+        // Last: the CORS headers name what the answer carries, and are never kept with it.
+        return cors.apply(to: notModified(response) ?? response)
     }
 
     /// `304 Not Modified` when the client already has this representation: its tag and the

@@ -149,6 +149,8 @@ package final class RequestLifecycle {
         /// What the log line redacts, when not the exchange's: one that knows this request's
         /// forwarded header values (an answer from a live stream has no exchange of its own).
         var redactor: Redactor?
+        /// What a CORS preflight came to, counted by route.
+        var preflight: CORSPreflight.Result?
     }
 
     let request: HTTPRequest
@@ -167,6 +169,8 @@ package final class RequestLifecycle {
     var state = State.routing
     /// The trace the request belongs to (`RequestLifecycle+Tracing.swift`).
     private(set) var trace: RequestTrace
+    /// What the answer adds for a browser page (`deliver`): set once the route is known.
+    var cors = CORSAnswer.none
     /// Each fetch in flight's client span as it started, while the trace is recorded.
     var fetchSpans: [Int: FetchSpanStart] = [:]
     /// On an `auth` route, once checked: what `reshape_auth_total` counts, and why a token was
@@ -258,7 +262,11 @@ package final class RequestLifecycle {
                     request, operatorMayAsk: operatorMayAsk, routes: rules.ruleSet.routes, cache: settings.cache)
                 : settings.admin(name)
             return respond(Self.noStore(response), AnswerRecord())
+        case .preflight(let preflight):
+            return respond(
+                preflight.response, AnswerRecord(routeName: preflight.route, preflight: preflight.result))
         case .route(let route, let parameters):
+            cors = rules.corsAnswer(route, request)
             if draining { return respond(Problem.shuttingDown.response, AnswerRecord()) }
             // A listener that serves no routes is never handed one; if it were, no route here.
             guard settings.canFetch else {
@@ -320,6 +328,7 @@ package final class RequestLifecycle {
         var finished = FinishedRequest(outcome: .background, route: record.routeName)
         finished.auth = authCheck
         finished.cacheSkip = cacheSkip(response, record)
+        finished.corsPreflight = record.preflight.map { (record.routeName ?? "-", $0.rawValue) }
         if !record.dropped.isEmpty {
             // The status page shows them as the access log does: with the route's secrets out.
             let redactor = record.exchange?.redactor ?? self.redactor

@@ -19,6 +19,8 @@ package struct LiveSubscription: Sendable {
     /// On an `auth` route: when the subscriber's token expires (seconds since the Unix epoch),
     /// and the subscription ends with `token-expired`.
     package let tokenExpiresAt: Double?
+    /// Headers the stream's head carries besides its own: CORS, for a page of another origin.
+    package var headHeaders: [NameValue] = []
 
     init(
         route: Route, parameters: [String: String], request: UpstreamRequest, policy: LivePolicy, rules: ServingRules,

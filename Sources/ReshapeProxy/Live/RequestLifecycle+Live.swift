@@ -16,10 +16,11 @@ extension RequestLifecycle {
         case .fetch(let orders) where orders.count == 1:
             // Its log line redacts as a plain GET's: forwarded header values are secrets too.
             state = .subscribed(match, redactor: exchange?.redactor ?? redactor)
-            return .subscribe(
-                LiveSubscription(
-                    route: match.route, parameters: match.parameters, request: orders[0].request, policy: policy,
-                    rules: rules, tokenExpiresAt: tokenExpiresAt))
+            var subscription = LiveSubscription(
+                route: match.route, parameters: match.parameters, request: orders[0].request, policy: policy,
+                rules: rules, tokenExpiresAt: tokenExpiresAt)
+            subscription.headHeaders = cors.streamHeaders
+            return .subscribe(subscription)
         case .fetch, .wait:
             // The loader allows `live:` only on single-fetch routes; anything else is a bug there.
             impossible("subscribe without one fetch", in: stateName)

@@ -45,12 +45,14 @@ package final class Metrics: Sendable {
         var redirects: [String: Int] = [:]  // upstream|result
         var cacheSkips: [String: Int] = [:]  // route|reason
         var authResults: [String: Int] = [:]  // verifier|result
+        var corsPreflights: [String: Int] = [:]  // route|result
 
         mutating func merge(_ other: Resilience) {
             retries.merge(other.retries, uniquingKeysWith: +)
             redirects.merge(other.redirects, uniquingKeysWith: +)
             cacheSkips.merge(other.cacheSkips, uniquingKeysWith: +)
             authResults.merge(other.authResults, uniquingKeysWith: +)
+            corsPreflights.merge(other.corsPreflights, uniquingKeysWith: +)
             circuitRejections.merge(other.circuitRejections, uniquingKeysWith: +)
             // The worst worker's state: a circuit open on one worker is worth seeing.
             circuitStates.merge(other.circuitStates, uniquingKeysWith: max)
@@ -137,6 +139,11 @@ package final class Metrics: Sendable {
         state.withLock { $0.resilience.cacheSkips["\(route)|\(reason)", default: 0] += 1 }
     }
 
+    /// A browser's preflight for `route` ("-": none) came to `result` (`CORSPreflight.Result`).
+    package func recordCORSPreflight(route: String, result: String) {
+        state.withLock { $0.resilience.corsPreflights["\(route)|\(result)", default: 0] += 1 }
+    }
+
     /// A fetch failed at once because `upstream`'s circuit is open.
     package func circuitRejected(upstream: String) {
         state.withLock { $0.resilience.circuitRejections[upstream, default: 0] += 1 }
@@ -181,6 +188,10 @@ package final class Metrics: Sendable {
             "reshape_auth_total",
             "Bearer tokens checked on auth routes, by verifier and result (ok, missing, expired, bad-signature, bad-claims, unknown-key, forbidden, unavailable).",
             resilience.authResults, labels: ("verifier", "result"), label: label)
+        out += pairCounter(
+            "reshape_cors_preflights_total",
+            "Browser preflights (OPTIONS), by route and result (allowed, refused-origin, refused-method, refused-headers).",
+            resilience.corsPreflights, labels: ("route", "result"), label: label)
         return out
     }
 

@@ -18,6 +18,8 @@ package final class ServingRules: Sendable {
     /// Routes whose answer was kept out of the cache by its upstreams' directives and said so
     /// in the log: once per route for these rules (a reload makes new rules, and says it again).
     private let cacheSkipsNoticed = Locked<Set<String>>([])
+    /// Each route's CORS policy by name (`ServingRules+CORS.swift`); a route not here has none.
+    let corsPolicies: [String: CORSPolicy]
 
     package init(_ ruleSet: RuleSet) {
         self.ruleSet = ruleSet
@@ -28,6 +30,7 @@ package final class ServingRules: Sendable {
             routeRedactors[route.name] = Redactor(secrets: ServingRules.secrets(of: route, in: ruleSet))
         }
         self.routeRedactors = routeRedactors
+        corsPolicies = ServingRules.corsPolicies(ruleSet)
         openAPIDocument = OpenAPIDocument.build(ruleSet).serialized()
     }
 
@@ -35,11 +38,14 @@ package final class ServingRules: Sendable {
         case respond(HTTPResponse, route: String?, errorCode: String?)
         case route(Route, parameters: [String: String])
         case admin(String)
+        /// A browser's preflight on a path the routes serve, answered without an upstream.
+        case preflight(CORSPreflight)
     }
 
     /// What to do with a request: answer at once (an error), run a route, or serve an admin
     /// endpoint. A listener serving only `.admin` endpoints is never handed a route.
     package func decide(_ request: HTTPRequest, endpoints: Endpoints = .all) -> Decision {
+        if let preflight = corsPreflight(request, endpoints: endpoints) { return .preflight(preflight) }
         switch router.match(method: request.method, path: request.path, endpoints: endpoints) {
         case .admin(let name):
             return .admin(name)

@@ -93,6 +93,7 @@ extension RuleSetBuilder {
         }
 
         let idempotent = compileIdempotent(object["idempotent"], method: method, scope)
+        let cors = compileRouteCORS(object["cors"], scope)
 
         var pipeline = Pipeline(steps: [])
         var stages: [ExpandStage] = []
@@ -121,6 +122,7 @@ extension RuleSetBuilder {
             timeoutMilliseconds: timeout, exposeUpstreamErrors: exposeUpstreamErrors, cache: cache,
             secrets: secrets.filter { !$0.isEmpty }, location: entry.location, examples: examples)
         route.idempotent = idempotent
+        route.cors = cors
         route.live = live
         route.conditional = conditional
         route.firebaseQuery = Self.firebaseQueryUse(scope.firebaseQuery, pipeline: pipeline, stages: stages)

@@ -66,6 +66,7 @@ struct RuleSetBuilder {
         var typeEntries: [Entry] = []
         var routeEntries: [Entry] = []
         var verifierEntries: [Entry] = []
+        var cors: (policy: CORSPolicy?, entry: Entry)?
         for document in documents {
             guard case .object(let root) = document.root else {
                 if case .null = document.root { continue }  // an empty file
@@ -88,11 +89,17 @@ struct RuleSetBuilder {
                         let name = route.objectValue?["name"]?.stringValue ?? ""
                         routeEntries.append(Entry(name: name, value: route, document: document, pointer: routePointer))
                     }
+                case "cors":
+                    let entry = Entry(name: "cors", value: member.value, document: document, pointer: pointer)
+                    if let earlier = cors {
+                        report(document, pointer, "`cors` is set twice (first at \(earlier.entry.location))")
+                    } else {
+                        cors = (compileCORS(member.value, document, pointer), entry)
+                    }
                 default:
                     report(
                         document, pointer,
-                        "unknown top-level key '\(member.key)' (expected upstreams, types, routes or auth)"
-                    )
+                        "unknown top-level key '\(member.key)' (expected upstreams, types, routes, auth or cors)")
                 }
             }
         }
@@ -146,6 +153,7 @@ struct RuleSetBuilder {
             warnings: RuleDiagnostics(warnings).diagnostics,
             types: typeEntries.filter { seenTypes.insert($0.name).inserted }.map { ($0.name, $0.value) })
         ruleSet.verifiers = verifiers
+        ruleSet.cors = cors?.policy
         return .success(ruleSet)
     }
 

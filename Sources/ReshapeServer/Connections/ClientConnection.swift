@@ -377,7 +377,7 @@ extension ClientConnection: StreamHost {
 
     func dropStreamSink(for id: Int) { streamOutputs[id] = nil }
 
-    func streamReady(_ id: Int) { send(.streamReady(id: id)) }
+    func streamReady(_ id: Int, headers: [NameValue]) { send(.streamReady(id: id, headers: headers)) }
 
     /// One chunk: its size in hex, the bytes, CRLF; behind a write still on its way, it waits
     /// with the others in `chunks` and goes out with them.

@@ -242,6 +242,6 @@ final class RequestDriver {
         }
         requests[id] = nil
         subscriptions[id] = (lifecycle, subscriber)
-        host.streamReady(id)
+        host.streamReady(id, headers: subscription.headHeaders)
     }
 }

@@ -1,3 +1,5 @@
+import ReshapeRules
+
 /// What a connection does for its live stream's subscriber: the stream's head may wait behind
 /// earlier pipelined answers, so the events (and the end) wait here until it is written.
 protocol StreamHost: AnyObject {
@@ -5,8 +7,9 @@ protocol StreamHost: AnyObject {
     func streamSink(for id: Int) -> any LiveSink
     /// Request `id` is no longer subscribed (refused, or over): its sink goes.
     func dropStreamSink(for id: Int)
-    /// The answer to request `id` is that stream: write its head in turn.
-    func streamReady(_ id: Int)
+    /// The answer to request `id` is that stream: write its head (with `headers` besides its
+    /// own) in turn.
+    func streamReady(_ id: Int, headers: [NameValue])
     /// Writes one chunk of the stream.
     func writeChunk(_ bytes: [UInt8])
     /// Bytes written and not yet on the wire.

@@ -1,0 +1,76 @@
+import Foundation
+import Glibc
+import ReshapeTestSupport
+import XCTest
+
+/// A cached answer shared through Redis by two replicas is shared by every origin: the CORS
+/// headers of the request that stored it are not in it, and each request gets its own.
+final class CORSSharedCacheTests: XCTestCase {
+    func testAnAnswerFromRedisCarriesTheCORSHeadersOfItsOwnRequestOnly() throws {
+        let redisServer = URL(fileURLWithPath: "/usr/bin/redis-server")
+        guard FileManager.default.isExecutableFile(atPath: redisServer.path) else {
+            throw HarnessError("redis-server is not installed (scripts/setup.sh installs it)")
+        }
+        let upstream = try DemoUpstream()
+        defer { upstream.child.stop() }
+        let redisPort = try freePort()
+        let redis = try ChildProcess(
+            at: redisServer, ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        defer { redis.stop() }
+        try redis.waitFor(10, "redis to accept connections") { $0.stdout.contains("Ready to accept connections") }
+        let rules = """
+            upstreams:
+              demo: { url: "http://127.0.0.1:\(upstream.port)" }
+            cors:
+              origins: ["http://app.test", "http://other.test"]
+              expose-headers: [X-Extra]
+            routes:
+              - name: shared
+                request: GET /shared
+                upstream: demo
+                path: /echo/shared
+                cache: { ttl: 60s }
+                transform: [ { keep: [path] } ]
+            """
+        let arguments = ["--cache-redis", "redis://127.0.0.1:\(redisPort)/0"]
+        let first = try ReshapeServer(rules: rules, arguments: arguments)
+        defer { first.stop() }
+        let second = try ReshapeServer(rules: rules, arguments: arguments)
+        defer { second.stop() }
+
+        let stored = try RawHTTP.get(port: first.port, "/shared", headers: ["Origin: http://app.test"])
+        XCTAssertEqual(stored.header("Reshape-Cache"), "miss")
+        XCTAssertEqual(stored.header("Access-Control-Allow-Origin"), "http://app.test")
+        var fromRedis: RawHTTP.Response?
+        try waitUntil(timeout: 2.5) {
+            let answer = try RawHTTP.get(port: second.port, "/shared")
+            if answer.header("Reshape-Cache") == "hit" { fromRedis = answer }
+            return fromRedis != nil
+        }
+        let plain = try XCTUnwrap(fromRedis, "the second replica never answered from Redis")
+        XCTAssertEqual(plain.body, stored.body)
+        XCTAssertTrue(plain.headers.allSatisfy { !$0.0.lowercased().hasPrefix("access-control-") }, "\(plain.headers)")
+        XCTAssertEqual(plain.header("Vary"), "Origin")
+        let other = try RawHTTP.get(port: second.port, "/shared", headers: ["Origin: http://other.test"])
+        XCTAssertEqual(other.header("Reshape-Cache"), "hit")
+        XCTAssertEqual(other.header("Access-Control-Allow-Origin"), "http://other.test")
+        XCTAssertEqual(other.header("Vary"), "Origin", "Origin once")
+        XCTAssertEqual(try upstream.log().filter { ($0["target"] as? String) == "/echo/shared" }.count, 1)
+    }
+
+    private func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else { throw HarnessError("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
