@@ -20,7 +20,7 @@ final class OpenAPICLITests: XCTestCase {
             Set(paths.keys),
             [
                 "/users", "/users/{id}", "/my/users", "/people", "/devices", "/scores", "/widgets", "/profile/{id}",
-                "/posts",
+                "/posts", "/me",
             ])
         XCTAssertEqual(Set(paths["/users"]!.keys), ["get", "post"])
         let post = try XCTUnwrap(paths["/users"]!["post"] as? [String: Any])
