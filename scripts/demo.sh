@@ -70,7 +70,14 @@ for _ in $(seq 150); do
 done
 $ready || { echo "demo: reshape did not become ready on $base within 30 s" >&2; exit 1; }
 
-# Each line: expected status, then the curl arguments (split at spaces, so none inside one).
+# An ID token for Ada, as Firebase Auth gives a signed-in app one; here the demo upstream mints
+# it (for the demo only). GET /me verifies it and answers her own record.
+me_user=-NqK3a9Xb2mLp0Rt7Yv1
+token=$(curl -s -X POST "$DEMO_UPSTREAM_URL/_demo/token?sub=$me_user" | sed -n 's/.*"token": *"\([^"]*\)".*/\1/p')
+[ -n "$token" ] || { echo "demo: the demo upstream minted no token" >&2; exit 1; }
+
+# Each line: expected status, then the curl arguments (split at spaces, so none inside one:
+# --oauth2-bearer sends "Authorization: Bearer <token>").
 tries=(
   "200 $base/users"
   "200 $base/users/-NqK3a9Xb2mLp0Rt7Yv1"
@@ -83,6 +90,9 @@ tries=(
   "200 $base/posts"
   "201 -X POST -H Content-Type:application/json -d {\"name\":\"Ada\",\"email\":\"ada@example.com\"} $base/users"
   "422 -X POST -H Content-Type:application/json -d {\"name\":\"\"} $base/users"
+  "200 --oauth2-bearer $token $base/me"
+  "401 $base/me"
+  "401 --oauth2-bearer not-a-token $base/me"
 )
 
 if $smoke; then
@@ -90,11 +100,12 @@ if $smoke; then
   for try in "${tries[@]}"; do
     expected=${try%% *}
     read -ra args <<<"${try#* }"
+    shown=("${args[@]//$token/\$token}")   # the token is long: name it
     got=$(curl -s -o "$work/body" -w '%{http_code} %{content_type}' "${args[@]}" || true)
     if [ "${got%% *}" = "$expected" ] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/body" 2>/dev/null; then
-      echo "ok   $expected ${args[*]}"
+      echo "ok   $expected ${shown[*]}"
     else
-      echo "FAIL ${args[*]}: expected $expected with a JSON body, got '$got': $(head -c 300 "$work/body")"
+      echo "FAIL ${shown[*]}: expected $expected with a JSON body, got '$got': $(head -c 300 "$work/body")"
       failures=$((failures + 1))
     fi
   done
@@ -104,6 +115,14 @@ if $smoke; then
     echo "ok   live $base/users"
   else
     echo "FAIL live $base/users: expected an event: snapshot, got: $(head -c 300 <<<"$stream")"
+    failures=$((failures + 1))
+  fi
+  # The verified user's own record, and only hers.
+  curl -s --oauth2-bearer "$token" "$base/me" >"$work/body" || true
+  if python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["email"] == "ada@example.com"' "$work/body" 2>/dev/null; then
+    echo "ok   me $base/me is $me_user's record"
+  else
+    echo "FAIL me $base/me: expected $me_user's record, got: $(head -c 300 "$work/body")"
     failures=$((failures + 1))
   fi
   [ "$failures" -eq 0 ] || { echo "reshape's log:"; cat "$work/reshape.log"; exit 1; }
@@ -130,6 +149,14 @@ Reshape is running on $base in front of the demo upstream on $DEMO_UPSTREAM_URL
                                                        # a write: checked, admin dropped, 201 with the new id
   curl -si -X POST -H 'Content-Type: application/json' -d '{"name": ""}' $base/users
                                                        # an invalid body: 422 with every violation, upstream not called
+
+  Verified users: Ada's ID token, minted by the demo upstream as Firebase Auth gives a signed-in
+  app one (valid 1 h; for the demo only). Paste this line first:
+  token=$token
+  curl -s -H "Authorization: Bearer \$token" $base/me   # her own record, read from /users/<the token's sub>.json
+  curl -si $base/me                                    # no token: 401 with WWW-Authenticate: Bearer
+  A token for another user:  curl -s -X POST "$DEMO_UPSTREAM_URL/_demo/token?sub=-NqK3a9Xb2mLp0Rt7Yv2"
+  The keys Reshape verifies with:  curl -s $DEMO_UPSTREAM_URL/_demo/jwks.json
 
   Live, normalized:                   curl -N -H 'Accept: text/event-stream' $base/users
     and in another terminal a write:  curl -s -X POST -d '{"name": "Eve", "email": "eve@example.com"}' $DEMO_UPSTREAM_URL/users.json

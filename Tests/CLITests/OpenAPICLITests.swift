@@ -20,7 +20,7 @@ final class OpenAPICLITests: XCTestCase {
             Set(paths.keys),
             [
                 "/users", "/users/{id}", "/my/users", "/people", "/devices", "/scores", "/widgets", "/profile/{id}",
-                "/posts", "/counters/{id}",
+                "/posts", "/counters/{id}", "/me",
             ])
         let setCounter = try XCTUnwrap(paths["/counters/{id}"]?["put"] as? [String: Any])
         let conditional = try XCTUnwrap(setCounter["parameters"] as? [[String: Any]]).compactMap {
