@@ -119,7 +119,7 @@ if $smoke; then
   fi
   # The verified user's own record, and only hers.
   curl -s --oauth2-bearer "$token" "$base/me" >"$work/body" || true
-  if python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["email"] == "ada@example.com"' "$work/body" 2>/dev/null; then
+  if python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); assert r["email"] == "ada@example.com" and r["objectId"] == sys.argv[2]' "$work/body" "$me_user" 2>/dev/null; then
     echo "ok   me $base/me is $me_user's record"
   else
     echo "FAIL me $base/me: expected $me_user's record, got: $(head -c 300 "$work/body")"

@@ -36,9 +36,7 @@ package struct HeaderRule: Sendable {
     }
 
     /// The captures and `auth.<claim>`s the value names.
-    package var parameterNames: [String] {
-        template.parts.compactMap { if case .parameter(let name) = $0 { name } else { nil } }
-    }
+    package var parameterNames: [String] { template.parameterNames }
 
     /// A header with a fixed value (tests and programmatic rule sets).
     package init(name: String, value: String) {

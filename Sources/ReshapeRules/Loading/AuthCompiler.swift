@@ -127,10 +127,10 @@ extension RuleSetBuilder {
     }
 
     /// The claims a route's templates name (`{auth.<claim>}`), sorted and without repeats.
-    static func authClaims(fetches: [FetchRule], stages: [ExpandStage], headers: [HeaderRule], query: [HeaderRule])
-        -> [String]
-    {
-        var names = Set<String>()
+    static func authClaims(
+        fetches: [FetchRule], stages: [ExpandStage], headers: [HeaderRule], query: [HeaderRule], steps: Set<String>
+    ) -> [String] {
+        var names = steps
         for template in fetches.map(\.path) + stages.map(\.expand.fetch.path) {
             for name in template.parameterNames {
                 if let claim = RouteAuth.claim(ofParameter: name) { names.insert(String(claim)) }

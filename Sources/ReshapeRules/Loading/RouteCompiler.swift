@@ -14,10 +14,14 @@ struct RouteScope {
     var firebaseQuery = false
     /// The route says `auth:` (even where refused): its templates may name `{auth.<claim>}`.
     var hasAuth = false
+    /// The claims the route's steps name, noted as they compile.
+    let claimsUsed = ClaimsUsed()
 
     var captures: Set<String> { Set(requestTemplate?.parameterNames ?? []) }
     var operationContext: OperationCompileContext {
-        OperationCompileContext(types: types, parameterNames: captures, firebaseQuery: firebaseQuery)
+        OperationCompileContext(
+            types: types, parameterNames: captures, firebaseQuery: firebaseQuery, authClaims: hasAuth,
+            claimsUsed: claimsUsed)
     }
 }
 
@@ -128,7 +132,8 @@ extension RuleSetBuilder {
         route.firebaseQuery = Self.firebaseQueryUse(scope.firebaseQuery, pipeline: pipeline, stages: stages)
         route.upstreamQuery = upstreamQuery
         if var auth {
-            auth.claims = Self.authClaims(fetches: fetches, stages: stages, headers: headers, query: upstreamQuery)
+            auth.claims = Self.authClaims(
+                fetches: fetches, stages: stages, headers: headers, query: upstreamQuery, steps: scope.claimsUsed.names)
             route.auth = auth
         }
         return route

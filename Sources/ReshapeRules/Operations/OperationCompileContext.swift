@@ -10,11 +10,32 @@ package struct OperationCompileContext: Sendable {
     /// Whether the steps run on the answer to a forwarded Firebase query (a route's own
     /// transform, with `firebase-query: true`): only there may `keyed-to-array` say `order: query`.
     package var firebaseQuery: Bool
+    /// The route has `auth`: a `set` template may name `{auth.<claim>}`; each one named is noted
+    /// in `claimsUsed`, since the claims a route uses are parameters of its requests and part of
+    /// its cache key.
+    package var authClaims: Bool
+    package var claimsUsed: ClaimsUsed?
 
-    package init(types: SchemaSet? = nil, parameterNames: Set<String> = [], firebaseQuery: Bool = false) {
+    package init(
+        types: SchemaSet? = nil, parameterNames: Set<String> = [], firebaseQuery: Bool = false,
+        authClaims: Bool = false,
+        claimsUsed: ClaimsUsed? = nil
+    ) {
         self.types = types
         self.parameterNames = parameterNames
         self.firebaseQuery = firebaseQuery
+        self.authClaims = authClaims
+        self.claimsUsed = claimsUsed
+    }
+}
+
+/// The `{auth.<claim>}` names a route's steps use, gathered while they compile (one route's
+/// compile, on one thread).
+package final class ClaimsUsed: @unchecked Sendable {
+    package private(set) var names: Set<String> = []
+    package init() {}
+    func note(_ parameters: [String]) {
+        for name in parameters { if let claim = RouteAuth.claim(ofParameter: name) { names.insert(String(claim)) } }
     }
 }
 

@@ -31,10 +31,11 @@ package struct SetOperation: TransformOperation {
                 fields.append((member.key, .constant(member.value)))
                 continue
             }
-            switch StringTemplate.parse(text, parameterNames: context.parameterNames) {
+            switch StringTemplate.parse(text, parameterNames: context.parameterNames, authClaims: context.authClaims) {
             case .failure(let failure):
                 throw argument.error(failure.message, at: member.key)
             case .success(let template):
+                context.claimsUsed?.note(template.parameterNames)
                 fields.append(
                     (member.key, template.isLiteral ? .constant(.string(template.render([:]))) : .template(template)))
             }

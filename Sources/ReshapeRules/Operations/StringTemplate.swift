@@ -69,6 +69,9 @@ struct StringTemplate: Sendable, Equatable {
 
     struct TemplateError: Error { let message: String }
 
+    /// The captures and `auth.<claim>`s it names.
+    var parameterNames: [String] { parts.compactMap { if case .parameter(let name) = $0 { name } else { nil } } }
+
     /// True when the template has no placeholders (so it can be stored as a plain value).
     var isLiteral: Bool { parts.allSatisfy { if case .literal = $0 { true } else { false } } }
 

@@ -60,6 +60,32 @@ final class RuleLoaderAuthTests: XCTestCase {
         XCTAssertEqual(orders.upstreamQuery[1].queryValue(["auth.sub": "u1"]), #""u1""#)
     }
 
+    func testClaimsASetStepNamesArePartOfTheRoutesClaims() throws {
+        let text =
+            plainUpstream + Self.verifier + """
+                routes:
+                  - name: me
+                    request: GET /me
+                    auth: app-users
+                    upstream: api
+                    path: /users/{auth.sub}.json
+                    transform:
+                      - set: { objectId: "{auth.sub}", contact: "{auth.email}", literal: "{{auth.tier}}" }
+                  - name: open
+                    request: GET /open
+                    upstream: api
+                    path: /open.json
+                    transform: [ { set: { who: "{auth.sub}" } } ]
+                """
+        let lines = diagnostics([("a.yaml", text)])
+        XCTAssertEqual(lines.count, 1, lines.joined(separator: "\n"))
+        XCTAssertTrue(lines[0].contains("'{auth.sub}' names a verified token's claim, but the route has no `auth`"))
+        let fixed = text.replacingOccurrences(
+            of: "transform: [ { set: { who: \"{auth.sub}\" } } ]", with: "transform: []")
+        let me = try XCTUnwrap(loaded([("a.yaml", fixed)])?.routes.first)
+        XCTAssertEqual(me.auth?.claims, ["email", "sub"], "an escaped {{auth.tier}} is text, not a claim")
+    }
+
     func testDefaultsAreBothAsymmetricAlgorithmsAndThirtySecondsOfLeeway() throws {
         let text =
             plainUpstream + """

@@ -54,7 +54,7 @@ final class AuthRouteTests: XCTestCase {
             upstream: firebase
             path: /users/{auth.sub}.json
             cache: { ttl: 30s, upstream-cache-control: ignore }
-            transform: []
+            transform: [ { set: { objectId: "{auth.sub}" } } ]
           - name: verified-me
             request: GET /verified-me
             auth: { verifier: app-users, require: { email_verified: true } }
@@ -76,7 +76,11 @@ final class AuthRouteTests: XCTestCase {
             path: /users/{auth.sub}.json
             live: true
             transform: []
-          - { name: open, request: "GET /open/{id}", upstream: firebase, path: "/users/{id}.json", transform: [] }
+          - name: open
+            request: GET /open/{id}
+            upstream: firebase
+            path: /users/{id}.json
+            transform: [ { set: { objectId: "{id}" } } ]
         """
     }
 
@@ -154,6 +158,8 @@ final class AuthRouteTests: XCTestCase {
         XCTAssertEqual(grace.status, 200)
         XCTAssertNotEqual(ada.text, grace.text)
         XCTAssertTrue(ada.text.contains("Ada Lovelace"), ada.text)
+        XCTAssertTrue(ada.text.contains(#""objectId":"\#(minted.ada)""#), ada.text)
+        XCTAssertTrue(grace.text.contains(#""objectId":"\#(minted.grace)""#), grace.text)
         XCTAssertTrue(grace.text.contains("Grace Hopper"), grace.text)
         let again = try get("/me", token: minted.tokens["ada"])
         XCTAssertEqual(again.text, ada.text)
