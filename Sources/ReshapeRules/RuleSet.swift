@@ -32,6 +32,8 @@ package struct RuleSet: Sendable {
     package var types: [(name: String, schema: JSON)]
     /// The top-level `auth:` verifiers by name.
     package var verifiers: [String: AuthVerifierRule] = [:]
+    /// The top-level `limits:` policies by name.
+    package var limits: [String: LimitPolicy] = [:]
     /// The top-level `cors:`: browser pages of these origins may read every route's answers
     /// (a route may say otherwise); nil: same-origin only.
     package var cors: CORSPolicy?
@@ -87,6 +89,10 @@ package struct Upstream: Sendable {
     package var idlePool = IdlePoolRule.standard
     /// Which redirects are followed (`redirects:`); nil: none.
     package var redirects: RedirectRule?
+    /// Fetches at once to this upstream, per process (`max-in-flight`); nil: unbounded.
+    package var maxInFlight: Int?
+    /// Where fetches beyond `maxInFlight` wait (`queue:`); nil: they are refused at once.
+    package var queue: UpstreamQueueRule?
 
     package init(
         name: String, scheme: String, host: String, port: Int?, basePath: String,
@@ -195,6 +201,8 @@ package struct Route: Sendable {
     /// `query:`: upstream query parameters with `{capture}`/`{auth.<claim>}` templates, after the
     /// upstream's own.
     package var upstreamQuery: [HeaderRule] = []
+    /// `limit:`: the names of the rate-limit policies a request of the route is counted under.
+    package var limit: [String] = []
     /// `conditional: true`: Firebase's ETag is asked for (GET) or `If-Match` is passed on (writes).
     package var conditional = false
     /// On a conditional route: the fingerprint of the conditional routes on its path template

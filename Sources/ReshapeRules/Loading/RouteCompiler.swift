@@ -29,7 +29,7 @@ extension RuleSetBuilder {
     static let routeKeys: Set<String> = [
         "name", "request", "upstream", "path", "fetch", "forward-query", "forward-headers", "headers", "body",
         "transform", "timeout", "expose-upstream-errors", "cache", "examples", "idempotent", "live",
-        "firebase-query", "auth", "query", "conditional", "cors",
+        "firebase-query", "auth", "query", "conditional", "cors", "limit",
     ]
     static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     static let bodyMethods: Set<String> = ["POST", "PUT", "PATCH"]
