@@ -34,6 +34,8 @@ package struct ServerConfiguration: Sendable {
     /// A live route's upstream stream that sends nothing, keep-alives included, for this long
     /// is dropped and reconnected: twice Firebase's keep-alive period.
     package var liveStallSeconds = 60
+    /// A worker whose loop runs this late sheds new route requests (`--max-loop-lag`); nil: never.
+    package var maxLoopLagMilliseconds: Int?
 
     package init(
         rulesPath: String, listenHost: String = "127.0.0.1", listenPort: Int = 8080,

@@ -124,6 +124,13 @@ struct ServeCommand: ParsableCommand {
     var compressMinBytes: Int?
 
     @Option(
+        name: .customLong("max-loop-lag"),
+        help: ArgumentHelp(
+            "A worker whose event loop runs this late, like 250ms, answers new route requests 503 load-shed until it catches up; health endpoints never are (default: off) [RESHAPE_MAX_LOOP_LAG].",
+            valueName: "duration"))
+    var maxLoopLag: String?
+
+    @Option(
         name: .customLong("live-stall-timeout"),
         help: ArgumentHelp(
             "Seconds a live route's upstream stream may send nothing, keep-alives included, before it is reconnected (default 60: twice Firebase's keep-alive) [RESHAPE_LIVE_STALL_TIMEOUT].",
@@ -271,6 +278,13 @@ struct ServeCommand: ParsableCommand {
             liveStallTimeout, "RESHAPE_LIVE_STALL_TIMEOUT", "--live-stall-timeout", "seconds", minimum: 1)
         {
             configuration.liveStallSeconds = seconds
+        }
+        if let text = maxLoopLag ?? environment["RESHAPE_MAX_LOOP_LAG"] {
+            guard let milliseconds = Quantities.milliseconds(text) else {
+                Terminal.error("reshape: --max-loop-lag takes a duration like 250ms or 1s (got '\(text)')")
+                throw ExitCode(2)
+            }
+            configuration.maxLoopLagMilliseconds = milliseconds
         }
         let status = Server(configuration: configuration, environment: environment).run()
         if status != 0 { throw ExitCode(status) }

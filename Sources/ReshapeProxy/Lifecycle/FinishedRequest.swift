@@ -29,6 +29,8 @@ package struct FinishedRequest: Sendable {
     package var cacheSkip: CacheSkip?
     /// How its bearer token was judged, on an `auth` route: `reshape_auth_total`'s labels.
     package var auth: AuthCheck?
+    /// Why it was shed (`loop-lag`), when it was.
+    package var shedReason: String?
 
     /// One bearer token check: the verifier and its result label.
     package struct AuthCheck: Sendable, Equatable {
@@ -52,6 +54,7 @@ package struct FinishedRequest: Sendable {
         if let route, !dropped.isEmpty { metrics.recordDropped(route: route, elements: dropped) }
         if let cacheSkip { metrics.recordCacheSkipped(route: cacheSkip.route, reason: cacheSkip.reason) }
         if let auth { metrics.recordAuth(verifier: auth.verifier, result: auth.result) }
+        if let shedReason { metrics.recordShed(reason: shedReason) }
         if let corsPreflight { metrics.recordCORSPreflight(route: corsPreflight.route, result: corsPreflight.result) }
         switch outcome {
         case .answered(let status, let seconds):

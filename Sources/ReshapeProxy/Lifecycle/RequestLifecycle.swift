@@ -177,6 +177,8 @@ package final class RequestLifecycle {
     /// refused (for the access log).
     var authCheck: FinishedRequest.AuthCheck?
     var authRefusal: String?
+    /// Why the request was shed (`reshape_shed_total`'s label), when it was.
+    var shedReason: String?
     /// When the accepted token expires (seconds since the Unix epoch): a live stream ends then.
     var tokenExpiresAt: Double?
 
@@ -230,8 +232,10 @@ package final class RequestLifecycle {
     /// cached answer; the server then hands what it delivers to `cacheDelivered`. It is only
     /// evaluated for a route with `cache:`. The server counts the request in flight as it
     /// dispatches it; the `FinishedRequest` it is recorded with at the end takes it out.
+    /// `shedding`: the worker's loop runs late (`LoopLag`): a route's request is answered
+    /// `503 load-shed` at once; the admin endpoints (health, metrics) are answered as always.
     package static func begin(
-        _ request: HTTPRequest, rules: ServingRules, draining: Bool,
+        _ request: HTTPRequest, rules: ServingRules, draining: Bool, shedding: Bool = false,
         settings: LifecycleSettings, now: Double,
         cacheWaiter: @autoclosure () -> ResponseCache.Waiter? = nil
     )
@@ -239,11 +243,13 @@ package final class RequestLifecycle {
     {
         let lifecycle = RequestLifecycle(request, rules: rules, settings: settings, now: now)
         // The action first: it changes the lifecycle, which is returned after it.
-        let action = lifecycle.route(draining: draining, now: now, cacheWaiter: cacheWaiter)
+        let action = lifecycle.route(draining: draining, shedding: shedding, now: now, cacheWaiter: cacheWaiter)
         return (lifecycle, action)
     }
 
-    private func route(draining: Bool, now: Double, cacheWaiter: () -> ResponseCache.Waiter?) -> Action {
+    private func route(draining: Bool, shedding: Bool, now: Double, cacheWaiter: () -> ResponseCache.Waiter?)
+        -> Action
+    {
         guard case .routing = state else { impossible("begin", in: stateName) }
         switch rules.decide(request, endpoints: settings.endpoints) {
         case .respond(let response, let route, let errorCode):
@@ -268,6 +274,11 @@ package final class RequestLifecycle {
         case .route(let route, let parameters):
             cors = rules.corsAnswer(route, request)
             if draining { return respond(Problem.shuttingDown.response, AnswerRecord()) }
+            if shedding {
+                shedReason = "loop-lag"
+                let problem = Problem.loadShed(retryAfterSeconds: 1)
+                return respond(problem.response, AnswerRecord(routeName: route.name, errorCode: problem.code))
+            }
             // A listener that serves no routes is never handed one; if it were, no route here.
             guard settings.canFetch else {
                 return respond(Problem.notFound(path: String(request.path)).response, AnswerRecord())
@@ -327,6 +338,7 @@ package final class RequestLifecycle {
         state = .answered
         var finished = FinishedRequest(outcome: .background, route: record.routeName)
         finished.auth = authCheck
+        finished.shedReason = shedReason
         finished.cacheSkip = cacheSkip(response, record)
         finished.corsPreflight = record.preflight.map { (record.routeName ?? "-", $0.rawValue) }
         if !record.dropped.isEmpty {

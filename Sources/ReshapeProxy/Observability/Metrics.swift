@@ -45,6 +45,7 @@ package final class Metrics: Sendable {
         var redirects: [String: Int] = [:]  // upstream|result
         var cacheSkips: [String: Int] = [:]  // route|reason
         var authResults: [String: Int] = [:]  // verifier|result
+        var shed: [String: Int] = [:]  // reason
         var corsPreflights: [String: Int] = [:]  // route|result
 
         mutating func merge(_ other: Resilience) {
@@ -52,6 +53,7 @@ package final class Metrics: Sendable {
             redirects.merge(other.redirects, uniquingKeysWith: +)
             cacheSkips.merge(other.cacheSkips, uniquingKeysWith: +)
             authResults.merge(other.authResults, uniquingKeysWith: +)
+            shed.merge(other.shed, uniquingKeysWith: +)
             corsPreflights.merge(other.corsPreflights, uniquingKeysWith: +)
             circuitRejections.merge(other.circuitRejections, uniquingKeysWith: +)
             // The worst worker's state: a circuit open on one worker is worth seeing.
@@ -134,6 +136,11 @@ package final class Metrics: Sendable {
         state.withLock { $0.resilience.authResults["\(verifier)|\(result)", default: 0] += 1 }
     }
 
+    /// A request was answered `503 load-shed` for `reason`.
+    package func recordShed(reason: String) {
+        state.withLock { $0.resilience.shed[reason, default: 0] += 1 }
+    }
+
     /// A `cache:` route's answer was not stored because an upstream said `reason`.
     package func recordCacheSkipped(route: String, reason: String) {
         state.withLock { $0.resilience.cacheSkips["\(route)|\(reason)", default: 0] += 1 }
@@ -188,6 +195,11 @@ package final class Metrics: Sendable {
             "reshape_auth_total",
             "Bearer tokens checked on auth routes, by verifier and result (ok, missing, expired, bad-signature, bad-claims, unknown-key, forbidden, unavailable).",
             resilience.authResults, labels: ("verifier", "result"), label: label)
+        out +=
+            "# HELP reshape_shed_total Requests answered 503 load-shed, by reason (loop-lag).\n# TYPE reshape_shed_total counter\n"
+        for (reason, count) in resilience.shed.sorted(by: { $0.key < $1.key }) {
+            out += "reshape_shed_total{reason=\"\(reason)\"} \(count)\n"
+        }
         out += pairCounter(
             "reshape_cors_preflights_total",
             "Browser preflights (OPTIONS), by route and result (allowed, refused-origin, refused-method, refused-headers).",

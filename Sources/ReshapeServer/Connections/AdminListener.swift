@@ -15,6 +15,8 @@ final class AdminListener: ConnectionOwner {
     let upstream: UpstreamClient? = nil
     let liveHub: LiveHub? = nil
     let keyStore: KeyStore? = nil
+    /// Health and metrics are never shed.
+    let shedding = false
     private let listener = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
     private let readBuffer = UnsafeMutableRawPointer.allocate(byteCount: 64 * 1024, alignment: 16)

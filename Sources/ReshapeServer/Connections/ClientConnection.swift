@@ -21,6 +21,8 @@ protocol ConnectionOwner: AnyObject {
     var liveHub: LiveHub? { get }
     /// The `auth` verifiers' key sets; nil where no route is served.
     var keyStore: KeyStore? { get }
+    /// The loop runs later than `--max-loop-lag`: new route requests are shed.
+    var shedding: Bool { get }
     func fillReadBuffer(_ buffer: UnsafeMutablePointer<uv_buf_t>?)
     /// Called by a connection as it closes; true the first time.
     func forget(_ connection: ClientConnection) -> Bool
@@ -195,7 +197,7 @@ final class ClientConnection {
         owner.metrics.requestStarted()
         let (lifecycle, action) = RequestLifecycle.begin(
             request, rules: owner.shared.rules,
-            draining: owner.shared.draining.load(ordering: .relaxed),
+            draining: owner.shared.draining.load(ordering: .relaxed), shedding: owner.shedding,
             settings: owner.lifecycleSettings, now: Clock.monotonicSeconds(),
             cacheWaiter: driver.cacheWaiter(for: id))
         driver.run(id, lifecycle, action)

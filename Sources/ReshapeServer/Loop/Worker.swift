@@ -28,6 +28,9 @@ final class Worker: ConnectionOwner {
     let upstream: UpstreamClient?
     private(set) var liveHub: LiveHub?
     private(set) var keyStore: KeyStore?
+    /// Measures how late the loop runs, with `--max-loop-lag`.
+    private var lagWatch: LoopLagWatch?
+    var shedding: Bool { lagWatch?.lag.shedding ?? false }
     /// Sends this loop's spans, with `--otlp-endpoint`.
     private var spanExporter: SpanExporter?
     private let listener = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
@@ -67,6 +70,9 @@ final class Worker: ConnectionOwner {
             stallSeconds: shared.configuration.liveStallSeconds)
         liveHub = hub
         keyStore = KeyStore(upstream: upstream)
+        if let milliseconds = shared.configuration.maxLoopLagMilliseconds {
+            lagWatch = LoopLagWatch(loop: loop, lag: LoopLag(maxLagSeconds: Double(milliseconds) / 1000))
+        }
         lifecycleSettings.servesLive = true
         lifecycleSettings.tracer = Worker.tracer(
             loop: loop, upstream: upstream, configuration: shared.configuration, metrics: metrics,
@@ -175,6 +181,7 @@ final class Worker: ConnectionOwner {
         background.cancelAll()
         liveHub?.close()
         keyStore?.close()
+        lagWatch?.close()
         mailbox?.close()
         sharedCache?.close()
         spanExporter?.close()

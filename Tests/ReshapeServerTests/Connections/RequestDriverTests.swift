@@ -19,6 +19,7 @@ final class RequestDriverTests: XCTestCase {
         private(set) var upstream: UpstreamClient?
         let liveHub: LiveHub? = nil
         let keyStore: KeyStore? = nil
+        let shedding = false
         private(set) var refreshes: [RequestLifecycle] = []
 
         init(rules: ServingRules, cache: ResponseCache? = nil) {
