@@ -67,11 +67,16 @@ final class LiveSubscriber {
 
     /// Ends the stream with `token-expired` at `unixSeconds`, the subscriber's token's `exp`.
     func expire(at unixSeconds: Double, loop: UnsafeMutablePointer<uv_loop_t>) {
-        let milliseconds = Int(unixSeconds * 1000) - Clock.unixMilliseconds()
-        tokenExpiry = RouteTimer(loop: loop, milliseconds: max(milliseconds, 1)) { [weak self] in
+        // Computed in Double and bounded before it becomes an Int: `exp` is the issuer's number.
+        let remaining = unixSeconds * 1000 - Double(Clock.unixMilliseconds())
+        let milliseconds = remaining.isNaN ? 1 : Int(min(max(remaining, 1), Self.longestTimerMilliseconds))
+        tokenExpiry = RouteTimer(loop: loop, milliseconds: milliseconds) { [weak self] in
             self?.end(with: .tokenExpired)
         }
     }
+
+    /// A token valid for longer still ends its stream after 24 days.
+    static let longestTimerMilliseconds = 24.0 * 86_400_000
 
     /// The subscriber left its stream: its token's timer is stopped.
     func left() {
