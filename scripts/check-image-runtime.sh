@@ -51,6 +51,12 @@ if [ "${1:-}" = "--inside" ]; then
   }
   "${in_image[@]}" /usr/local/bin/reshape-demo-upstream --listen "127.0.0.1:$upstream_port" >/dev/null 2>&1 &
   upstream=$!
+  # It makes its demo key pair before it listens: reshape may be ready first.
+  for _ in $(seq 100); do
+    curl -fs -o /dev/null "http://127.0.0.1:$upstream_port/_log" && break
+    kill -0 "$upstream" 2>/dev/null || fail "the demo upstream exited at start"
+    sleep 0.1
+  done
   start_reshape "http://127.0.0.1:$port/_reshape/ready"
   ready=$(curl -fs "http://127.0.0.1:$port/_reshape/ready") || { cat "$root.server.log"; fail "/_reshape/ready did not answer 200"; }
   echo "ok   /_reshape/ready: $ready"
