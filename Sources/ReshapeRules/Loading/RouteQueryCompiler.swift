@@ -35,36 +35,11 @@ extension RuleSetBuilder {
                     "query parameter '\(member.key)' is the client's on a route with `firebase-query: true`; keep one")
                 continue
             }
-            let text: String
-            switch member.value {
-            case .string(let string): text = string
-            case .number(let number): text = number.text
-            case .bool(let flag): text = flag ? "true" : "false"
-            default:
-                report(scope.document, memberPointer, "query parameter '\(member.key)' must be a string")
-                continue
-            }
-            let templateText: String
-            switch expandedAsTemplate(text) {
-            case .success(let result):
-                templateText = result.template
-                secrets += result.secrets
-            case .failure(.unset(let name)):
-                report(
-                    scope.document, memberPointer,
-                    "environment variable \(name) is not set (use ${\(name):-default} for a default)")
-                continue
-            case .failure(.malformed):
-                report(scope.document, memberPointer, "malformed ${...} reference in query parameter '\(member.key)'")
-                continue
-            }
-            switch StringTemplate.parse(templateText, parameterNames: scope.captures, authClaims: scope.hasAuth) {
-            case .success(let template):
+            let what = "query parameter '\(member.key)'"
+            if let text = templateText(member.value, scope, at: memberPointer, what: what, secrets: &secrets),
+                let template = template(text, scope, at: memberPointer, what: what)
+            {
                 rules.append(HeaderRule(name: member.key, template: template))
-            case .failure(let failure):
-                if scope.requestTemplate != nil {
-                    report(scope.document, memberPointer, "query parameter '\(member.key)': \(failure.message)")
-                }
             }
         }
         return rules

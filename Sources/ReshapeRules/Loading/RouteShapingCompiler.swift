@@ -68,44 +68,60 @@ extension RuleSetBuilder {
                     "header '\(member.key)' is both forwarded from the client (forward-headers) and set here; keep one")
                 continue
             }
-            let text: String
-            switch member.value {
-            case .string(let string): text = string
-            case .number(let number): text = number.text
-            case .bool(let flag): text = flag ? "true" : "false"
-            default:
-                report(scope.document, memberPointer, "header '\(member.key)' must be a string")
-                continue
-            }
-            let templateText: String
-            switch expandedAsTemplate(text) {
-            case .success(let result):
-                templateText = result.template
-                secrets += result.secrets
-            case .failure(.unset(let name)):
-                report(
-                    scope.document, memberPointer,
-                    "environment variable \(name) is not set (use ${\(name):-default} for a default)")
-                continue
-            case .failure(.malformed):
-                report(scope.document, memberPointer, "malformed ${...} reference in header '\(member.key)'")
-                continue
-            }
+            let what = "header '\(member.key)'"
+            guard let templateText = templateText(member.value, scope, at: memberPointer, what: what, secrets: &secrets)
+            else { continue }
             if templateText.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
-                report(scope.document, memberPointer, "header '\(member.key)' must not contain CR, LF or NUL")
+                report(scope.document, memberPointer, "\(what) must not contain CR, LF or NUL")
                 continue
             }
-            switch StringTemplate.parse(templateText, parameterNames: scope.captures, authClaims: scope.hasAuth) {
-            case .success(let template):
+            if let template = template(templateText, scope, at: memberPointer, what: what) {
                 rules.append(HeaderRule(name: member.key, template: template))
-            case .failure(let failure):
-                // Captures are only checked against a request template that compiled.
-                if scope.requestTemplate != nil {
-                    report(scope.document, memberPointer, "header '\(member.key)': \(failure.message)")
-                }
             }
         }
         return rules
+    }
+
+    /// A header's or query parameter's value as template text: a scalar, `${VAR}`s expanded (their
+    /// values are secrets, taken literally); nil when reported.
+    mutating func templateText(
+        _ value: JSON, _ scope: RouteScope, at pointer: String, what: String, secrets: inout [String]
+    )
+        -> String?
+    {
+        let text: String
+        switch value {
+        case .string(let string): text = string
+        case .number(let number): text = number.text
+        case .bool(let flag): text = flag ? "true" : "false"
+        default:
+            report(scope.document, pointer, "\(what) must be a string")
+            return nil
+        }
+        switch expandedAsTemplate(text) {
+        case .success(let result):
+            secrets += result.secrets
+            return result.template
+        case .failure(.unset(let name)):
+            report(
+                scope.document, pointer,
+                "environment variable \(name) is not set (use ${\(name):-default} for a default)")
+        case .failure(.malformed):
+            report(scope.document, pointer, "malformed ${...} reference in \(what)")
+        }
+        return nil
+    }
+
+    /// Template text over the request's captures and, on a route with `auth`, its claims.
+    mutating func template(_ text: String, _ scope: RouteScope, at pointer: String, what: String) -> StringTemplate? {
+        switch StringTemplate.parse(text, parameterNames: scope.captures, authClaims: scope.hasAuth) {
+        case .success(let template):
+            return template
+        case .failure(let failure):
+            // Captures are only checked against a request template that compiled.
+            if scope.requestTemplate != nil { report(scope.document, pointer, "\(what): \(failure.message)") }
+            return nil
+        }
     }
 
     /// `${VAR}`s expanded, each value's braces doubled so it stays literal in a `{capture}`
