@@ -34,6 +34,10 @@ package struct ServerConfiguration: Sendable {
     /// A live route's upstream stream that sends nothing, keep-alives included, for this long
     /// is dropped and reconnected: twice Firebase's keep-alive period.
     package var liveStallSeconds = 60
+    /// Rate-limit keys the process holds at most (`--limit-keys`), least recently seen forgotten first.
+    package var limitKeys = 100_000
+    /// Peers whose `X-Forwarded-For` is believed for `client-address` limits (`--trusted-proxies`).
+    package var trustedProxies: [AddressRange] = []
 
     package init(
         rulesPath: String, listenHost: String = "127.0.0.1", listenPort: Int = 8080,

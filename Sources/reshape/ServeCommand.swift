@@ -130,6 +130,20 @@ struct ServeCommand: ParsableCommand {
             valueName: "seconds"))
     var liveStallTimeout: Int?
 
+    @Option(
+        name: .customLong("limit-keys"),
+        help: ArgumentHelp(
+            "Rate-limit keys the process holds at most, the least recently seen forgotten first (default 100000) [RESHAPE_LIMIT_KEYS].",
+            valueName: "count"))
+    var limitKeys: Int?
+
+    @Option(
+        name: .customLong("trusted-proxies"),
+        help: ArgumentHelp(
+            "Peers whose X-Forwarded-For is believed for client-address rate limits: CIDR,... like 10.0.0.0/8,::1 (default: none) [RESHAPE_TRUSTED_PROXIES].",
+            valueName: "cidrs"))
+    var trustedProxies: String?
+
     @Flag(name: .customLong("no-access-log"), help: "Do not write access-log lines [RESHAPE_ACCESS_LOG=off].")
     var noAccessLog = false
 
@@ -271,6 +285,20 @@ struct ServeCommand: ParsableCommand {
             liveStallTimeout, "RESHAPE_LIVE_STALL_TIMEOUT", "--live-stall-timeout", "seconds", minimum: 1)
         {
             configuration.liveStallSeconds = seconds
+        }
+        if let keys = try wholeNumber(limitKeys, "RESHAPE_LIMIT_KEYS", "--limit-keys", "keys", minimum: 1) {
+            configuration.limitKeys = keys
+        }
+        if let text = trustedProxies ?? environment["RESHAPE_TRUSTED_PROXIES"], !text.isEmpty {
+            for entry in text.split(separator: ",").map({ String($0.filter { $0 != " " }) }) {
+                guard let range = AddressRange(entry) else {
+                    Terminal.error(
+                        "reshape: --trusted-proxies takes addresses or networks like 10.0.0.0/8,fd00::/8 (got '\(entry)')"
+                    )
+                    throw ExitCode(2)
+                }
+                configuration.trustedProxies.append(range)
+            }
         }
         let status = Server(configuration: configuration, environment: environment).run()
         if status != 0 { throw ExitCode(status) }

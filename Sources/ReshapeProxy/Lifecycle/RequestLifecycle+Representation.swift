@@ -19,7 +19,7 @@ extension RequestLifecycle {
             }
         }
         // Last: the CORS headers name what the answer carries, and are never kept with it.
-        return cors.apply(to: notModified(response) ?? response)
+        return withLimitHeaders(cors.apply(to: notModified(response) ?? response))
     }
 
     /// `304 Not Modified` when the client already has this representation: its tag and the

@@ -25,6 +25,8 @@ package struct LifecycleSettings: Sendable {
     /// This listener's loop streams live routes: a plain GET of one asks for the current answer
     /// of the stream it would share (`Action.lookUpLive`) before anything else.
     package var servesLive = false
+    /// The process's rate limits (`limit:` routes); nil: no route is limited.
+    package var limits: RateLimiter?
 
     package init(
         endpoints: Endpoints, canFetch: Bool, accessLog: Bool, metrics: Metrics, cache: ResponseCache? = nil,
@@ -179,6 +181,11 @@ package final class RequestLifecycle {
     var authRefusal: String?
     /// When the accepted token expires (seconds since the Unix epoch): a live stream ends then.
     var tokenExpiresAt: Double?
+    /// A `limit:` route's `RateLimit-Policy` and `RateLimit` items, added to its answer.
+    var limitPolicyItems: [String] = []
+    var limitStateItems: [String] = []
+    /// The policy that answered 429, for `reshape_rate_limited_total`.
+    var rateLimited: FinishedRequest.RateLimited?
 
     init(
         _ request: HTTPRequest, rules: ServingRules, settings: LifecycleSettings, now: Double,
@@ -273,6 +280,7 @@ package final class RequestLifecycle {
                 return respond(Problem.notFound(path: String(request.path)).response, AnswerRecord())
             }
             let match = RouteMatch(route: route, parameters: parameters)
+            if let refused = checkLimits(match, phase: .beforeAuth, now: now) { return refused }
             // The token is checked before anything is looked up or fetched.
             if let auth = route.auth {
                 // The loader refuses a route naming a verifier it does not define.
@@ -327,6 +335,7 @@ package final class RequestLifecycle {
         state = .answered
         var finished = FinishedRequest(outcome: .background, route: record.routeName)
         finished.auth = authCheck
+        finished.rateLimited = rateLimited
         finished.cacheSkip = cacheSkip(response, record)
         finished.corsPreflight = record.preflight.map { (record.routeName ?? "-", $0.rawValue) }
         if !record.dropped.isEmpty {

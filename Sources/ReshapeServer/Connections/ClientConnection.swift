@@ -90,6 +90,8 @@ final class ClientConnection {
     private var driver: RequestDriver!
     /// The peer is on a loopback address (admin endpoints without their own port answer only it).
     private var peerIsLoopback = false
+    /// The peer's address as text, for `client-address` rate limits.
+    private var peerAddress = ""
     /// The live streams requests subscribed to, by request id; the first one written is the
     /// connection's answer, and the later ones are cancelled then.
     private var streamOutputs: [Int: StreamOutput] = [:]
@@ -123,6 +125,7 @@ final class ClientConnection {
         }
         uv_tcp_nodelay(tcp, 1)
         peerIsLoopback = PeerAddress.isLoopback(tcp)
+        peerAddress = PeerAddress.text(tcp)
         owner.metrics.connectionOpened()
         for action in state.opened() { execute(action) }
         resumeReading()
@@ -192,6 +195,7 @@ final class ClientConnection {
     private func dispatch(_ id: Int, _ request: HTTPRequest) {
         var request = request
         request.fromLoopback = peerIsLoopback
+        request.peerAddress = peerAddress
         owner.metrics.requestStarted()
         let (lifecycle, action) = RequestLifecycle.begin(
             request, rules: owner.shared.rules,

@@ -59,6 +59,7 @@ final class Worker: ConnectionOwner {
             compression: AnswerCompression(minimumBytes: shared.configuration.compressMinBytes),
             admin: { [unowned shared] in shared.adminResponse($0) })
         lifecycleSettings.sharesCache = shared.configuration.redis != nil
+        lifecycleSettings.limits = shared.limits
         uv_loop_init(loop)
         let upstream = UpstreamClient(loop: loop, metrics: metrics)
         self.upstream = upstream
