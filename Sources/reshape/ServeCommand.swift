@@ -144,6 +144,20 @@ struct ServeCommand: ParsableCommand {
             valueName: "cidrs"))
     var trustedProxies: String?
 
+    @Option(
+        name: .customLong("limits-redis"),
+        help: ArgumentHelp(
+            "Replicas share their rate limits here: redis://host[:port][/db] (default: --cache-redis's, else none) [RESHAPE_LIMITS_REDIS].",
+            valueName: "url"))
+    var limitsRedis: String?
+
+    @Option(
+        name: .customLong("limits-redis-timeout"),
+        help: ArgumentHelp(
+            "Milliseconds a shared rate-limit check may take before this process's own limit decides (default 20) [RESHAPE_LIMITS_REDIS_TIMEOUT].",
+            valueName: "ms"))
+    var limitsRedisTimeout: Int?
+
     @Flag(name: .customLong("no-access-log"), help: "Do not write access-log lines [RESHAPE_ACCESS_LOG=off].")
     var noAccessLog = false
 
@@ -300,6 +314,18 @@ struct ServeCommand: ParsableCommand {
                 configuration.trustedProxies.append(range)
             }
         }
+        if let url = limitsRedis ?? environment["RESHAPE_LIMITS_REDIS"], !url.isEmpty {
+            switch RedisAddress.resolve(url) {
+            case .success(let address): configuration.limitsRedis = address
+            case .failure(let error):
+                Terminal.error("reshape: --limits-redis '\(RedisAddress.redacted(url))': \(error)")
+                throw ExitCode(2)
+            }
+        } else {
+            configuration.limitsRedis = redis
+        }
+        configuration.limitsRedisTimeoutMilliseconds = try setting(
+            limitsRedisTimeout, "RESHAPE_LIMITS_REDIS_TIMEOUT", default: 20)
         let status = Server(configuration: configuration, environment: environment).run()
         if status != 0 { throw ExitCode(status) }
     }

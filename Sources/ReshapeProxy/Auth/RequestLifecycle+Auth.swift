@@ -37,9 +37,11 @@ extension RequestLifecycle {
         case .accepted(let claims, let expiresAt, let limitValues):
             authCheck = FinishedRequest.AuthCheck(verifier: auth.verifier, result: "ok")
             tokenExpiresAt = expiresAt
-            if let refused = checkLimits(match, phase: .afterAuth(claims: limitValues), now: now) { return refused }
             let parameters = match.parameters.merging(claims) { _, claim in claim }
-            return proceed(RouteMatch(route: match.route, parameters: parameters), now: now, cacheWaiter: cacheWaiter)
+            // Limits keyed by a claim only now: an unauthenticated request gets 401, never a 429.
+            return limitThenGoOn(
+                RouteMatch(route: match.route, parameters: parameters), phase: .afterAuth(claims: limitValues),
+                now: now, cacheWaiter: cacheWaiter)
         case .refused(let problem, let result, let reason):
             authCheck = FinishedRequest.AuthCheck(verifier: auth.verifier, result: result)
             authRefusal = reason

@@ -37,6 +37,8 @@ package struct FinishedRequest: Sendable {
     }
     /// A request a rate limit refused: `reshape_rate_limited_total`'s labels.
     package var rateLimited: RateLimited?
+    /// Shared rate-limit checks Redis did not answer in time, decided by the process's table.
+    package var limitFallbacks = 0
 
     /// The route and the policy of a 429.
     package struct RateLimited: Sendable, Equatable {
@@ -61,6 +63,7 @@ package struct FinishedRequest: Sendable {
         if let cacheSkip { metrics.recordCacheSkipped(route: cacheSkip.route, reason: cacheSkip.reason) }
         if let auth { metrics.recordAuth(verifier: auth.verifier, result: auth.result) }
         if let rateLimited { metrics.recordRateLimited(route: rateLimited.route, policy: rateLimited.policy) }
+        if limitFallbacks > 0 { metrics.recordLimitFallback(limitFallbacks) }
         if let corsPreflight { metrics.recordCORSPreflight(route: corsPreflight.route, result: corsPreflight.result) }
         switch outcome {
         case .answered(let status, let seconds):

@@ -18,6 +18,15 @@ package struct RateLimiter: Sendable {
         case afterAuth(claims: [String: String])
     }
 
+    /// One policy of the route counted for one request.
+    package struct Entry: Sendable, Equatable {
+        package let policy: String
+        package let key: LimitKey
+        package let gcra: GCRA
+        /// The policy's `RateLimit-Policy` item.
+        package let policyItem: String
+    }
+
     /// What the route's policies of one phase say about a request.
     package struct Check: Sendable, Equatable {
         /// Each policy's `RateLimit-Policy` and `RateLimit` items, in the route's order.
@@ -32,16 +41,26 @@ package struct RateLimiter: Sendable {
         }
     }
 
-    /// The policies of `route` for `phase`, decided for the request at `now`: every policy is
-    /// counted, and if one refuses, the ones that admitted give their request back (a refused
-    /// request costs no policy anything). The strictest refusal, the longest wait, is the answer.
-    package func check(
+    /// One policy's verdict from wherever it was made (this table or Redis): admitted or not,
+    /// how many more would be admitted now, and the seconds until one would be.
+    package struct Verdict: Sendable, Equatable {
+        package var admitted: Bool
+        package var remaining: Int
+        package var retryAfterSeconds: Double
+
+        package init(admitted: Bool, remaining: Int, retryAfterSeconds: Double) {
+            self.admitted = admitted
+            self.remaining = remaining
+            self.retryAfterSeconds = retryAfterSeconds
+        }
+    }
+
+    /// The route's policies of `phase`, each with the key this request is counted under.
+    package func entries(
         _ route: Route, policies: [String: LimitPolicy], phase: Phase, request: HTTPRequest,
-        parameters: [String: String], now: Double
-    ) -> Check {
-        var check = Check()
-        // Each admission's key, policy and remaining count, to give back if another refuses.
-        var admitted: [(key: LimitKey, gcra: GCRA, name: String, remaining: Int, item: Int)] = []
+        parameters: [String: String]
+    ) -> [Entry] {
+        var entries: [Entry] = []
         for name in route.limit {
             guard let policy = policies[name] else { continue }
             let value: String
@@ -56,25 +75,48 @@ package struct RateLimiter: Sendable {
             case (.query(let query), .beforeAuth): value = Self.queryValue(query, in: request.rawQuery) ?? ""
             case (.capture(let capture), .beforeAuth): value = parameters[capture] ?? ""
             }
-            let gcra = GCRA(count: policy.count, intervalSeconds: policy.intervalSeconds, burst: policy.burst)
-            let key = LimitKey(policy: name, value: value)
-            check.policyItems.append("\(Self.quoted(name));q=\(policy.count);w=\(policy.intervalSeconds)")
-            switch table.decide(key, gcra, now: now) {
-            case .admitted(_, let remaining, _):
-                admitted.append((key, gcra, name, remaining, check.stateItems.count))
-                check.stateItems.append("\(Self.quoted(name));r=\(remaining);t=0")
-            case .limited(let retryAfter, _):
-                let seconds = max(1, Int(retryAfter.rounded(.up)))
-                check.stateItems.append("\(Self.quoted(name));r=0;t=\(seconds)")
-                if seconds > check.refusal?.retryAfterSeconds ?? 0 {
-                    check.refusal = Check.Refusal(policy: name, retryAfterSeconds: seconds)
-                }
+            entries.append(
+                Entry(
+                    policy: name, key: LimitKey(policy: name, value: value),
+                    gcra: GCRA(count: policy.count, intervalSeconds: policy.intervalSeconds, burst: policy.burst),
+                    policyItem: "\(Self.quoted(name));q=\(policy.count);w=\(policy.intervalSeconds)"))
+        }
+        return entries
+    }
+
+    /// The entries decided in this process's table at `now`: every one is counted, and if one
+    /// refuses, the ones that admitted give their request back (a refused request costs no
+    /// policy anything).
+    package func decideLocally(_ entries: [Entry], now: Double) -> [Verdict] {
+        var verdicts = entries.map { entry in
+            switch table.decide(entry.key, entry.gcra, now: now) {
+            case .admitted(_, let remaining, _): Verdict(admitted: true, remaining: remaining, retryAfterSeconds: 0)
+            case .limited(let wait, _): Verdict(admitted: false, remaining: 0, retryAfterSeconds: wait)
             }
         }
-        if check.refusal != nil {
-            for admission in admitted {
-                table.refund(admission.key, admission.gcra)
-                check.stateItems[admission.item] = "\(Self.quoted(admission.name));r=\(admission.remaining + 1);t=0"
+        if verdicts.contains(where: { !$0.admitted }) {
+            for index in entries.indices where verdicts[index].admitted {
+                table.refund(entries[index].key, entries[index].gcra)
+                verdicts[index].remaining += 1
+            }
+        }
+        return verdicts
+    }
+
+    /// The headers' items and the answer: the strictest refusal, the longest wait, answers.
+    package static func check(_ entries: [Entry], _ verdicts: [Verdict]) -> Check {
+        var check = Check()
+        for (entry, verdict) in zip(entries, verdicts) {
+            check.policyItems.append(entry.policyItem)
+            let name = quoted(entry.policy)
+            guard !verdict.admitted else {
+                check.stateItems.append("\(name);r=\(verdict.remaining);t=0")
+                continue
+            }
+            let seconds = max(1, Int(verdict.retryAfterSeconds.rounded(.up)))
+            check.stateItems.append("\(name);r=0;t=\(seconds)")
+            if seconds > check.refusal?.retryAfterSeconds ?? 0 {
+                check.refusal = Check.Refusal(policy: entry.policy, retryAfterSeconds: seconds)
             }
         }
         return check

@@ -5,8 +5,8 @@ extension Metrics {
     }
 
     /// A shared (Redis) rate-limit decision was not had in time: the process's own decided.
-    package func recordLimitFallback() {
-        state.withLock { $0.resilience.limitFallbacks += 1 }
+    package func recordLimitFallback(_ count: Int = 1) {
+        state.withLock { $0.resilience.limitFallbacks += count }
     }
 
     static func limitExposition(_ resilience: Resilience, label: (String) -> String) -> String {

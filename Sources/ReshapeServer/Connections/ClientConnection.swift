@@ -28,6 +28,8 @@ protocol ConnectionOwner: AnyObject {
     var mailbox: LoopMailbox? { get }
     /// This loop's connection to the cache replicas share; nil without `--cache-redis`.
     var sharedCache: RedisClient? { get }
+    /// The replicas' shared rate limits (`--limits-redis`); nil: each process limits alone.
+    var sharedLimits: RedisClient? { get }
     /// Runs a cache refresh a stale answer asked for (`RequestLifecycle.Action.respondAndRefresh`),
     /// a request nobody waits for, until it is answered.
     func runInBackground(_ refresh: RequestLifecycle)

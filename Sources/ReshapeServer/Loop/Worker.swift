@@ -25,6 +25,7 @@ final class Worker: ConnectionOwner {
     var lifecycleSettings: LifecycleSettings
     /// This loop's connection to the shared cache (`--cache-redis`).
     private(set) var sharedCache: RedisClient?
+    private(set) var sharedLimits: RedisClient?
     let upstream: UpstreamClient?
     private(set) var liveHub: LiveHub?
     private(set) var keyStore: KeyStore?
@@ -60,6 +61,7 @@ final class Worker: ConnectionOwner {
             admin: { [unowned shared] in shared.adminResponse($0) })
         lifecycleSettings.sharesCache = shared.configuration.redis != nil
         lifecycleSettings.limits = shared.limits
+        lifecycleSettings.sharesLimits = shared.configuration.limitsRedis != nil
         uv_loop_init(loop)
         let upstream = UpstreamClient(loop: loop, metrics: metrics)
         self.upstream = upstream
@@ -77,6 +79,12 @@ final class Worker: ConnectionOwner {
             sharedCache = RedisClient(
                 loop: loop, address: address,
                 commandTimeoutMilliseconds: shared.configuration.redisTimeoutMilliseconds, metrics: metrics)
+        }
+        if let address = shared.configuration.limitsRedis {
+            sharedLimits = RedisClient(
+                loop: loop, address: address,
+                commandTimeoutMilliseconds: shared.configuration.limitsRedisTimeoutMilliseconds, metrics: metrics,
+                role: .limits)
         }
         background = RequestDriver(owner: self) { _, _ in }
         uv_tcp_init(loop, listener)
@@ -178,6 +186,7 @@ final class Worker: ConnectionOwner {
         keyStore?.close()
         mailbox?.close()
         sharedCache?.close()
+        sharedLimits?.close()
         spanExporter?.close()
         upstream?.close()
         uv_close(reshape_async_handle(commands), nil)
