@@ -136,6 +136,28 @@ final class RateLimitTests: XCTestCase {
         XCTAssertEqual(try upstreamRequests(upstream, "/echo/a"), 2)
     }
 
+    func testBrowsersMaySendTheKeyHeaderAndReadTheLimitHeaders() throws {
+        let upstream = try DemoUpstream()
+        defer { upstream.child.stop() }
+        let rules = Self.rules(upstream.port) + "\ncors: { origins: [\"https://app.example.com\"] }\n"
+        let server = try ReshapeServer(rules: rules)
+        defer { server.stop() }
+        var client = try RawHTTP(port: server.port)
+        defer { client.close() }
+        client.send(
+            "OPTIONS /keyed/x HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://app.example.com\r\n"
+                + "Access-Control-Request-Method: GET\r\nAccess-Control-Request-Headers: x-api-key\r\n\r\n")
+        let preflight = try XCTUnwrap(client.readResponse())
+        XCTAssertEqual(preflight.status, 204)
+        XCTAssertTrue(
+            preflight.header("Access-Control-Allow-Headers")?.contains("X-Api-Key") == true,
+            "\(preflight.headers)")
+        let answer = try get(&client, "/keyed/y", headers: ["Origin: https://app.example.com", "X-Api-Key: k"])
+        XCTAssertEqual(answer.status, 200)
+        let exposed = answer.header("Access-Control-Expose-Headers") ?? ""
+        XCTAssertTrue(exposed.contains("RateLimit-Policy") && exposed.contains("RateLimit"), exposed)
+    }
+
     func testOneLimitForTheProcessAcrossFourWorkers() throws {
         let upstream = try DemoUpstream()
         defer { upstream.child.stop() }
