@@ -4,16 +4,21 @@
 /// at most `capacity` keys (split evenly over the shards), the least recently seen forgotten
 /// first. Forgetting a key only grants it more (a full burst), never less.
 package final class LimitTable: Sendable {
-    /// 64 shards: with 4 to 16 loops, two requests rarely want the same lock.
-    static let shardCount = 64
+    /// 64 shards (fewer for a tiny capacity): with 4 to 16 loops, two requests rarely want
+    /// the same lock.
+    static let maxShards = 64
 
     private let shards: [Locked<LimitShard>]
     package let capacity: Int
 
     package init(capacity: Int) {
-        self.capacity = max(capacity, 1)
-        let perShard = max(1, (self.capacity + Self.shardCount - 1) / Self.shardCount)
-        shards = (0..<Self.shardCount).map { _ in Locked(LimitShard(capacity: perShard)) }
+        let total = max(capacity, 1)
+        self.capacity = total
+        // The capacity split exactly: the first shards take one more of the remainder.
+        let count = min(Self.maxShards, total)
+        shards = (0..<count).map { index in
+            Locked(LimitShard(capacity: total / count + (index < total % count ? 1 : 0)))
+        }
     }
 
     /// Decides one request of `key` under `gcra` at `now`, storing its new time when admitted.
@@ -38,7 +43,7 @@ package final class LimitTable: Sendable {
     }
 
     private func shard(_ key: LimitKey) -> Locked<LimitShard> {
-        shards[Int(key.low % UInt64(Self.shardCount))]
+        shards[Int(key.low % UInt64(shards.count))]
     }
 }
 
