@@ -56,6 +56,12 @@ final class SharedRateLimitTests: XCTestCase {
         return (admitted, statuses, Date().timeIntervalSince(start))
     }
 
+    private func fallbacks(_ server: ReshapeServer) throws -> Int {
+        let metrics = try RawHTTP.get(port: server.port, "/_reshape/metrics").text
+        let line = metrics.split(separator: "\n").first { $0.hasPrefix("reshape_limit_fallbacks_total ") }
+        return Int(line?.split(separator: " ").last ?? "") ?? -1
+    }
+
     func testTwoReplicasShareTheRateAndFallBackToTheirOwnWhileRedisIsDown() throws {
         let upstream = try DemoUpstream()
         defer { upstream.child.stop() }
@@ -76,15 +82,26 @@ final class SharedRateLimitTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(shared.admitted, 20)
         XCTAssertLessThanOrEqual(shared.admitted, 21 + Int(shared.seconds * 10), "in \(shared.seconds) s")
 
+        // Redis loses the script (SCRIPT FLUSH): the next check gets NOSCRIPT, sends it whole,
+        // and is still Redis's decision, not a fallback.
+        let flush = Process()
+        flush.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
+        flush.arguments = ["-p", String(redisPort), "SCRIPT", "FLUSH"]
+        try flush.run()
+        flush.waitUntilExit()
+        let flushed = try burst(servers, count: 3, tag: "f")
+        XCTAssertEqual(flushed.statuses.subtracting([200]), [429], "still limited after the flush")
+        for server in servers {
+            XCTAssertEqual(try fallbacks(server), 0, "decided by Redis, not by the process's own table")
+        }
+
         // Redis stops: each replica limits alone (its own 20), and no request fails for it.
         redis.stop()
         let alone = try burst(servers, count: 25, tag: "a")
         XCTAssertEqual(alone.statuses, [200, 429], "limited locally, none failing")
         XCTAssertGreaterThanOrEqual(alone.admitted, 40, "each replica's own burst")
         XCTAssertLessThanOrEqual(alone.admitted, 42 + Int(alone.seconds * 20), "in \(alone.seconds) s")
-        let metrics = try RawHTTP.get(port: servers[0].port, "/_reshape/metrics").text
-        let fallbacks = metrics.split(separator: "\n").first { $0.hasPrefix("reshape_limit_fallbacks_total ") }
-        XCTAssertGreaterThanOrEqual(Int(fallbacks?.split(separator: " ").last ?? "") ?? 0, 25, metrics)
+        XCTAssertGreaterThanOrEqual(try fallbacks(servers[0]), 25)
 
         // Back: the replicas reconnect (within a second) and share again.
         redis = try startRedis(port: redisPort)
@@ -98,6 +115,7 @@ final class SharedRateLimitTests: XCTestCase {
         XCTAssertLessThanOrEqual(again.admitted, 21 + Int(again.seconds * 10), "shared again, in \(again.seconds) s")
         XCTAssertEqual(
             try upstream.log().filter { ($0["target"] as? String ?? "").hasPrefix("/echo/") }.count,
-            shared.admitted + alone.admitted + again.admitted, "no refused request reached the upstream")
+            shared.admitted + flushed.admitted + alone.admitted + again.admitted,
+            "no refused request reached the upstream")
     }
 }
