@@ -324,8 +324,11 @@ struct ServeCommand: ParsableCommand {
         } else {
             configuration.limitsRedis = redis
         }
-        configuration.limitsRedisTimeoutMilliseconds = try setting(
-            limitsRedisTimeout, "RESHAPE_LIMITS_REDIS_TIMEOUT", default: 20)
+        configuration.limitsRedisTimeoutMilliseconds =
+            try wholeNumber(
+                limitsRedisTimeout, "RESHAPE_LIMITS_REDIS_TIMEOUT", "--limits-redis-timeout", "milliseconds", minimum: 1
+            )
+            ?? 20
         let status = Server(configuration: configuration, environment: environment).run()
         if status != 0 { throw ExitCode(status) }
     }
