@@ -11,7 +11,7 @@ final class RateLimitTests: XCTestCase {
         limits:
           ten: { rate: 10/s, burst: 20, key: client-address }
           per-minute: { rate: 2/m, key: header.X-Api-Key }
-          loose: { rate: 100/s, key: header.X-Api-Key }
+          loose: { rate: 100/h, key: header.X-Api-Key }
         upstreams:
           demo: { url: "http://127.0.0.1:\(upstreamPort)" }
         routes:
@@ -121,7 +121,7 @@ final class RateLimitTests: XCTestCase {
         for index in 0..<2 {
             let response = try get(&client, "/keyed/a\(index)", headers: ["X-Api-Key: alpha"])
             XCTAssertEqual(response.status, 200)
-            XCTAssertEqual(response.header("RateLimit-Policy"), "\"loose\";q=100;w=1, \"per-minute\";q=2;w=60")
+            XCTAssertEqual(response.header("RateLimit-Policy"), "\"loose\";q=100;w=3600, \"per-minute\";q=2;w=60")
         }
         let third = try get(&client, "/keyed/a2", headers: ["X-Api-Key: alpha"])
         XCTAssertEqual(third.status, 429)
