@@ -191,6 +191,7 @@ package enum OpenAPIDocument {
             responses[String(status)] = problemResponse(codes)
         }
         if route.conditional { addConditionalResponses(route, to: &responses) }
+        addLimitResponses(route, to: &responses)
         operation["responses"] = .object(responses)
         return operation
     }
@@ -220,7 +221,10 @@ package enum OpenAPIDocument {
         if hasBody || speaks {
             statuses.append((422, (hasBody ? ["invalid-body"] : []) + (speaks ? ["upstream-rejected"] : [])))
         }
-        if speaks { statuses.append((429, ["upstream-rejected"])) }
+        let limited = !route.limit.isEmpty
+        if speaks || limited {
+            statuses.append((429, (limited ? ["rate-limited"] : []) + (speaks ? ["upstream-rejected"] : [])))
+        }
         statuses.append(
             (
                 502,

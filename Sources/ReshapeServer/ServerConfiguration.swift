@@ -36,6 +36,15 @@ package struct ServerConfiguration: Sendable {
     package var liveStallSeconds = 60
     /// A worker whose loop runs this late sheds new route requests (`--max-loop-lag`); nil: never.
     package var maxLoopLagMilliseconds: Int?
+    /// Rate-limit keys the process holds at most (`--limit-keys`), least recently seen forgotten first.
+    package var limitKeys = 100_000
+    /// Peers whose `X-Forwarded-For` is believed for `client-address` limits (`--trusted-proxies`).
+    package var trustedProxies: [AddressRange] = []
+    /// Where replicas share their rate limits (`--limits-redis`, else `--cache-redis`'s); nil:
+    /// each process limits alone.
+    package var limitsRedis: RedisAddress?
+    /// A shared limit check's bound; a later answer leaves the decision to the process's table.
+    package var limitsRedisTimeoutMilliseconds = 20
 
     package init(
         rulesPath: String, listenHost: String = "127.0.0.1", listenPort: Int = 8080,

@@ -18,6 +18,8 @@ final class SharedState: Sendable {
     let window = Locked(MetricsWindow(seconds: 60))
     /// The last reload's outcome in words, for the status page; nil: none since start.
     let lastReload = Locked<String?>(nil)
+    /// The rate limits' keys, shared by every worker: a limit is the process's (`--limit-keys`).
+    let limits: RateLimiter
 
     init(configuration: ServerConfiguration, rules: ServingRules) {
         self.configuration = configuration
@@ -25,6 +27,8 @@ final class SharedState: Sendable {
         metrics = (0..<loops).map { _ in Metrics() }
         current = Locked(rules)
         cache = configuration.cacheBytes > 0 ? ResponseCache(capacityBytes: configuration.cacheBytes) : nil
+        limits = RateLimiter(
+            table: LimitTable(capacity: configuration.limitKeys), trustedProxies: configuration.trustedProxies)
     }
 
     var rules: ServingRules { current.withLock { $0 } }
@@ -90,6 +94,6 @@ final class SharedState: Sendable {
         let counts = counters.withLock { $0 }
         return Metrics.exposition(
             metrics, digest: rules.ruleSet.digest, reloads: counts.reloads, reloadFailures: counts.refused,
-            cache: cache?.counters)
+            cache: cache?.counters, limitKeys: limits.table.count)
     }
 }

@@ -137,6 +137,34 @@ struct ServeCommand: ParsableCommand {
             valueName: "seconds"))
     var liveStallTimeout: Int?
 
+    @Option(
+        name: .customLong("limit-keys"),
+        help: ArgumentHelp(
+            "Rate-limit keys the process holds at most, the least recently seen forgotten first (default 100000) [RESHAPE_LIMIT_KEYS].",
+            valueName: "count"))
+    var limitKeys: Int?
+
+    @Option(
+        name: .customLong("trusted-proxies"),
+        help: ArgumentHelp(
+            "Peers whose X-Forwarded-For is believed for client-address rate limits: CIDR,... like 10.0.0.0/8,::1 (default: none) [RESHAPE_TRUSTED_PROXIES].",
+            valueName: "cidrs"))
+    var trustedProxies: String?
+
+    @Option(
+        name: .customLong("limits-redis"),
+        help: ArgumentHelp(
+            "Replicas share their rate limits here: redis://host[:port][/db] (default: --cache-redis's, else none) [RESHAPE_LIMITS_REDIS].",
+            valueName: "url"))
+    var limitsRedis: String?
+
+    @Option(
+        name: .customLong("limits-redis-timeout"),
+        help: ArgumentHelp(
+            "Milliseconds a shared rate-limit check may take before this process's own limit decides (default 20) [RESHAPE_LIMITS_REDIS_TIMEOUT].",
+            valueName: "ms"))
+    var limitsRedisTimeout: Int?
+
     @Flag(name: .customLong("no-access-log"), help: "Do not write access-log lines [RESHAPE_ACCESS_LOG=off].")
     var noAccessLog = false
 
@@ -286,6 +314,35 @@ struct ServeCommand: ParsableCommand {
             }
             configuration.maxLoopLagMilliseconds = milliseconds
         }
+        if let keys = try wholeNumber(limitKeys, "RESHAPE_LIMIT_KEYS", "--limit-keys", "keys", minimum: 1) {
+            configuration.limitKeys = keys
+        }
+        if let text = trustedProxies ?? environment["RESHAPE_TRUSTED_PROXIES"], !text.isEmpty {
+            for entry in text.split(separator: ",").map({ String($0.filter { $0 != " " }) }) {
+                guard let range = AddressRange(entry) else {
+                    Terminal.error(
+                        "reshape: --trusted-proxies takes addresses or networks like 10.0.0.0/8,fd00::/8 (got '\(entry)')"
+                    )
+                    throw ExitCode(2)
+                }
+                configuration.trustedProxies.append(range)
+            }
+        }
+        if let url = limitsRedis ?? environment["RESHAPE_LIMITS_REDIS"], !url.isEmpty {
+            switch RedisAddress.resolve(url) {
+            case .success(let address): configuration.limitsRedis = address
+            case .failure(let error):
+                Terminal.error("reshape: --limits-redis '\(RedisAddress.redacted(url))': \(error)")
+                throw ExitCode(2)
+            }
+        } else {
+            configuration.limitsRedis = redis
+        }
+        configuration.limitsRedisTimeoutMilliseconds =
+            try wholeNumber(
+                limitsRedisTimeout, "RESHAPE_LIMITS_REDIS_TIMEOUT", "--limits-redis-timeout", "milliseconds", minimum: 1
+            )
+            ?? 20
         let status = Server(configuration: configuration, environment: environment).run()
         if status != 0 { throw ExitCode(status) }
     }

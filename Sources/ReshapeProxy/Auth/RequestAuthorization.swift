@@ -9,8 +9,9 @@ import ReshapeRules
 /// time come in.
 package enum RequestAuthorization {
     package enum Outcome {
-        /// The token passed: the parameters to add to the path captures, and when it expires.
-        case accepted(parameters: [String: String], expiresAt: Double)
+        /// The token passed: the parameters to add to the path captures, when it expires, and
+        /// the text of each claim in `limitClaims` ("" when missing: one shared key).
+        case accepted(parameters: [String: String], expiresAt: Double, limitValues: [String: String] = [:])
         /// 401 or 403; `result` is the metric's label, `reason` what the log says (never the token).
         case refused(Problem, result: String, reason: String)
         /// No key of the set has the token's `kid`: the keys may have rotated.
@@ -18,7 +19,8 @@ package enum RequestAuthorization {
     }
 
     package static func check(
-        authorization: String?, route: RouteAuth, verifier: TokenVerifier, keys: KeySet, unixSeconds: Double
+        authorization: String?, route: RouteAuth, verifier: TokenVerifier, keys: KeySet, unixSeconds: Double,
+        limitClaims: [String] = []
     ) -> Outcome {
         let token: Substring
         switch TokenVerifier.bearerToken(authorization) {
@@ -45,7 +47,9 @@ package enum RequestAuthorization {
             }
             parameters[RouteAuth.parameterPrefix + claim] = text
         }
-        return .accepted(parameters: parameters, expiresAt: verified.expiresAt)
+        var limitValues: [String: String] = [:]
+        for claim in limitClaims { limitValues[claim] = verified.claimText(claim) ?? "" }
+        return .accepted(parameters: parameters, expiresAt: verified.expiresAt, limitValues: limitValues)
     }
 
     /// After the keys were fetched again for the token's `kid`, and it is still not there.

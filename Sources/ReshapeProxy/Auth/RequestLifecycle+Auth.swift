@@ -25,7 +25,7 @@ extension RequestLifecycle {
         }
         var outcome = RequestAuthorization.check(
             authorization: request.header("Authorization"), route: auth, verifier: rule.verifier, keys: keys,
-            unixSeconds: unixSeconds)
+            unixSeconds: unixSeconds, limitClaims: limitClaims(match.route))
         if case .unknownKey = outcome {
             if !refetched {
                 state = .awaitingKeys(match, refetched: true)
@@ -34,11 +34,14 @@ extension RequestLifecycle {
             outcome = RequestAuthorization.unknownKeyRefused()
         }
         switch outcome {
-        case .accepted(let claims, let expiresAt):
+        case .accepted(let claims, let expiresAt, let limitValues):
             authCheck = FinishedRequest.AuthCheck(verifier: auth.verifier, result: "ok")
             tokenExpiresAt = expiresAt
             let parameters = match.parameters.merging(claims) { _, claim in claim }
-            return proceed(RouteMatch(route: match.route, parameters: parameters), now: now, cacheWaiter: cacheWaiter)
+            // Limits keyed by a claim only now: an unauthenticated request gets 401, never a 429.
+            return limitThenGoOn(
+                RouteMatch(route: match.route, parameters: parameters), phase: .afterAuth(claims: limitValues),
+                now: now, cacheWaiter: cacheWaiter)
         case .refused(let problem, let result, let reason):
             authCheck = FinishedRequest.AuthCheck(verifier: auth.verifier, result: result)
             authRefusal = reason

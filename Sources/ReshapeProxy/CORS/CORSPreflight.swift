@@ -30,9 +30,12 @@ package struct CORSPreflight: Sendable {
         name: "Vary", value: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers")
 
     /// The headers a route lets a page send besides the CORS-safelisted ones: what it reads of
-    /// a client. (Rate limits do not exist yet; headers their keys read will belong here.)
-    package static func allowedHeaders(of route: Route) -> [String] {
+    /// a client, the headers its rate limits are keyed by (`header.NAME`) included.
+    package static func allowedHeaders(of route: Route, limits: [String: LimitPolicy] = [:]) -> [String] {
         var names = route.forwardHeaders.filter { ForwardedHeaderPolicy.mayForward($0) }
+        for name in route.limit {
+            if case .header(let header)? = limits[name]?.key { names.append(header) }
+        }
         if ["POST", "PUT", "PATCH"].contains(route.method) { names.append("Content-Type") }
         if route.readsAuthorization { names.append("Authorization") }
         names += ["If-None-Match", "If-Match", "Prefer", "Last-Event-ID", "traceparent", "tracestate"]
@@ -45,7 +48,7 @@ package struct CORSPreflight: Sendable {
     /// reaches with its policy, nil when none does.
     static func answer(
         origin: String, requestedHeaders: String?, methods: [(method: String, policy: CORSPolicy?)],
-        target: (route: Route, policy: CORSPolicy?)?
+        target: (route: Route, policy: CORSPolicy?)?, limits: [String: LimitPolicy] = [:]
     ) -> CORSPreflight {
         let refused = HTTPResponse(status: 204, headers: [vary])
         guard let target, let policy = target.policy else {
@@ -55,7 +58,7 @@ package struct CORSPreflight: Sendable {
             return CORSPreflight(response: refused, route: target.route.name, result: .refusedOrigin)
         }
         let allowedMethods = methods.filter { $0.policy?.allows(origin) == true }.map(\.method)
-        let allowedHeaders = allowedHeaders(of: target.route)
+        let allowedHeaders = allowedHeaders(of: target.route, limits: limits)
         let lowerAllowed = Set(allowedHeaders.map { $0.lowercased() })
         let requested = (requestedHeaders ?? "").split(separator: ",").map {
             $0.filter { $0 != " " && $0 != "\t" }.lowercased()

@@ -42,6 +42,6 @@ extension ServingRules {
         let target = reached(requested).map { (route: $0, policy: corsPolicies[$0.name]) }
         return CORSPreflight.answer(
             origin: origin, requestedHeaders: request.joinedHeader("Access-Control-Request-Headers"),
-            methods: byMethod, target: target)
+            methods: byMethod, target: target, limits: ruleSet.limits)
     }
 }

@@ -14,6 +14,9 @@ package struct HTTPRequest: Sendable {
     /// The client connected from a loopback address (127.0.0.0/8, ::1): set by the server, for
     /// admin endpoints that answer only local clients.
     package var fromLoopback = false
+    /// The client's TCP peer address as text (`192.0.2.1`, `2001:db8::1`): set by the server,
+    /// for `client-address` rate limits.
+    package var peerAddress = ""
 
     package init(
         method: String, target: String, versionMajor: Int = 1, versionMinor: Int = 1,

@@ -37,6 +37,16 @@ package struct FinishedRequest: Sendable {
         package var verifier: String
         package var result: String
     }
+    /// A request a rate limit refused: `reshape_rate_limited_total`'s labels.
+    package var rateLimited: RateLimited?
+    /// Shared rate-limit checks Redis did not answer in time, decided by the process's table.
+    package var limitFallbacks = 0
+
+    /// The route and the policy of a 429.
+    package struct RateLimited: Sendable, Equatable {
+        package var route: String
+        package var policy: String
+    }
     /// A CORS preflight's route and result (`CORSPreflight.Result`).
     package var corsPreflight: (route: String, result: String)?
 
@@ -55,6 +65,8 @@ package struct FinishedRequest: Sendable {
         if let cacheSkip { metrics.recordCacheSkipped(route: cacheSkip.route, reason: cacheSkip.reason) }
         if let auth { metrics.recordAuth(verifier: auth.verifier, result: auth.result) }
         if let shedReason { metrics.recordShed(reason: shedReason) }
+        if let rateLimited { metrics.recordRateLimited(route: rateLimited.route, policy: rateLimited.policy) }
+        if limitFallbacks > 0 { metrics.recordLimitFallback(limitFallbacks) }
         if let corsPreflight { metrics.recordCORSPreflight(route: corsPreflight.route, result: corsPreflight.result) }
         switch outcome {
         case .answered(let status, let seconds):

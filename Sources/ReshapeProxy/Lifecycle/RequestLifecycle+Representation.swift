@@ -18,8 +18,9 @@ extension RequestLifecycle {
                 return compression.compressor.compress(identity, as: coding)
             }
         }
-        // Last: the CORS headers name what the answer carries, and are never kept with it.
-        return cors.apply(to: notModified(response) ?? response)
+        // Last: the CORS headers name what the answer carries (the rate limits' too, so a page
+        // may read them), and are never kept with it.
+        return cors.apply(to: withLimitHeaders(notModified(response) ?? response))
     }
 
     /// `304 Not Modified` when the client already has this representation: its tag and the

@@ -25,6 +25,11 @@ package struct LifecycleSettings: Sendable {
     /// This listener's loop streams live routes: a plain GET of one asks for the current answer
     /// of the stream it would share (`Action.lookUpLive`) before anything else.
     package var servesLive = false
+    /// The process's rate limits (`limit:` routes); nil: no route is limited.
+    package var limits: RateLimiter?
+    /// The replicas share their rate limits (Redis): a limited request asks it
+    /// (`Action.checkLimits`), and the process's own table decides when it does not answer.
+    package var sharesLimits = false
 
     package init(
         endpoints: Endpoints, canFetch: Bool, accessLog: Bool, metrics: Metrics, cache: ResponseCache? = nil,
@@ -65,6 +70,9 @@ package final class RequestLifecycle {
         /// (`Action.lookUpKeys`) before anything else; `refetched`: they were fetched again
         /// for the token's unknown `kid`.
         case awaitingKeys(RouteMatch, refetched: Bool)
+        /// A `limit:` route's request: asks Redis to decide its policies of this phase
+        /// (`Action.checkLimits`) before it goes on.
+        case awaitingLimit(RouteMatch, RateLimiter.Phase, [RateLimiter.Entry])
         /// A refresh a stale answer asked for, not started yet; it leads the key's fetch.
         case refreshPending(RouteMatch, CacheLead)
         /// Leads the key's fetch, and asks the cache replicas share before the upstream.
@@ -90,8 +98,8 @@ package final class RequestLifecycle {
 
     /// Each state's name, one case per `State` case: the diagram test reads them from here.
     enum StateName: String, CaseIterable {
-        case routing, awaitingKeys, refreshPending, awaitingSharedCache, awaitingLiveAnswer, waitingForLeader,
-            exchanging
+        case routing, awaitingKeys, awaitingLimit, refreshPending, awaitingSharedCache, awaitingLiveAnswer
+        case waitingForLeader, exchanging
         case responding, subscribed, answered, cancelled
     }
 
@@ -107,6 +115,9 @@ package final class RequestLifecycle {
         /// fetch is old enough, since the token names a key it does not have) and call
         /// `keysFound` with it, or with nil when there is none to be had.
         case lookUpKeys(AuthVerifierRule, refetch: Bool)
+        /// Ask Redis to decide these rate limits (the GCRA script, bounded by
+        /// `--limits-redis-timeout`) and call `limitsChecked` with its answer, or with nil.
+        case checkLimits(SharedLimitCheck)
         /// Ask the shared cache (Redis) for this key and call `sharedLookupFinished`.
         case lookUpShared(String)
         /// Ask the worker's live streams of `route` for the current answer of the one this
@@ -181,6 +192,13 @@ package final class RequestLifecycle {
     var shedReason: String?
     /// When the accepted token expires (seconds since the Unix epoch): a live stream ends then.
     var tokenExpiresAt: Double?
+    /// A `limit:` route's `RateLimit-Policy` and `RateLimit` items, added to its answer.
+    var limitPolicyItems: [String] = []
+    var limitStateItems: [String] = []
+    /// The policy that answered 429, for `reshape_rate_limited_total`.
+    var rateLimited: FinishedRequest.RateLimited?
+    /// Shared limit checks Redis did not answer, decided here (`reshape_limit_fallbacks_total`).
+    var limitFallbacks = 0
 
     init(
         _ request: HTTPRequest, rules: ServingRules, settings: LifecycleSettings, now: Double,
@@ -207,6 +225,7 @@ package final class RequestLifecycle {
         switch state {
         case .routing: .routing
         case .awaitingKeys: .awaitingKeys
+        case .awaitingLimit: .awaitingLimit
         case .refreshPending: .refreshPending
         case .awaitingSharedCache: .awaitingSharedCache
         case .awaitingLiveAnswer: .awaitingLiveAnswer
@@ -284,17 +303,20 @@ package final class RequestLifecycle {
                 return respond(Problem.notFound(path: String(request.path)).response, AnswerRecord())
             }
             let match = RouteMatch(route: route, parameters: parameters)
-            // The token is checked before anything is looked up or fetched.
-            if let auth = route.auth {
-                // The loader refuses a route naming a verifier it does not define.
-                guard let verifier = rules.ruleSet.verifiers[auth.verifier] else {
-                    impossible("an auth route without its verifier", in: stateName)
-                }
-                state = .awaitingKeys(match, refetched: false)
-                return .lookUpKeys(verifier, refetch: false)
-            }
-            return proceed(match, now: now, cacheWaiter: cacheWaiter)
+            // Limits on what the request carries come first: a flood of bad tokens is limited too.
+            return limitThenGoOn(match, phase: .beforeAuth, now: now, cacheWaiter: cacheWaiter)
         }
+    }
+
+    /// The token is checked before anything is looked up or fetched.
+    func authorizeThenProceed(_ match: RouteMatch, now: Double, cacheWaiter: () -> ResponseCache.Waiter?) -> Action {
+        guard let auth = match.route.auth else { return proceed(match, now: now, cacheWaiter: cacheWaiter) }
+        // The loader refuses a route naming a verifier it does not define.
+        guard let verifier = rules.ruleSet.verifiers[auth.verifier] else {
+            impossible("an auth route without its verifier", in: stateName)
+        }
+        state = .awaitingKeys(match, refetched: false)
+        return .lookUpKeys(verifier, refetch: false)
     }
 
     /// A route's request that may go on: to its live stream, the cache, or its fetches.
@@ -339,6 +361,8 @@ package final class RequestLifecycle {
         var finished = FinishedRequest(outcome: .background, route: record.routeName)
         finished.auth = authCheck
         finished.shedReason = shedReason
+        finished.rateLimited = rateLimited
+        finished.limitFallbacks = limitFallbacks
         finished.cacheSkip = cacheSkip(response, record)
         finished.corsPreflight = record.preflight.map { (record.routeName ?? "-", $0.rawValue) }
         if !record.dropped.isEmpty {
@@ -383,7 +407,7 @@ package final class RequestLifecycle {
             if let lead { settlement.wake = abandon(lead) }
         case .waitingForLeader:
             break  // its waiter stays with the cache; what it delivers finds the request gone
-        case .awaitingLiveAnswer, .awaitingKeys:
+        case .awaitingLiveAnswer, .awaitingKeys, .awaitingLimit:
             break  // it leads nothing and runs nothing yet
         case .routing, .responding, .subscribed, .answered, .cancelled:
             impossible("cancelled", in: stateName)
@@ -391,6 +415,7 @@ package final class RequestLifecycle {
         state = .cancelled
         var finished = FinishedRequest(outcome: isBackground ? .background : .cancelled)
         finished.auth = authCheck
+        finished.limitFallbacks = limitFallbacks
         return .cancel(settlement, finished)
     }
 

@@ -47,6 +47,8 @@ package final class Metrics: Sendable {
         var authResults: [String: Int] = [:]  // verifier|result
         var shed: [String: Int] = [:]  // reason
         var corsPreflights: [String: Int] = [:]  // route|result
+        var rateLimited: [String: Int] = [:]  // route|policy
+        var limitFallbacks = 0
 
         mutating func merge(_ other: Resilience) {
             retries.merge(other.retries, uniquingKeysWith: +)
@@ -55,6 +57,8 @@ package final class Metrics: Sendable {
             authResults.merge(other.authResults, uniquingKeysWith: +)
             shed.merge(other.shed, uniquingKeysWith: +)
             corsPreflights.merge(other.corsPreflights, uniquingKeysWith: +)
+            rateLimited.merge(other.rateLimited, uniquingKeysWith: +)
+            limitFallbacks += other.limitFallbacks
             circuitRejections.merge(other.circuitRejections, uniquingKeysWith: +)
             // The worst worker's state: a circuit open on one worker is worth seeing.
             circuitStates.merge(other.circuitStates, uniquingKeysWith: max)
@@ -204,6 +208,7 @@ package final class Metrics: Sendable {
             "reshape_cors_preflights_total",
             "Browser preflights (OPTIONS), by route and result (allowed, refused-origin, refused-method, refused-headers).",
             resilience.corsPreflights, labels: ("route", "result"), label: label)
+        out += limitExposition(resilience, label: label)
         return out
     }
 
@@ -224,7 +229,7 @@ package final class Metrics: Sendable {
     /// Prometheus text exposition (format 0.0.4) of several workers' metrics together.
     package static func exposition(
         _ workers: [Metrics], digest: String, reloads: Int, reloadFailures: Int,
-        cache: ResponseCache.Counters? = nil
+        cache: ResponseCache.Counters? = nil, limitKeys: Int? = nil
     ) -> String {
         var merged = State()
         for worker in workers {
@@ -327,6 +332,10 @@ package final class Metrics: Sendable {
                 "# HELP reshape_cache_bytes Bytes the cached answers take.\n# TYPE reshape_cache_bytes gauge\nreshape_cache_bytes \(cache.bytes)\n"
             out +=
                 "# HELP reshape_cache_entries Answers in the cache.\n# TYPE reshape_cache_entries gauge\nreshape_cache_entries \(cache.entries)\n"
+        }
+        if let limitKeys {
+            out +=
+                "# HELP reshape_limit_keys Rate-limit keys held by the process (at most --limit-keys).\n# TYPE reshape_limit_keys gauge\nreshape_limit_keys \(limitKeys)\n"
         }
         out += spanExposition(workers)
         out += liveExposition(workers)

@@ -98,6 +98,7 @@ extension RuleSetBuilder {
 
         let idempotent = compileIdempotent(object["idempotent"], method: method, scope)
         let cors = compileRouteCORS(object["cors"], scope)
+        let limit = compileRouteLimit(object["limit"], scope)
 
         var pipeline = Pipeline(steps: [])
         var stages: [ExpandStage] = []
@@ -131,6 +132,7 @@ extension RuleSetBuilder {
         route.conditional = conditional
         route.firebaseQuery = Self.firebaseQueryUse(scope.firebaseQuery, pipeline: pipeline, stages: stages)
         route.upstreamQuery = upstreamQuery
+        route.limit = limit
         if var auth {
             auth.claims = Self.authClaims(
                 fetches: fetches, stages: stages, headers: headers, query: upstreamQuery, steps: scope.claimsUsed.names)

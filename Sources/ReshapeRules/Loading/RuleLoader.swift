@@ -28,6 +28,9 @@ struct RuleSetBuilder {
     var problems: [RuleDiagnostic] = []
     /// Allowed but suspicious; reported by `reshape check` without refusing the rules.
     var warnings: [RuleDiagnostic] = []
+    /// The `limits:` policies compiled, and every name defined (a refused one too), for routes' `limit:`.
+    var limitPolicies: [String: LimitPolicy] = [:]
+    var limitNames: Set<String> = []
 
     init(environment: [String: String]) {
         expander = EnvironmentExpander(environment: environment)
@@ -66,6 +69,7 @@ struct RuleSetBuilder {
         var typeEntries: [Entry] = []
         var routeEntries: [Entry] = []
         var verifierEntries: [Entry] = []
+        var limitEntries: [Entry] = []
         var cors: (policy: CORSPolicy?, entry: Entry)?
         for document in documents {
             guard case .object(let root) = document.root else {
@@ -79,6 +83,7 @@ struct RuleSetBuilder {
                 case "upstreams": upstreamEntries += namedEntries(member.value, document, pointer, what: "upstreams")
                 case "types": typeEntries += namedEntries(member.value, document, pointer, what: "types")
                 case "auth": verifierEntries += namedEntries(member.value, document, pointer, what: "auth")
+                case "limits": limitEntries += namedEntries(member.value, document, pointer, what: "limits")
                 case "routes":
                     guard case .array(let routes) = member.value else {
                         report(document, pointer, "`routes` must be a list")
@@ -99,13 +104,15 @@ struct RuleSetBuilder {
                 default:
                     report(
                         document, pointer,
-                        "unknown top-level key '\(member.key)' (expected upstreams, types, routes, auth or cors)")
+                        "unknown top-level key '\(member.key)' (expected upstreams, types, routes, auth, cors or limits)"
+                    )
                 }
             }
         }
         checkUnique(upstreamEntries, what: "upstream")
         checkUnique(typeEntries, what: "type")
         checkUnique(verifierEntries, what: "verifier")
+        checkUnique(limitEntries, what: "limit policy")
         checkUnique(routeEntries.filter { !$0.name.isEmpty }, what: "route")
 
         var upstreams: [String: Upstream] = [:]
@@ -118,6 +125,10 @@ struct RuleSetBuilder {
             if let verifier = compileVerifier(entry) { verifiers[entry.name] = verifier }
         }
         let verifierNames = Set(verifierEntries.map(\.name))
+        limitNames = Set(limitEntries.map(\.name))
+        for entry in limitEntries where limitPolicies[entry.name] == nil {
+            if let policy = compileLimitPolicy(entry) { limitPolicies[entry.name] = policy }
+        }
         var routes: [Route] = []
         // A route's answer depends on its own text, the types it may validate against and its
         // upstreams' definitions: a reload that changes any of them changes its fingerprint.
@@ -153,6 +164,7 @@ struct RuleSetBuilder {
             warnings: RuleDiagnostics(warnings).diagnostics,
             types: typeEntries.filter { seenTypes.insert($0.name).inserted }.map { ($0.name, $0.value) })
         ruleSet.verifiers = verifiers
+        ruleSet.limits = limitPolicies
         ruleSet.cors = cors?.policy
         return .success(ruleSet)
     }

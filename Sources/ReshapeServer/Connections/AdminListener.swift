@@ -67,6 +67,7 @@ final class AdminListener: ConnectionOwner {
     /// Admin connections never wait for a cached answer.
     var mailbox: LoopMailbox? { nil }
     var sharedCache: RedisClient? { nil }
+    var sharedLimits: RedisClient? { nil }
 
     /// Admin connections never serve a route, so never a stale answer to refresh.
     /// The admin listener serves no routes, so no answer of its own asks for a refresh; should

@@ -30,6 +30,8 @@ protocol ConnectionOwner: AnyObject {
     var mailbox: LoopMailbox? { get }
     /// This loop's connection to the cache replicas share; nil without `--cache-redis`.
     var sharedCache: RedisClient? { get }
+    /// The replicas' shared rate limits (`--limits-redis`); nil: each process limits alone.
+    var sharedLimits: RedisClient? { get }
     /// Runs a cache refresh a stale answer asked for (`RequestLifecycle.Action.respondAndRefresh`),
     /// a request nobody waits for, until it is answered.
     func runInBackground(_ refresh: RequestLifecycle)
@@ -92,6 +94,8 @@ final class ClientConnection {
     private var driver: RequestDriver!
     /// The peer is on a loopback address (admin endpoints without their own port answer only it).
     private var peerIsLoopback = false
+    /// The peer's address as text, for `client-address` rate limits.
+    private var peerAddress = ""
     /// The live streams requests subscribed to, by request id; the first one written is the
     /// connection's answer, and the later ones are cancelled then.
     private var streamOutputs: [Int: StreamOutput] = [:]
@@ -125,6 +129,7 @@ final class ClientConnection {
         }
         uv_tcp_nodelay(tcp, 1)
         peerIsLoopback = PeerAddress.isLoopback(tcp)
+        peerAddress = PeerAddress.text(tcp)
         owner.metrics.connectionOpened()
         for action in state.opened() { execute(action) }
         resumeReading()
@@ -194,6 +199,7 @@ final class ClientConnection {
     private func dispatch(_ id: Int, _ request: HTTPRequest) {
         var request = request
         request.fromLoopback = peerIsLoopback
+        request.peerAddress = peerAddress
         owner.metrics.requestStarted()
         let (lifecycle, action) = RequestLifecycle.begin(
             request, rules: owner.shared.rules,

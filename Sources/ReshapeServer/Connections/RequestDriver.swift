@@ -102,6 +102,9 @@ final class RequestDriver {
         case .lookUpKeys(let verifier, let refetch):
             guard let keyStore = owner.keyStore else { return keysFound(id, nil) }
             keyStore.lookUp(verifier, refetch: refetch) { [weak self] keys in self?.keysFound(id, keys) }
+        case .checkLimits(let check):
+            guard let limits = owner.sharedLimits else { return limitsChecked(id, nil) }
+            limits.checkLimits(check) { [weak self] reply in self?.limitsChecked(id, reply) }
         case .lookUpShared(let key):
             guard let shared = owner.sharedCache else { return sharedAnswered(id, nil) }
             shared.get(key) { [weak self] bytes in self?.sharedAnswered(id, bytes) }
@@ -184,6 +187,13 @@ final class RequestDriver {
             keys, unixSeconds: Double(Clock.unixMilliseconds()) / 1000, now: Clock.monotonicSeconds(),
             cacheWaiter: cacheWaiter(for: id))
         perform(id, lifecycle, action)
+    }
+
+    private func limitsChecked(_ id: Int, _ reply: [Int]?) {
+        guard let lifecycle = requests[id] else { return }
+        perform(
+            id, lifecycle,
+            lifecycle.limitsChecked(reply, now: Clock.monotonicSeconds(), cacheWaiter: cacheWaiter(for: id)))
     }
 
     private func sharedAnswered(_ id: Int, _ bytes: [UInt8]?) {

@@ -25,6 +25,7 @@ final class Worker: ConnectionOwner {
     var lifecycleSettings: LifecycleSettings
     /// This loop's connection to the shared cache (`--cache-redis`).
     private(set) var sharedCache: RedisClient?
+    private(set) var sharedLimits: RedisClient?
     let upstream: UpstreamClient?
     private(set) var liveHub: LiveHub?
     private(set) var keyStore: KeyStore?
@@ -62,6 +63,8 @@ final class Worker: ConnectionOwner {
             compression: AnswerCompression(minimumBytes: shared.configuration.compressMinBytes),
             admin: { [unowned shared] in shared.adminResponse($0) })
         lifecycleSettings.sharesCache = shared.configuration.redis != nil
+        lifecycleSettings.limits = shared.limits
+        lifecycleSettings.sharesLimits = shared.configuration.limitsRedis != nil
         uv_loop_init(loop)
         let upstream = UpstreamClient(loop: loop, metrics: metrics)
         self.upstream = upstream
@@ -82,6 +85,12 @@ final class Worker: ConnectionOwner {
             sharedCache = RedisClient(
                 loop: loop, address: address,
                 commandTimeoutMilliseconds: shared.configuration.redisTimeoutMilliseconds, metrics: metrics)
+        }
+        if let address = shared.configuration.limitsRedis {
+            sharedLimits = RedisClient(
+                loop: loop, address: address,
+                commandTimeoutMilliseconds: shared.configuration.limitsRedisTimeoutMilliseconds, metrics: metrics,
+                role: .limits)
         }
         background = RequestDriver(owner: self) { _, _ in }
         uv_tcp_init(loop, listener)
@@ -184,6 +193,7 @@ final class Worker: ConnectionOwner {
         lagWatch?.close()
         mailbox?.close()
         sharedCache?.close()
+        sharedLimits?.close()
         spanExporter?.close()
         upstream?.close()
         uv_close(reshape_async_handle(commands), nil)

@@ -10,10 +10,19 @@ import ReshapeProxy
 /// impossible answer is a miss; SETs are fire-and-forget. A lost connection is logged once,
 /// counted, and retried every second.
 final class RedisClient {
-    private let loop: UnsafeMutablePointer<uv_loop_t>
+    let loop: UnsafeMutablePointer<uv_loop_t>
     private let address: RedisAddress
-    private let commandTimeoutMilliseconds: Int
-    private let metrics: Metrics
+    let commandTimeoutMilliseconds: Int
+    let metrics: Metrics
+    /// What the connection is for: the shared cache, or the replicas' shared rate limits
+    /// (`RedisClient+Limits.swift`), each on a connection and with a timeout of its own.
+    enum Role {
+        case cache
+        case limits
+    }
+    let role: Role
+    /// The GCRA script's SHA-1 once Redis has it loaded (`SCRIPT LOAD` on connect); nil: EVAL.
+    var scriptSHA: String?
     /// Where the connection is. `reported`: the outage is logged already (once per outage, not
     /// once per failed command).
     private enum Connection {
@@ -30,8 +39,10 @@ final class RedisClient {
     private let reconnectTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
 
     init(
-        loop: UnsafeMutablePointer<uv_loop_t>, address: RedisAddress, commandTimeoutMilliseconds: Int, metrics: Metrics
+        loop: UnsafeMutablePointer<uv_loop_t>, address: RedisAddress, commandTimeoutMilliseconds: Int, metrics: Metrics,
+        role: Role = .cache
     ) {
+        self.role = role
         self.loop = loop
         self.address = address
         self.commandTimeoutMilliseconds = commandTimeoutMilliseconds
@@ -143,8 +154,11 @@ final class RedisClient {
     private func up(_ context: UnsafeMutablePointer<redisAsyncContext>) {
         let wasReported = reported
         connection = .connected(context)
+        if role == .limits { loadScript(context) }
         if wasReported {
-            Log.event("shared cache reachable again", ["redis": .string("\(address.host):\(address.port)")])
+            Log.event(
+                role == .cache ? "shared cache reachable again" : "shared rate limits reachable again",
+                ["redis": .string("\(address.host):\(address.port)")])
         }
     }
 
@@ -152,10 +166,13 @@ final class RedisClient {
     private func down(_ reason: String) {
         let wasReported = reported
         connection = .waiting(reported: true)
-        metrics.recordSharedCache(.error)
+        scriptSHA = nil
+        if role == .cache { metrics.recordSharedCache(.error) }
         guard !wasReported else { return }
         Log.event(
-            "shared cache unavailable; serving from this replica's cache and the upstreams",
+            role == .cache
+                ? "shared cache unavailable; serving from this replica's cache and the upstreams"
+                : "shared rate limits unavailable; this replica's own limits decide",
             ["redis": .string("\(address.host):\(address.port)"), "error": .string(reason)])
     }
 
@@ -169,8 +186,14 @@ final class RedisClient {
             }, 1000, 0)
     }
 
+    /// The connection, when it is up.
+    var connectedContext: UnsafeMutablePointer<redisAsyncContext>? {
+        if case .connected(let context) = connection { return context }
+        return nil
+    }
+
     /// A command as binary-safe arguments.
-    private func send(
+    func send(
         _ context: UnsafeMutablePointer<redisAsyncContext>, _ arguments: [[UInt8]],
         privateData: UnsafeMutableRawPointer?, callback: ReplyCallback?
     ) -> Int32 {

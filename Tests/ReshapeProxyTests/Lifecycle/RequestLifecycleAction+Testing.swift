@@ -7,7 +7,9 @@ extension RequestLifecycle.Action {
         switch self {
         case .record(let finished), .cancel(_, let finished), .unsubscribe(let finished): finished
         case .exportSpan(_, let next): next.finished
-        case .wait, .fetch, .lookUpKeys, .lookUpShared, .lookUpLive, .subscribe, .respond, .respondAndRefresh: nil
+        case .wait, .fetch, .lookUpKeys, .checkLimits, .lookUpShared, .lookUpLive, .subscribe, .respond,
+            .respondAndRefresh:
+            nil
         }
     }
 
@@ -19,7 +21,8 @@ extension RequestLifecycle.Action {
         switch self {
         case .respond(_, let settlement), .cancel(let settlement, _): settlement
         case .exportSpan(_, let next): next.settlement
-        case .wait, .fetch, .lookUpKeys, .lookUpShared, .lookUpLive, .subscribe, .respondAndRefresh, .record,
+        case .wait, .fetch, .lookUpKeys, .checkLimits, .lookUpShared, .lookUpLive, .subscribe, .respondAndRefresh,
+            .record,
             .unsubscribe:
             nil
         }

@@ -36,6 +36,7 @@ final class RequestDriverTests: XCTestCase {
         let answerDate = AnswerDate()
         var mailbox: LoopMailbox? { nil }
         var sharedCache: RedisClient? { nil }
+        var sharedLimits: RedisClient? { nil }
         func fillReadBuffer(_ buffer: UnsafeMutablePointer<uv_buf_t>?) {}
         func forget(_ connection: ClientConnection) -> Bool { true }
         func runInBackground(_ refresh: RequestLifecycle) { refreshes.append(refresh) }

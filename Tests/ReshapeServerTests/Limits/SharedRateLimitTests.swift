@@ -1,0 +1,121 @@
+import Foundation
+import Glibc
+import ReshapeTestSupport
+import XCTest
+
+/// `--limits-redis` end to end: two `reshape serve` processes sharing one real `redis-server`
+/// admit the policy's rate together, keep limiting alone while it is down, and share again
+/// when it is back.
+final class SharedRateLimitTests: XCTestCase {
+    private static let redisServer = URL(fileURLWithPath: "/usr/bin/redis-server")
+
+    private func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else { throw HarnessError("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private func startRedis(port: Int) throws -> ChildProcess {
+        guard FileManager.default.isExecutableFile(atPath: Self.redisServer.path) else {
+            throw HarnessError("redis-server is not installed (scripts/setup.sh installs it)")
+        }
+        let redis = try ChildProcess(
+            at: Self.redisServer, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        try redis.waitFor(10, "redis to accept connections") { $0.stdout.contains("Ready to accept connections") }
+        return redis
+    }
+
+    /// `count` requests to each replica in turn, as fast as they answer: how many were
+    /// admitted, every status seen, and how long it took.
+    private func burst(_ servers: [ReshapeServer], count: Int, tag: String) throws -> (
+        admitted: Int, statuses: Set<Int>, seconds: Double
+    ) {
+        var clients = try servers.map { try RawHTTP(port: $0.port) }
+        defer { for client in clients { client.close() } }
+        var admitted = 0
+        var statuses: Set<Int> = []
+        let start = Date()
+        for index in 0..<count {
+            for replica in clients.indices {
+                clients[replica].send("GET /paced/\(tag)\(index) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                guard let response = clients[replica].readResponse() else { throw HarnessError("no answer") }
+                statuses.insert(response.status)
+                if response.status == 200 { admitted += 1 }
+            }
+        }
+        return (admitted, statuses, Date().timeIntervalSince(start))
+    }
+
+    private func fallbacks(_ server: ReshapeServer) throws -> Int {
+        let metrics = try RawHTTP.get(port: server.port, "/_reshape/metrics").text
+        let line = metrics.split(separator: "\n").first { $0.hasPrefix("reshape_limit_fallbacks_total ") }
+        return Int(line?.split(separator: " ").last ?? "") ?? -1
+    }
+
+    func testTwoReplicasShareTheRateAndFallBackToTheirOwnWhileRedisIsDown() throws {
+        let upstream = try DemoUpstream()
+        defer { upstream.child.stop() }
+        let redisPort = try freePort()
+        var redis = try startRedis(port: redisPort)
+        defer { redis.stop() }
+        let arguments = ["--limits-redis", "redis://127.0.0.1:\(redisPort)/0"]
+        let rules = RateLimitTests.rules(upstream.port)
+        let servers = [
+            try ReshapeServer(rules: rules, arguments: arguments),
+            try ReshapeServer(rules: rules, arguments: arguments),
+        ]
+        defer { for server in servers { server.stop() } }
+
+        // Shared: 20 at once and 10 a second for the two together, not twice it.
+        let shared = try burst(servers, count: 20, tag: "s")
+        XCTAssertEqual(shared.statuses, [200, 429])
+        XCTAssertGreaterThanOrEqual(shared.admitted, 20)
+        XCTAssertLessThanOrEqual(shared.admitted, 21 + Int(shared.seconds * 10), "in \(shared.seconds) s")
+
+        // Redis loses the script (SCRIPT FLUSH): the next check gets NOSCRIPT, sends it whole,
+        // and is still Redis's decision, not a fallback.
+        let flush = Process()
+        flush.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
+        flush.arguments = ["-p", String(redisPort), "SCRIPT", "FLUSH"]
+        try flush.run()
+        flush.waitUntilExit()
+        let flushed = try burst(servers, count: 3, tag: "f")
+        XCTAssertEqual(flushed.statuses.subtracting([200]), [429], "still limited after the flush")
+        for server in servers {
+            XCTAssertEqual(try fallbacks(server), 0, "decided by Redis, not by the process's own table")
+        }
+
+        // Redis stops: each replica limits alone (its own 20), and no request fails for it.
+        redis.stop()
+        let alone = try burst(servers, count: 25, tag: "a")
+        XCTAssertEqual(alone.statuses, [200, 429], "limited locally, none failing")
+        XCTAssertGreaterThanOrEqual(alone.admitted, 40, "each replica's own burst")
+        XCTAssertLessThanOrEqual(alone.admitted, 42 + Int(alone.seconds * 20), "in \(alone.seconds) s")
+        XCTAssertGreaterThanOrEqual(try fallbacks(servers[0]), 25)
+
+        // Back: the replicas reconnect (within a second) and share again.
+        redis = try startRedis(port: redisPort)
+        for server in servers {
+            try server.child.waitFor(5, "the limits connection back") {
+                $0.stderr.contains("shared rate limits reachable again")
+            }
+        }
+        let again = try burst(servers, count: 20, tag: "b")
+        XCTAssertEqual(again.statuses, [200, 429])
+        XCTAssertLessThanOrEqual(again.admitted, 21 + Int(again.seconds * 10), "shared again, in \(again.seconds) s")
+        XCTAssertEqual(
+            try upstream.log().filter { ($0["target"] as? String ?? "").hasPrefix("/echo/") }.count,
+            shared.admitted + flushed.admitted + alone.admitted + again.admitted,
+            "no refused request reached the upstream")
+    }
+}
