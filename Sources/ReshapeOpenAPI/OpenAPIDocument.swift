@@ -236,7 +236,7 @@ package enum OpenAPIDocument {
                     "too-many-fetches", "missing-key", "invalid-key", "duplicate-key", "key-conflict",
                 ]
             ))
-        statuses.append((503, ["overloaded", "shutting-down"] + (verifies ? ["auth-unavailable"] : [])))
+        statuses.append((503, ["overloaded", "shutting-down", "load-shed"] + (verifies ? ["auth-unavailable"] : [])))
         statuses.append((504, ["upstream-timeout"] + (route.timeoutMilliseconds == nil ? [] : ["route-timeout"])))
         return statuses
     }

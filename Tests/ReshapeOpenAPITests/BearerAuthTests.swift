@@ -25,7 +25,7 @@ final class BearerAuthTests: XCTestCase {
             uniqueKeysWithValues: OpenAPIDocument.errorStatuses(of: rules.routes[0]).map { ($0.status, $0.codes) })
         XCTAssertEqual(statuses[401], ["unauthenticated"])
         XCTAssertEqual(statuses[403], ["forbidden"])
-        XCTAssertEqual(statuses[503], ["overloaded", "shutting-down", "auth-unavailable"])
+        XCTAssertEqual(statuses[503], ["overloaded", "shutting-down", "load-shed", "auth-unavailable"])
         XCTAssertNil(OpenAPIDocument.errorStatuses(of: rules.routes[1]).first { $0.status == 401 })
     }
 

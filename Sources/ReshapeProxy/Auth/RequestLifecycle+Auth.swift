@@ -29,14 +29,15 @@ extension RequestLifecycle {
         if case .unknownKey = outcome {
             if !refetched {
                 state = .awaitingKeys(match, refetched: true)
-                return .lookUpKeys(rule, refetch: true)
+                return .lookUpKeys(rule, refetch: true, armTimer: nil)
             }
             outcome = RequestAuthorization.unknownKeyRefused()
         }
         switch outcome {
         case .accepted(let claims, let expiresAt, let limitValues):
             authCheck = FinishedRequest.AuthCheck(verifier: auth.verifier, result: "ok")
-            tokenExpiresAt = expiresAt
+            // Accepted until `exp` plus the leeway, so a stream lasts as long.
+            tokenExpiresAt = expiresAt + rule.verifier.leewaySeconds
             let parameters = match.parameters.merging(claims) { _, claim in claim }
             // Limits keyed by a claim only now: an unauthenticated request gets 401, never a 429.
             return limitThenGoOn(

@@ -19,8 +19,9 @@ package struct VerifierKeys {
 
     /// What a request gets.
     package enum Lookup {
-        /// These keys, or none to be had (nil: 503).
-        case now(KeySet?)
+        /// These keys, or none to be had (nil: 503); `startFetch`: they are out of date, start
+        /// fetching them again (the request does not wait for it).
+        case now(KeySet?, startFetch: Bool = false)
         /// Wait for the fetch in flight; `startFetch`: start it first.
         case wait(startFetch: Bool)
     }
@@ -71,8 +72,8 @@ package struct VerifierKeys {
             }
             guard now >= refreshAt else { return .now(keys) }
             // Out of date: fetched again, the request checked with what is in hand meanwhile.
-            _ = startFetch(held: keys)
-            return .now(keys)
+            state = .fetching(held: keys)
+            return .now(keys, startFetch: true)
         }
     }
 

@@ -21,7 +21,8 @@ extension ServingRules {
     /// the router, as any other) or its path is served by no route, or is an admin endpoint
     /// (never CORS): those are answered as they would be without CORS.
     func corsPreflight(_ request: HTTPRequest, endpoints: Endpoints) -> CORSPreflight? {
-        guard request.method == "OPTIONS", let origin = request.header("Origin"),
+        // Rules without `cors` change nothing: such an OPTIONS is a 405 as before.
+        guard !corsPolicies.isEmpty, request.method == "OPTIONS", let origin = request.header("Origin"),
             let requested = request.header("Access-Control-Request-Method"),
             !request.path.hasPrefix(Router.adminPrefix)
         else { return nil }

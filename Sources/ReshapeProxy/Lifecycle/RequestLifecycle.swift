@@ -114,7 +114,9 @@ package final class RequestLifecycle {
         /// Ask the worker for the key set of this verifier (`refetch`: fetched again, if its last
         /// fetch is old enough, since the token names a key it does not have) and call
         /// `keysFound` with it, or with nil when there is none to be had.
-        case lookUpKeys(AuthVerifierRule, refetch: Bool)
+        /// `armTimer`: the route's timer to arm first (its `timeout` bounds the wait for keys and
+        /// what follows; `timedOut` while waiting is `503 auth-unavailable`).
+        case lookUpKeys(AuthVerifierRule, refetch: Bool, armTimer: Int?)
         /// Ask Redis to decide these rate limits (the GCRA script, bounded by
         /// `--limits-redis-timeout`) and call `limitsChecked` with its answer, or with nil.
         case checkLimits(SharedLimitCheck)
@@ -192,6 +194,9 @@ package final class RequestLifecycle {
     var shedReason: String?
     /// When the accepted token expires (seconds since the Unix epoch): a live stream ends then.
     var tokenExpiresAt: Double?
+    /// The route timer was armed before the exchange (waiting for a verifier's keys): the
+    /// exchange does not arm it again, and whatever answers stops it.
+    private(set) var routeTimerArmed = false
     /// A `limit:` route's `RateLimit-Policy` and `RateLimit` items, added to its answer.
     var limitPolicyItems: [String] = []
     var limitStateItems: [String] = []
@@ -316,7 +321,9 @@ package final class RequestLifecycle {
             impossible("an auth route without its verifier", in: stateName)
         }
         state = .awaitingKeys(match, refetched: false)
-        return .lookUpKeys(verifier, refetch: false)
+        let timeout = match.route.timeoutMilliseconds
+        if timeout != nil { routeTimerArmed = true }
+        return .lookUpKeys(verifier, refetch: false, armTimer: timeout)
     }
 
     /// A route's request that may go on: to its live stream, the cache, or its fetches.
@@ -349,6 +356,12 @@ package final class RequestLifecycle {
     /// upstream's circuit counting one timeout. The timer is armed with the first fetches
     /// (`Action.fetch`) and stopped with the answer (`Settlement.stopsRouteTimer`).
     package func timedOut() -> Action {
+        if case .awaitingKeys(let match, _) = state, let auth = match.route.auth {
+            authCheck = FinishedRequest.AuthCheck(verifier: auth.verifier, result: "unavailable")
+            return respond(
+                Problem.authUnavailable.response,
+                AnswerRecord(routeName: match.route.name, errorCode: Problem.authUnavailable.code))
+        }
         guard case .exchanging(let exchange, let lead) = state else { impossible("timedOut", in: stateName) }
         return follow(exchange.timedOut(), of: exchange, route: exchange.route, lead: lead, armTimer: nil)
     }
@@ -412,6 +425,7 @@ package final class RequestLifecycle {
         case .routing, .responding, .subscribed, .answered, .cancelled:
             impossible("cancelled", in: stateName)
         }
+        if routeTimerArmed { settlement.stopsRouteTimer = true }
         state = .cancelled
         var finished = FinishedRequest(outcome: isBackground ? .background : .cancelled)
         finished.auth = authCheck
@@ -427,7 +441,9 @@ package final class RequestLifecycle {
             request, route: match.route, parameters: match.parameters,
             rules: rules, trace: (trace.context, settings.tracer))
         if let exchange { state = .exchanging(exchange, lead: lead) }
-        return follow(action, of: exchange, route: match.route, lead: lead, armTimer: match.route.timeoutMilliseconds)
+        return follow(
+            action, of: exchange, route: match.route, lead: lead,
+            armTimer: routeTimerArmed ? nil : match.route.timeoutMilliseconds)
     }
 
     /// The exchange's next step as this request's: fetches (`armTimer`: the route timer to arm
@@ -449,7 +465,8 @@ package final class RequestLifecycle {
             }
             // A timer was armed with the exchange's first fetches, if the route has a timeout.
             var settlement = Settlement(
-                cancel: cancel, stopsRouteTimer: exchange != nil && route.timeoutMilliseconds != nil)
+                cancel: cancel,
+                stopsRouteTimer: routeTimerArmed || (exchange != nil && route.timeoutMilliseconds != nil))
             var response = rendered.response
             var entry: ResponseCache.Entry?
             if let lead { (response, entry) = settle(rendered, lead: lead, exchange: exchange, into: &settlement) }
@@ -468,6 +485,8 @@ package final class RequestLifecycle {
         settlement: Settlement = Settlement()
     ) -> Action {
         state = .responding(record)
+        var settlement = settlement
+        if routeTimerArmed { settlement.stopsRouteTimer = true }
         return .respond(deliver(response, entry: entry), settlement)
     }
 

@@ -106,8 +106,10 @@ package enum UpstreamRequestBuilder {
         } catch {
             throw badParameter(error.name, "must not be empty, '.' or '..'", route: route)
         }
-        var query: [String] = upstream.query.map {
-            PercentEncoding.encode($0.name) + "=" + PercentEncoding.encode($0.value)
+        // The route's `query:` replaces the upstream's parameter of the same name, as its headers do.
+        var query: [String] = []
+        for pair in upstream.query where !route.upstreamQuery.contains(where: { $0.name == pair.name }) {
+            query.append(PercentEncoding.encode(pair.name) + "=" + PercentEncoding.encode(pair.value))
         }
         // The route's `query:`, its templates filled with the captures and verified claims.
         for rule in route.upstreamQuery {

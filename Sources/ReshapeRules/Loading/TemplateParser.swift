@@ -10,6 +10,10 @@ enum TemplateParser {
         for raw in PathTemplate.segments(of: text.dropFirst()) {
             if raw.hasPrefix("{") && raw.hasSuffix("}") && raw.count > 2 {
                 let name = String(raw.dropFirst().dropLast())
+                if RouteAuth.claim(ofParameter: name) != nil {
+                    throw Failure(
+                        message: "'{\(name)}' names a verified token's claim, which a client cannot send in the path")
+                }
                 try checkName(name)
                 guard seen.insert(name).inserted else { throw Failure(message: "capture '{\(name)}' appears twice") }
                 segments.append(.parameter(name))

@@ -27,7 +27,8 @@ final class KeyStore {
         let entry = entries[name] ?? Entry()
         entries[name] = entry
         switch entry.keys.lookUp(refetch: refetch, now: Clock.monotonicSeconds()) {
-        case .now(let keys):
+        case .now(let keys, let startFetch):
+            if startFetch { start(verifier, url: url, entry) }
             answer(keys)
         case .wait(let startFetch):
             entry.waiters.append(answer)
@@ -43,11 +44,13 @@ final class KeyStore {
             timeoutMilliseconds: jwks.timeoutMilliseconds, connectTimeoutMilliseconds: jwks.connectTimeoutMilliseconds,
             maxBodyBytes: jwks.maxBodyBytes, upstreamName: jwks.name, secrets: jwks.secrets)
         request.retryable = true
-        entry.fetch = upstream.start(request) { [weak self, weak entry] result, _ in
+        let fetch = upstream.start(request) { [weak self, weak entry] result, _ in
             guard let self, let entry else { return }
             entry.fetch = nil
             self.ended(verifier, result, entry)
         }
+        // nil: it ended before `start` returned (and a waiter may have started the next one).
+        if let fetch { entry.fetch = fetch }
     }
 
     private func ended(_ verifier: AuthVerifierRule, _ result: UpstreamResult, _ entry: Entry) {

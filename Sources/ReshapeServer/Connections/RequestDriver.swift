@@ -99,7 +99,8 @@ final class RequestDriver {
             if let milliseconds = armTimer { armRouteTimer(id, milliseconds) }
             // A fetch that fails to start reports at once and may settle the request: start no more.
             for order in orders where requests[id] != nil { start(order, for: id) }
-        case .lookUpKeys(let verifier, let refetch):
+        case .lookUpKeys(let verifier, let refetch, let armTimer):
+            if let milliseconds = armTimer { armRouteTimer(id, milliseconds) }
             guard let keyStore = owner.keyStore else { return keysFound(id, nil) }
             keyStore.lookUp(verifier, refetch: refetch) { [weak self] keys in self?.keysFound(id, keys) }
         case .checkLimits(let check):
@@ -251,6 +252,9 @@ final class RequestDriver {
             }
         }
         requests[id] = nil
+        // The request is a subscription now: a route timer armed while it waited for a
+        // verifier's keys bounds requests, not streams.
+        routeTimers.removeValue(forKey: id)?.stop()
         subscriptions[id] = (lifecycle, subscriber)
         host.streamReady(id, headers: subscription.headHeaders)
     }

@@ -15,12 +15,14 @@ final class RequestLifecycleAuthTests: XCTestCase {
         verifier: TokenVerifier(issuer: "me", audience: "app"),
         location: SourceLocation(file: "t.yaml", line: 1, column: 1))
 
-    private func begin(authorization: String? = nil) -> (RequestLifecycle, RequestLifecycle.Action) {
+    private func begin(authorization: String? = nil, timeout: Int? = nil) -> (RequestLifecycle, RequestLifecycle.Action)
+    {
         var route = Route(
             name: "me", method: "GET", path: clientTemplate("/me"),
             fetches: [FetchRule(name: "", upstream: "api", path: upstreamTemplate("/users.json"))],
             pipeline: Pipeline(steps: []), location: SourceLocation(file: "t.yaml", line: 1, column: 1))
         route.auth = RouteAuth(verifier: "users")
+        route.timeoutMilliseconds = timeout
         var ruleSet = RuleSet(upstreams: ["api": makeUpstream()], routes: [route], digest: "d")
         ruleSet.verifiers = ["users": verifier]
         var request = HTTPRequest(method: "GET", target: "/me")
@@ -34,7 +36,7 @@ final class RequestLifecycleAuthTests: XCTestCase {
 
     func testAnAuthRouteAsksForTheKeysFirst() {
         let (lifecycle, action) = begin()
-        guard case .lookUpKeys(let asked, refetch: false) = action else { return XCTFail("\(action)") }
+        guard case .lookUpKeys(let asked, refetch: false, armTimer: nil) = action else { return XCTFail("\(action)") }
         XCTAssertEqual(asked.name, "users")
         XCTAssertEqual(lifecycle.stateName, "awaitingKeys")
         XCTAssertTrue(lifecycle.fetchesInFlight.isEmpty, "nothing is fetched before the token is checked")
@@ -62,7 +64,9 @@ final class RequestLifecycleAuthTests: XCTestCase {
     func testAnUnknownKeyAsksOnceForTheKeysAgainThenIs401() {
         // {"alg":"ES256","kid":"rotated"} . {} . a signature never looked at
         let (lifecycle, _) = begin(authorization: "Bearer eyJhbGciOiJFUzI1NiIsImtpZCI6InJvdGF0ZWQifQ.e30.c2ln")
-        guard case .lookUpKeys(_, refetch: true) = lifecycle.keysFound(VerifierKeysTests.keys, unixSeconds: 0, now: 0)
+        guard
+            case .lookUpKeys(_, refetch: true, armTimer: nil) = lifecycle.keysFound(
+                VerifierKeysTests.keys, unixSeconds: 0, now: 0)
         else { return XCTFail("an unknown kid asks for the keys again") }
         XCTAssertEqual(lifecycle.stateName, "awaitingKeys")
         guard case .respond(let response, _) = lifecycle.keysFound(VerifierKeysTests.keys, unixSeconds: 0, now: 0)
@@ -73,6 +77,26 @@ final class RequestLifecycleAuthTests: XCTestCase {
             #"Bearer realm="reshape", error="invalid_token""#)
         XCTAssertEqual(lifecycle.authCheck?.result, "unknown-key")
         XCTAssertEqual(lifecycle.authRefusal, "no key with the token's kid")
+    }
+
+    func testTheRouteTimeoutBoundsTheWaitForKeysThenIs503() {
+        let (lifecycle, action) = begin(authorization: "Bearer x.y.z", timeout: 250)
+        guard case .lookUpKeys(_, refetch: false, armTimer: 250) = action else { return XCTFail("\(action)") }
+        guard case .respond(let response, let settlement) = lifecycle.timedOut() else { return XCTFail() }
+        XCTAssertEqual(response.status, 503)
+        XCTAssertTrue(String(decoding: response.body, as: UTF8.self).contains(#""code":"auth-unavailable""#))
+        XCTAssertTrue(settlement.stopsRouteTimer)
+        XCTAssertEqual(lifecycle.authCheck?.result, "unavailable")
+    }
+
+    func testARefusalStopsTheTimerArmedForTheKeys() {
+        let (lifecycle, _) = begin(timeout: 250)
+        guard
+            case .respond(let response, let settlement) = lifecycle.keysFound(
+                VerifierKeysTests.keys, unixSeconds: 0, now: 0)
+        else { return XCTFail() }
+        XCTAssertEqual(response.status, 401)
+        XCTAssertTrue(settlement.stopsRouteTimer, "the timer armed while waiting does not outlive the answer")
     }
 
     func testACancelWhileWaitingForKeysStopsNothing() {

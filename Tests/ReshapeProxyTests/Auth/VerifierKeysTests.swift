@@ -29,23 +29,22 @@ final class VerifierKeysTests: XCTestCase {
         _ = machine.fetchEnded(Self.keys, maxAgeSeconds: 5, now: 0)
         // max-age=5 is raised to a minute.
         XCTAssertEqual(describe(machine.lookUp(refetch: false, now: 59)), "keys")
-        XCTAssertEqual(describe(machine.lookUp(refetch: false, now: 61)), "keys", "answered with the keys in hand")
+        XCTAssertEqual(
+            describe(machine.lookUp(refetch: false, now: 61)), "keys, start", "answered with the keys in hand")
         XCTAssertEqual(machine.stateName, "fetching", "and fetched again meanwhile")
+        XCTAssertEqual(describe(machine.lookUp(refetch: true, now: 61.5)), "wait", "a new kid waits for that fetch")
         XCTAssertEqual(describe(machine.lookUp(refetch: false, now: 62)), "keys")
         _ = machine.fetchEnded(Self.keys, maxAgeSeconds: 10_000_000, now: 100)
         XCTAssertEqual(describe(machine.lookUp(refetch: false, now: 100 + 86_399)), "keys")
-        _ = machine.lookUp(refetch: false, now: 100 + 86_401)
-        XCTAssertEqual(machine.stateName, "fetching", "a day at most")
+        XCTAssertEqual(describe(machine.lookUp(refetch: false, now: 100 + 86_401)), "keys, start", "a day at most")
     }
 
     func testWithoutMaxAgeTheSetLivesAnHour() {
         var machine = VerifierKeys()
         _ = machine.lookUp(refetch: false, now: 0)
         _ = machine.fetchEnded(Self.keys, maxAgeSeconds: nil, now: 0)
-        _ = machine.lookUp(refetch: false, now: 3_599)
-        XCTAssertEqual(machine.stateName, "ready")
-        _ = machine.lookUp(refetch: false, now: 3_601)
-        XCTAssertEqual(machine.stateName, "fetching")
+        XCTAssertEqual(describe(machine.lookUp(refetch: false, now: 3_599)), "keys")
+        XCTAssertEqual(describe(machine.lookUp(refetch: false, now: 3_601)), "keys, start")
     }
 
     func testAnUnknownKeyRefetchesAtMostEveryThirtySeconds() {
@@ -63,11 +62,10 @@ final class VerifierKeysTests: XCTestCase {
         var machine = VerifierKeys()
         _ = machine.lookUp(refetch: false, now: 0)
         _ = machine.fetchEnded(Self.keys, maxAgeSeconds: 60, now: 0)
-        _ = machine.lookUp(refetch: false, now: 61)
+        XCTAssertEqual(describe(machine.lookUp(refetch: false, now: 61)), "keys, start")
         XCTAssertNotNil(machine.fetchEnded(nil, maxAgeSeconds: nil, now: 62).keys)
         XCTAssertEqual(describe(machine.lookUp(refetch: false, now: 63)), "keys")
-        _ = machine.lookUp(refetch: false, now: 62 + 61)
-        XCTAssertEqual(machine.stateName, "fetching", "tried again after a minute")
+        XCTAssertEqual(describe(machine.lookUp(refetch: false, now: 62 + 61)), "keys, start", "tried after a minute")
     }
 
     func testAFailedFirstFetchRefusesForAWhileThenTriesAgain() {
@@ -87,7 +85,7 @@ final class VerifierKeysTests: XCTestCase {
 
     private func describe(_ lookup: VerifierKeys.Lookup) -> String {
         switch lookup {
-        case .now(let keys): keys == nil ? "none" : "keys"
+        case .now(let keys, let start): (keys == nil ? "none" : "keys") + (start ? ", start" : "")
         case .wait(let start): start ? "wait, start" : "wait"
         }
     }

@@ -203,3 +203,17 @@ final class RuleLoaderAuthTests: XCTestCase {
         XCTAssertEqual(route.varyHeaders, [])
     }
 }
+
+extension RuleLoaderAuthTests {
+    func testAClientCaptureCannotBeNamedLikeAClaim() {
+        let text =
+            plainUpstream + """
+                routes:
+                  - { name: spoof, request: "GET /users/{auth.sub}", upstream: api, path: "/users/{auth.sub}.json", transform: [] }
+                """
+        let lines = diagnostics([("a.yaml", text)])
+        XCTAssertTrue(
+            lines.contains { $0.contains("'{auth.sub}' names a verified token's claim, which a client cannot send") },
+            lines.joined(separator: "\n"))
+    }
+}
