@@ -210,6 +210,8 @@ package struct Route: Sendable {
     package var conditionalFingerprint = ""
     /// `cors:`: as the rule set's top level says, `false`, or a block of its own.
     package var cors = RouteCORS.inherited
+    /// `client-query:`: the views of its array a client may ask for; nil: none.
+    package var clientQuery: ClientQueryRule?
 
     package init(
         name: String, method: String, path: PathTemplate, upstream: String,

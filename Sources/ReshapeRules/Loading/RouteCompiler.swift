@@ -29,7 +29,7 @@ extension RuleSetBuilder {
     static let routeKeys: Set<String> = [
         "name", "request", "upstream", "path", "fetch", "forward-query", "forward-headers", "headers", "body",
         "transform", "timeout", "expose-upstream-errors", "cache", "examples", "idempotent", "live",
-        "firebase-query", "auth", "query", "conditional", "cors", "limit",
+        "firebase-query", "auth", "query", "conditional", "cors", "limit", "client-query",
     ]
     static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     static let bodyMethods: Set<String> = ["POST", "PUT", "PATCH"]
@@ -112,6 +112,7 @@ extension RuleSetBuilder {
             object["live"], method: method, hasFetchList: object["fetch"] != nil, hasStages: !stages.isEmpty, scope)
         let conditional = compileConditional(
             object, method: method, hasStages: !stages.isEmpty, document, entry.pointer)
+        let clientQuery = compileClientQuery(object, method: method, cache: cache, pipeline: pipeline, scope)
         var shape = ExampleShape(
             fetches: fetches, body: body, hasBodyKey: object["body"] != nil, hasStages: !stages.isEmpty,
             transformCompiled: object["transform"] != nil)
@@ -129,6 +130,7 @@ extension RuleSetBuilder {
         route.cors = cors
         route.live = live
         route.conditional = conditional
+        route.clientQuery = clientQuery
         route.firebaseQuery = Self.firebaseQueryUse(scope.firebaseQuery, pipeline: pipeline, stages: stages)
         route.upstreamQuery = upstreamQuery
         if var auth {

@@ -178,3 +178,14 @@ struct SortKeys {
         return Int64(text)
     }
 }
+
+extension SortKeys {
+    /// -1, 0 or 1: how `a` orders against `b` in the mixed-type order above (nil: missing).
+    /// The one meaning of "before" that `sort`, `order: query` and client views share.
+    static func compare(_ a: JSON?, _ b: JSON?) -> Int {
+        var keys = SortKeys(capacity: 2)
+        keys.append(a)
+        keys.append(b)
+        return keys.precedes(0, 1) ? -1 : keys.precedes(1, 0) ? 1 : 0
+    }
+}
