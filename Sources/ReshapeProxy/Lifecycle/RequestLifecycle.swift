@@ -171,6 +171,8 @@ package final class RequestLifecycle {
     private(set) var trace: RequestTrace
     /// What the answer adds for a browser page (`deliver`): set once the route is known.
     var cors = CORSAnswer.none
+    /// The view of a `client-query` route the request asks for (`deliver` makes it).
+    var clientView: ClientViewRequest?
     /// Each fetch in flight's client span as it started, while the trace is recorded.
     var fetchSpans: [Int: FetchSpanStart] = [:]
     /// On an `auth` route, once checked: what `reshape_auth_total` counts, and why a token was
@@ -268,6 +270,11 @@ package final class RequestLifecycle {
         case .route(let route, let parameters):
             cors = rules.corsAnswer(route, request)
             if draining { return respond(Problem.shuttingDown.response, AnswerRecord()) }
+            switch ClientViewRequest.prepare(route, request) {
+            case .success(let view): clientView = view
+            case .failure(let problem):
+                return respond(problem.response, AnswerRecord(routeName: route.name, errorCode: problem.code))
+            }
             // A listener that serves no routes is never handed one; if it were, no route here.
             guard settings.canFetch else {
                 return respond(Problem.notFound(path: String(request.path)).response, AnswerRecord())

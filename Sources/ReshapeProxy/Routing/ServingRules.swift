@@ -22,6 +22,10 @@ package final class ServingRules: Sendable {
     let corsPolicies: [String: CORSPolicy]
 
     package init(_ ruleSet: RuleSet) {
+        var ruleSet = ruleSet
+        // Client queries typed by the answers' shapes; rules loaded with `loadServable` are
+        // already, and were refused if any was wrong.
+        _ = ClientQueryShapes.resolve(&ruleSet)
         self.ruleSet = ruleSet
         router = Router(routes: ruleSet.routes)
         allSecrets = Redactor(secrets: ruleSet.upstreams.values.flatMap(\.secrets))
