@@ -60,16 +60,16 @@ extension RuleSetBuilder {
         }
         for name in ClientQueryRule.reservedNames.sorted() {
             if let owner = taken[name] {
-                report(document, pointer, "'\(name)' is a client-query parameter, and \(owner) names it too")
+                reportAtKey(document, pointer, "'\(name)' is a client-query parameter, and \(owner) names it too")
             }
-            taken[name] = "the client query's own parameters"
+            taken[name] = "the client query (fields, sort, limit, cursor)"
         }
         let filterPaths = compileClientQueryPaths(members["filter"], "filter", pointer, document)
         for (index, path) in filterPaths.enumerated() {
             if let owner = taken[path.name] {
                 report(
                     document, JSONPointer.appending(index: index, to: pointer + "/filter"),
-                    "filter field '\(path.name)' collides with a parameter of \(owner)")
+                    "filter field '\(path.name)' is also a parameter of \(owner)")
             }
         }
         rule.filter = filterPaths.map(\.name)
