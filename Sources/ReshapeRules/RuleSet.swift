@@ -292,6 +292,9 @@ package struct RouteExample: Sendable {
     package var parameters: [String: String]
     /// The request's Firebase query order (`query:` on a route with `firebase-query: true`).
     package var queryOrder = FirebaseQuery.Order.key
+    /// The client query's parameters (`query:` on a route with `client-query`), as a raw query
+    /// string: the example's response is that view. Nil: the whole answer.
+    package var clientQuery: String?
     /// How many elements must be dropped, when the example says.
     package var dropped: Int?
     /// The `PipelineError.code` expected instead of a response.

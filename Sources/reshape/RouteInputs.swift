@@ -41,8 +41,10 @@ struct RouteInputs {
     /// checks it (by key without one).
     func queryOrder(for selected: Route) throws -> FirebaseQuery.Order {
         guard let query else { return .key }
+        if selected.firebaseQuery == .off, selected.clientQuery != nil { return .key }
         guard selected.firebaseQuery != .off else {
-            Terminal.error("reshape: --query is for a route with `firebase-query: true`; '\(route)' has none")
+            Terminal.error(
+                "reshape: --query is for a route with `firebase-query: true` or `client-query`; '\(route)' has neither")
             throw ExitCodeError.usage
         }
         do {

@@ -219,3 +219,13 @@ extension ClientView.Filter {
         }
     }
 }
+
+extension ClientView {
+    /// The view `rawQuery` asks of a route's answer, as the server makes it: what the offline
+    /// verbs (`reshape test`'s examples, `reshape explain --query`) show. Nil when the route has
+    /// no `client-query` or the query asks for no view.
+    package static func view(of answer: JSON, rawQuery: String, route: Route) throws(ClientQueryError) -> JSON? {
+        guard let rule = route.clientQuery, let view = try parse(Substring(rawQuery), rule: rule) else { return nil }
+        return try view.apply(to: answer, rule: rule, fingerprint: route.fingerprint).body
+    }
+}

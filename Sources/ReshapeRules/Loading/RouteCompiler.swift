@@ -117,6 +117,7 @@ extension RuleSetBuilder {
             fetches: fetches, body: body, hasBodyKey: object["body"] != nil, hasStages: !stages.isEmpty,
             transformCompiled: object["transform"] != nil)
         shape.firebaseQuery = Self.firebaseQueryUse(scope.firebaseQuery, pipeline: pipeline, stages: stages)
+        shape.clientQuery = object["client-query"] != nil
         let examples = compileExamples(
             object["examples"], shape: shape, document: document, pointer: entry.pointer + "/examples")
 
