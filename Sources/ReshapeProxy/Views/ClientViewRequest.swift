@@ -28,18 +28,22 @@ struct ClientViewRequest {
         if route.live != nil, LiveSubscription.asksForStream(request) {
             // A stream's default page is no page: only what the client asked for counts.
             guard ClientView.asks(request.rawQuery, rule) else { return .success(nil) }
-            return .failure(
-                problem(
-                    ClientQueryError(
-                        code: .badParameter, name: parsed.cursor != nil ? "cursor" : "limit",
-                        detail: "client queries are not served on live streams yet; ask without text/event-stream",
-                        allowed: [])))
+            if let name = ClientView.pageParameter(in: request.rawQuery) {
+                return .failure(
+                    problem(
+                        ClientQueryError(
+                            code: .badParameter, name: name,
+                            detail: "pages a plain GET; a live stream follows the whole view", allowed: [])))
+            }
         }
         return .success(
             ClientViewRequest(
                 view: parsed, rule: rule, fingerprint: route.fingerprint, path: request.path,
                 rawQuery: request.rawQuery))
     }
+
+    /// The view a live subscription of the request follows.
+    var liveView: LiveView { LiveView(view: view, rule: rule) }
 
     /// The view of a 200 JSON answer; any other answer is sent as it is.
     func render(_ response: HTTPResponse) -> HTTPResponse {

@@ -205,3 +205,14 @@ extension ClientView {
         }
     }
 }
+
+extension ClientView {
+    /// `limit` or `cursor`, when the raw query gives one: what a live subscription refuses.
+    package static func pageParameter(in rawQuery: Substring) -> String? {
+        for pair in rawQuery.split(separator: "&", omittingEmptySubsequences: true) {
+            let name = PercentEncoding.decode(pair.firstIndex(of: "=").map { pair[..<$0] } ?? pair, plusIsSpace: true)
+            if name == "limit" || name == "cursor" { return name }
+        }
+        return nil
+    }
+}
