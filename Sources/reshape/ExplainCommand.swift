@@ -80,7 +80,7 @@ struct ExplainCommand: ParsableCommand {
                 let planned = ExplainReport.plannedSteps(selected)
                 failure = (traces.count < planned.count ? planned[traces.count] : "route", error)
             }
-            if let answer, let trace = try Self.clientView(answer, query: query, selected) { traces.append(trace) }
+            if let answer, let trace = try Self.clientView(answer, inputs, selected) { traces.append(trace) }
             let input = Self.input(fetched, selected)
             let steps = StepExplanation.steps(traces, input: input)
             if json {
@@ -97,15 +97,10 @@ struct ExplainCommand: ParsableCommand {
 
     /// The client query's view of the answer as one more step (`client-query`), when the route
     /// has one and `--query` asks for a view.
-    private static func clientView(_ answer: JSON, query: String?, _ route: Route) throws -> StepTrace? {
-        guard let query, route.clientQuery != nil else { return nil }
-        do {
-            guard let view = try ClientView.view(of: answer, rawQuery: query, route: route) else { return nil }
-            return StepTrace(name: "client-query", argument: .string(query), operation: nil, value: view, dropped: [])
-        } catch {
-            Terminal.error("reshape: --query: '\(error.name)' \(error.detail) (\(error.code.rawValue))")
-            throw ExitCodeError.usage
-        }
+    private static func clientView(_ answer: JSON, _ inputs: RouteInputs, _ route: Route) throws -> StepTrace? {
+        guard let view = try inputs.clientView(of: answer, route) else { return nil }
+        return StepTrace(
+            name: "client-query", argument: inputs.query.map(JSON.string), operation: nil, value: view, dropped: [])
     }
 
     /// The transform's input as the run sees it: the body, or a `fetch:` route's object of bodies.

@@ -55,6 +55,17 @@ struct RouteInputs {
         }
     }
 
+    /// The view `--query` asks of a `client-query` route's answer; nil when it asks none.
+    func clientView(of answer: JSON, _ selected: Route) throws -> JSON? {
+        guard let query, selected.clientQuery != nil else { return nil }
+        do {
+            return try ClientView.view(of: answer, rawQuery: query, route: selected)
+        } catch {
+            Terminal.error("reshape: --query: '\(error.name)' \(error.detail) (\(error.code.rawValue))")
+            throw ExitCodeError.usage
+        }
+    }
+
     func followUpBodies() throws -> [String: JSONTape] {
         var bodies: [String: JSONTape] = [:]
         for followUp in followUps {
