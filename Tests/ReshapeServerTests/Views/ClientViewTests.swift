@@ -60,7 +60,8 @@ final class ClientViewTests: XCTestCase {
 
     override func setUpWithError() throws {
         upstream = try DemoUpstream()
-        server = try ReshapeServer(rules: Self.rules(port: upstream.port), arguments: ["--workers", "1"])
+        server = try ReshapeServer(
+            rules: Self.rules(port: upstream.port), arguments: ["--workers", "1", "--compress-min-bytes", "0"])
     }
 
     override func tearDown() {
@@ -305,6 +306,16 @@ final class ClientViewTests: XCTestCase {
         let other = try RawHTTP.get(
             port: server.port, "/cached-people?fields=age", headers: ["If-None-Match: \(viewTag)"])
         XCTAssertEqual(other.status, 200, "another view is another representation")
+        // Per coding: the gzip representation of the view has its own tag, and its own 304.
+        let gzip = try RawHTTP.get(port: server.port, "/cached-people?fields=name", headers: ["Accept-Encoding: gzip"])
+        XCTAssertEqual(gzip.header("Content-Encoding"), "gzip")
+        let gzipTag = try XCTUnwrap(gzip.header("ETag"))
+        XCTAssertNotEqual(gzipTag, viewTag)
+        XCTAssertTrue(gzipTag.hasPrefix(String(viewTag.dropLast())), "the view's tag with a coding suffix: \(gzipTag)")
+        let gzip304 = try RawHTTP.get(
+            port: server.port, "/cached-people?fields=name",
+            headers: ["Accept-Encoding: gzip", "If-None-Match: \(gzipTag)"])
+        XCTAssertEqual(gzip304.status, 304)
     }
 }
 
