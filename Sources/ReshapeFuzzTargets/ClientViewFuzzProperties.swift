@@ -38,6 +38,9 @@ func checkClientView(_ rawQuery: Substring) {
         require(view.cursor != nil, "a view without a cursor was refused")
         return
     }
+    let tape = try! JSONTape.parse(viewAnswer.serialized())
+    let fromTape = try? view.apply(toTape: tape, rule: viewRule, fingerprint: "fuzz")
+    require(fromTape?.body == outcome.body && fromTape?.nextCursor == outcome.nextCursor, "the tape's view differs")
     guard case .object(let body) = outcome.body, case .array(let records)? = body["objects"], let total = outcome.total
     else {
         return require(false, "a view lost its array")

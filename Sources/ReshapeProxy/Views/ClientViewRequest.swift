@@ -47,10 +47,11 @@ struct ClientViewRequest {
 
     /// The view of a 200 JSON answer; any other answer is sent as it is.
     func render(_ response: HTTPResponse) -> HTTPResponse {
-        guard response.status == 200, let answer = try? JSON.parse(response.body) else { return response }
+        guard response.status == 200, let answer = try? JSONTape.parse(response.body) else { return response }
         let outcome: ViewOutcome
         do {
-            outcome = try view.apply(to: answer, rule: rule, fingerprint: fingerprint)
+            // On the tape: only the page's records are built whole.
+            outcome = try view.apply(toTape: answer, rule: rule, fingerprint: fingerprint)
         } catch {
             return Self.problem(error).response
         }

@@ -28,6 +28,44 @@ extension ClientView {
         guard case .array(let records)? = answer[rule.array] else {
             return ViewOutcome(body: answer, total: nil, nextCursor: nil)
         }
+        let selection = try select(records, rule: rule, fingerprint: fingerprint)
+        var page = selection.page.map { records[$0] }
+        if let fields { page = page.map { Self.project($0, fields, keeping: rule.keyMember) } }
+        let body = Self.replacing(rule.array.tokens[...], in: answer, with: .array(page))
+        return ViewOutcome(body: body, total: selection.total, nextCursor: selection.next)
+    }
+
+    /// The view of an answer parsed to a tape, as the server makes it: only the members the
+    /// filters, sort and key read are taken out of each record, and only the page's records
+    /// are built whole. The same view as `apply(to:)` of the same answer.
+    package func apply(toTape tape: JSONTape, rule: ClientQueryRule, fingerprint: String) throws(ClientQueryError)
+        -> ViewOutcome
+    {
+        guard let array = Self.node(at: rule.array.tokens[...], in: tape, tape.root), tape.kind(array) == .array else {
+            return ViewOutcome(body: tape.materialize(tape.root), total: nil, nextCursor: nil)
+        }
+        var paths = filters.map(\.path) + sort.map(\.path)
+        if let key = rule.keyMember { paths.append([key]) }
+        var nodes: [Int] = []
+        var records: [JSON] = []
+        nodes.reserveCapacity(tape.count(array))
+        records.reserveCapacity(tape.count(array))
+        tape.forEachElement(array) { _, element in
+            nodes.append(element)
+            records.append(Self.partial(element, paths, in: tape))
+        }
+        let selection = try select(records, rule: rule, fingerprint: fingerprint)
+        var page = selection.page.map { tape.materialize(nodes[$0]) }
+        if let fields { page = page.map { Self.project($0, fields, keeping: rule.keyMember) } }
+        let body = Self.replacing(rule.array.tokens[...], in: tape, tape.root, with: .array(page))
+        return ViewOutcome(body: body, total: selection.total, nextCursor: selection.next)
+    }
+
+    /// The positions of the page's records among `records`, how many match, and the next
+    /// page's cursor. `records` need only hold the members the filters, sort and key read.
+    private func select(_ records: [JSON], rule: ClientQueryRule, fingerprint: String) throws(ClientQueryError)
+        -> (page: [Int], total: Int, next: String?)
+    {
         let binding = binding(fingerprint: fingerprint)
         var cursor: ViewCursor?
         if let text = self.cursor {
@@ -39,38 +77,134 @@ extension ClientView {
             cursor = decoded
         }
         let matching =
-            filters.isEmpty ? records : records.filter { record in filters.allSatisfy { $0.holds(for: record) } }
-        let sorted = sorted(matching)
+            filters.isEmpty
+            ? Array(records.indices)
+            : records.indices.filter { index in filters.allSatisfy { $0.holds(for: records[index]) } }
+        let order = order(matching.map { records[$0] })
+        let sorted = order.map { records[matching[$0]] }
         let start = cursor.map { startIndex(after: $0, in: sorted, key: rule.keyMember) } ?? 0
         let end = limit.map { min(sorted.count, start + $0) } ?? sorted.count
-        var page = Array(sorted[min(start, end)..<end])
+        let page = order[min(start, end)..<end].map { matching[$0] }
         var next: String?
-        if end < sorted.count, let last = page.last {
-            next = cursorAfter(last, at: end - 1, in: sorted, key: rule.keyMember).encoded(binding: binding)
+        if end < sorted.count, end > start {
+            next = cursorAfter(sorted[end - 1], at: end - 1, in: sorted, key: rule.keyMember).encoded(binding: binding)
         }
-        if let fields { page = page.map { Self.project($0, fields, keeping: rule.keyMember) } }
-        let body = Self.replacing(rule.array.tokens[...], in: answer, with: .array(page))
-        return ViewOutcome(body: body, total: sorted.count, nextCursor: next)
+        return (page, sorted.count, next)
     }
 
-    /// The records in the view's order: by each sort key in turn (`-`: descending), ties in
-    /// their order in the answer.
-    private func sorted(_ records: [JSON]) -> [JSON] {
-        guard !sort.isEmpty, records.count > 1 else { return records }
+    /// The positions of `records` in the view's order: by each sort key in turn (`-`:
+    /// descending), ties in their order in the answer.
+    private func order(_ records: [JSON]) -> [Int] {
+        var order = Array(records.indices)
+        guard !sort.isEmpty, records.count > 1 else { return order }
         let keys = sort.map { key in
             var keys = SortKeys(capacity: records.count)
             for record in records { keys.append(Self.value(at: key.path, in: record)) }
             return keys
         }
-        var order = Array(records.indices)
+        let descending = sort.map(\.descending)
+        if keys.count == 1 {
+            // One key, the common case: no per-comparison loop over the keys.
+            let key = keys[0]
+            let flip = descending[0]
+            order.sort { a, b in
+                if key.precedes(a, b) { return !flip }
+                if key.precedes(b, a) { return flip }
+                return a < b
+            }
+            return order
+        }
         order.sort { a, b in
-            for (index, key) in sort.enumerated() {
-                if keys[index].precedes(a, b) { return !key.descending }
-                if keys[index].precedes(b, a) { return key.descending }
+            for index in keys.indices {
+                if keys[index].precedes(a, b) { return !descending[index] }
+                if keys[index].precedes(b, a) { return descending[index] }
             }
             return a < b
         }
-        return order.map { records[$0] }
+        return order
+    }
+
+    /// The record at `node` with only the members at `paths`: scalars as they are, objects and
+    /// arrays empty (only their kind orders or matches them).
+    static func partial(_ node: Int, _ paths: [[String]], in tape: JSONTape) -> JSON {
+        guard tape.kind(node) == .object else { return tape.materialize(node) }
+        var record = JSON.object(JSONObject())
+        for path in paths {
+            guard let found = Self.node(at: path[...], in: tape, node) else { continue }
+            let value: JSON
+            switch tape.kind(found) {
+            case .object: value = .object(JSONObject())
+            case .array: value = .array([])
+            default: value = tape.materialize(found)
+            }
+            record = inserting(value, at: path[...], into: record)
+        }
+        return record
+    }
+
+    private static func inserting(_ value: JSON, at path: ArraySlice<String>, into record: JSON) -> JSON {
+        guard let name = path.first, case .object(var object) = record else { return record }
+        if path.count == 1 {
+            object[name] = value
+        } else {
+            object[name] = inserting(value, at: path.dropFirst(), into: object[name] ?? .object(JSONObject()))
+        }
+        return .object(object)
+    }
+
+    /// The node at a pointer's tokens (object members by name, array elements by index).
+    static func node(at tokens: ArraySlice<String>, in tape: JSONTape, _ start: Int) -> Int? {
+        var current = start
+        for token in tokens {
+            switch tape.kind(current) {
+            case .object:
+                var name = token
+                guard let member = name.withUTF8({ tape.member(current, named: $0) }) else { return nil }
+                current = member
+            case .array:
+                guard let index = JSON.arrayIndex(token), index < tape.count(current) else { return nil }
+                var found: Int?
+                tape.forEachElement(current) { position, element in if position == index { found = element } }
+                guard let found else { return nil }
+                current = found
+            default:
+                return nil
+            }
+        }
+        return current
+    }
+
+    /// The value at `node` built whole, but for the value at `tokens`, which is `new`.
+    static func replacing(_ tokens: ArraySlice<String>, in tape: JSONTape, _ node: Int, with new: JSON) -> JSON {
+        guard let token = tokens.first else { return new }
+        switch tape.kind(node) {
+        case .object:
+            var members: [JSONMember] = []
+            members.reserveCapacity(tape.count(node))
+            var replaced = false
+            tape.forEachMember(node) { name, value in
+                let key = tape.string(name)
+                if !replaced, key == token {
+                    replaced = true
+                    members.append(
+                        JSONMember(key: key, value: replacing(tokens.dropFirst(), in: tape, value, with: new)))
+                } else {
+                    members.append(JSONMember(key: key, value: tape.materialize(value)))
+                }
+            }
+            return .object(JSONObject(members))
+        case .array:
+            let index = JSON.arrayIndex(token)
+            var items: [JSON] = []
+            tape.forEachElement(node) { position, element in
+                items.append(
+                    position == index
+                        ? replacing(tokens.dropFirst(), in: tape, element, with: new) : tape.materialize(element))
+            }
+            return .array(items)
+        default:
+            return tape.materialize(node)
+        }
     }
 
     /// -1, 0, 1: how `record` orders against a cursor's sort values, in the view's order.

@@ -87,6 +87,34 @@ final class ClientViewEngineTests: XCTestCase {
         XCTAssertEqual(order, [0, 2, 4, 6, 1, 3, 5], "stable: ties keep the answer's order")
     }
 
+    func testTheTapePathMakesTheSameViewAsTheTree() throws {
+        var rule = self.rule
+        rule.array = JSONPointer(tokens: ["objects"])
+        rule.keyMember = "id"
+        rule.page = .init(size: 2, max: 10)
+        let text =
+            #"{"before":1,"objects":[{"id":"c","name":"Cy","age":30,"tag":null,"x":{"y":1}},"#
+            + #"{"id":"a","name":"Ada","age":36},{"id":"b","age":"n","tag":"t"},3,{"id":"d","name":"Ann","age":36}],"#
+            + #""after":[true]}"#
+        let answer = try JSON.parse(Array(text.utf8))
+        let tape = try JSONTape.parse(Array(text.utf8))
+        for query in [
+            "", "fields=name", "sort=-age,name", "age[gte]=31&sort=name", "name[prefix]=A&fields=age",
+            "tag[exists]=false", "limit=1&sort=age", "name[in]=Ada,Cy&tag=null",
+        ] {
+            var view = try XCTUnwrap(try parse(query, rule), query)
+            for _ in 0..<4 {
+                let tree = try view.apply(to: answer, rule: rule, fingerprint: "f")
+                let fast = try view.apply(toTape: tape, rule: rule, fingerprint: "f")
+                XCTAssertEqual(fast.body, tree.body, query)
+                XCTAssertEqual(fast.total, tree.total, query)
+                XCTAssertEqual(fast.nextCursor, tree.nextCursor, query)
+                guard let next = tree.nextCursor else { break }
+                view.cursor = next
+            }
+        }
+    }
+
     func testACursorIsBoundToTheRouteFiltersAndSort() throws {
         var rule = self.rule
         rule.page = .init(size: 1, max: 10)
