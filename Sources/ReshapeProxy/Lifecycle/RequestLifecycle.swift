@@ -270,7 +270,7 @@ package final class RequestLifecycle {
         case .route(let route, let parameters):
             cors = rules.corsAnswer(route, request)
             if draining { return respond(Problem.shuttingDown.response, AnswerRecord()) }
-            switch ClientViewRequest.prepare(route, request) {
+            switch ClientViewRequest.prepare(route, request, tapes: rules.viewTapes) {
             case .success(let view): clientView = view
             case .failure(let problem):
                 return respond(problem.response, AnswerRecord(routeName: route.name, errorCode: problem.code))

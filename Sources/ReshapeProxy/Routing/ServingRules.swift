@@ -20,6 +20,8 @@ package final class ServingRules: Sendable {
     private let cacheSkipsNoticed = Locked<Set<String>>([])
     /// Each route's CORS policy by name (`ServingRules+CORS.swift`); a route not here has none.
     let corsPolicies: [String: CORSPolicy]
+    /// The last answers' tapes client views were made of (`client-query`).
+    let viewTapes = ViewTapes()
 
     package init(_ ruleSet: RuleSet) {
         var ruleSet = ruleSet

@@ -13,10 +13,14 @@ struct ClientViewRequest {
     let fingerprint: String
     let path: Substring
     let rawQuery: Substring
+    /// Where the answer's tape may already be, parsed for another view of it.
+    let tapes: ViewTapes
 
     /// The view `request` asks of `route`: nil when it asks none (or the route has no
     /// `client-query`); a 400 problem when the query is refused.
-    static func prepare(_ route: Route, _ request: HTTPRequest) -> Result<ClientViewRequest?, Problem> {
+    static func prepare(_ route: Route, _ request: HTTPRequest, tapes: ViewTapes) -> Result<
+        ClientViewRequest?, Problem
+    > {
         guard let rule = route.clientQuery else { return .success(nil) }
         let parsed: ClientView?
         do {
@@ -39,7 +43,7 @@ struct ClientViewRequest {
         return .success(
             ClientViewRequest(
                 view: parsed, rule: rule, fingerprint: route.fingerprint, path: request.path,
-                rawQuery: request.rawQuery))
+                rawQuery: request.rawQuery, tapes: tapes))
     }
 
     /// The view a live subscription of the request follows.
@@ -47,7 +51,7 @@ struct ClientViewRequest {
 
     /// The view of a 200 JSON answer; any other answer is sent as it is.
     func render(_ response: HTTPResponse) -> HTTPResponse {
-        guard response.status == 200, let answer = try? JSONTape.parse(response.body) else { return response }
+        guard response.status == 200, let answer = tapes.tape(of: response.body) else { return response }
         let outcome: ViewOutcome
         do {
             // On the tape: only the page's records are built whole.
