@@ -39,7 +39,9 @@ let package = Package(
         .target(name: "ReshapeRegex", dependencies: ["CPCRE2"]),
         .target(name: "ReshapeSchema", dependencies: ["ReshapeJSON", "ReshapeRegex"]),
         .target(name: "ReshapeYAML", dependencies: ["CYAML"]),
-        .target(name: "ReshapeRules", dependencies: ["ReshapeJSON", "ReshapeSchema", "ReshapeYAML", "ReshapeAuth"]),
+        .target(
+            name: "ReshapeRules",
+            dependencies: ["ReshapeJSON", "ReshapeSchema", "ReshapeYAML", "ReshapeAuth", "ReshapeDigest"]),
         .target(name: "ReshapeDigest", dependencies: ["CCrypto"]),
         // Bearer tokens: JWKS key sets and JWT verification, the cryptography OpenSSL's.
         .target(name: "ReshapeAuth", dependencies: ["ReshapeJSON", "CCrypto"]),
@@ -60,7 +62,9 @@ let package = Package(
         .target(
             name: "ReshapeServer",
             dependencies: [
-                "ReshapeProxy", "ReshapeRules", "ReshapeJSON", "ReshapeProblem", "ReshapeStateMachines", "CLibUV",
+                "ReshapeProxy", "ReshapeRules", "ReshapeOpenAPI", "ReshapeJSON", "ReshapeProblem",
+                "ReshapeStateMachines",
+                "CLibUV",
                 "CCurl",
                 "CHTTPParser", "CHiredis",
             ]),

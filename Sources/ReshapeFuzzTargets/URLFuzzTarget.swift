@@ -39,6 +39,7 @@ private let rules: ServingRules = {
 public func fuzzURL(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let target = String(decoding: fuzzInput(data, size), as: UTF8.self)
     checkPercentEncoding(target)
+    checkClientView(HTTPRequest(method: "GET", target: target).rawQuery)
     for method in ["GET", "HEAD", "POST"] {
         let request = HTTPRequest(method: method, target: target)
         guard case .route(let route, let parameters) = rules.decide(request) else { continue }

@@ -78,7 +78,8 @@ package enum OpenAPIDocument {
 
     /// The schema of a route's successful answer body.
     package static func responseSchema(of route: Route, types: TypeCatalog) -> JSON {
-        RouteShapes.output(of: route, ShapeAlgebra(types: types)).jsonSchema(types)
+        let algebra = ShapeAlgebra(types: types)
+        return viewShape(RouteShapes.output(of: route, algebra), route, algebra).jsonSchema(types)
     }
 
     // MARK: - Operations
@@ -104,6 +105,7 @@ package enum OpenAPIDocument {
             parameters.append(parameter(name, in: "query", required: false, schema: ["type": .string("string")]))
         }
         if route.firebaseQuery != .off { parameters += firebaseQueryParameters() }
+        if let rule = route.clientQuery { parameters += clientQueryParameters(rule) }
         // OpenAPI ignores header parameters named Accept, Content-Type and Authorization.
         for name in route.forwardHeaders
         where ForwardedHeaderPolicy.mayForward(name)
@@ -145,23 +147,26 @@ package enum OpenAPIDocument {
                     value: .object(
                         JSONObject([
                             JSONMember(
-                                key: "schema", value: RouteShapes.output(of: route, algebra).jsonSchema(algebra.types))
-                        ])))
-            ]))
-        let dropped = JSON.object(
-            JSONObject([
-                JSONMember(
-                    key: "Reshape-Dropped",
-                    value: .object(
-                        JSONObject([
-                            JSONMember(
-                                key: "description",
-                                value: .string("How many elements `invalid: drop` steps removed, when any were.")),
-                            JSONMember(
                                 key: "schema",
-                                value: .object(JSONObject(["type": .string("string"), "pattern": .string("^[0-9]+$")]))),
+                                value: viewShape(RouteShapes.output(of: route, algebra), route, algebra)
+                                    .jsonSchema(algebra.types))
                         ])))
             ]))
+        var headers = JSONObject([
+            JSONMember(
+                key: "Reshape-Dropped",
+                value: .object(
+                    JSONObject([
+                        JSONMember(
+                            key: "description",
+                            value: .string("How many elements `invalid: drop` steps removed, when any were.")),
+                        JSONMember(
+                            key: "schema",
+                            value: .object(JSONObject(["type": .string("string"), "pattern": .string("^[0-9]+$")]))),
+                    ])))
+        ])
+        if route.clientQuery != nil { headers.members += clientQueryHeaders }
+        let dropped = JSON.object(headers)
         if route.method == "GET" {
             responses["200"] = .object(
                 JSONObject([
@@ -205,7 +210,9 @@ package enum OpenAPIDocument {
             (
                 400,
                 ["bad-request"]
-                    + (route.path.parameterNames.isEmpty && route.firebaseQuery == .off ? [] : ["bad-parameter"])
+                    + (route.path.parameterNames.isEmpty && route.firebaseQuery == .off && route.clientQuery == nil
+                        ? [] : ["bad-parameter"])
+                    + (route.clientQuery == nil ? [] : ["bad-cursor"])
                     + (hasBody ? ["invalid-json"] : [])
             ))
         let verifies = route.auth != nil

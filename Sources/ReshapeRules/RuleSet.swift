@@ -210,6 +210,8 @@ package struct Route: Sendable {
     package var conditionalFingerprint = ""
     /// `cors:`: as the rule set's top level says, `false`, or a block of its own.
     package var cors = RouteCORS.inherited
+    /// `client-query:`: the views of its array a client may ask for; nil: none.
+    package var clientQuery: ClientQueryRule?
 
     package init(
         name: String, method: String, path: PathTemplate, upstream: String,
@@ -290,6 +292,9 @@ package struct RouteExample: Sendable {
     package var parameters: [String: String]
     /// The request's Firebase query order (`query:` on a route with `firebase-query: true`).
     package var queryOrder = FirebaseQuery.Order.key
+    /// The client query's parameters (`query:` on a route with `client-query`), as a raw query
+    /// string: the example's response is that view. Nil: the whole answer.
+    package var clientQuery: String?
     /// How many elements must be dropped, when the example says.
     package var dropped: Int?
     /// The `PipelineError.code` expected instead of a response.

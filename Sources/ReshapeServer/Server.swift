@@ -2,6 +2,7 @@ import CCurl
 import CLibUV
 import Glibc
 import ReshapeJSON
+import ReshapeOpenAPI
 import ReshapeProxy
 import ReshapeRules
 
@@ -52,7 +53,7 @@ package final class Server {
         watchSignals()
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         let ruleSet: RuleSet
-        switch RuleLoader.load(path: configuration.rulesPath, environment: environment) {
+        switch RuleLoader.loadServable(path: configuration.rulesPath, environment: environment) {
         case .success(let loaded): ruleSet = loaded
         case .failure(let diagnostics):
             for diagnostic in diagnostics.diagnostics { FileOutput.stderr(diagnostic.description) }
@@ -179,7 +180,7 @@ package final class Server {
     /// that leaves the rules as they were (another file in a rules file's directory, an editor's
     /// swap file) is not a reload.
     private func reload(trigger: ReloadTrigger) {
-        switch RuleLoader.load(path: configuration.rulesPath, environment: environment) {
+        switch RuleLoader.loadServable(path: configuration.rulesPath, environment: environment) {
         case .success(let ruleSet):
             if trigger == .watch, ruleSet.digest == shared.rules.ruleSet.digest { return }
             shared.replaceRules(ServingRules(ruleSet))

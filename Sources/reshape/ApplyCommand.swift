@@ -52,7 +52,8 @@ struct ApplyCommand: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The client's query string, for a route with `firebase-query: true`; `order: query` follows its orderBy.",
+            "The client's query string: Firebase's (`firebase-query: true`; `order: query` follows its orderBy) "
+                + "and a `client-query` view's (fields, filters, sort, limit), made last.",
             valueName: "query"))
     var query: String?
 
@@ -81,19 +82,24 @@ struct ApplyCommand: ParsableCommand {
             if let requestBody { try send(requestBody, selected, captures) }
             let fetched = try inputs.fetchedBodies(selected)
             let followUpBodies = try inputs.followUpBodies()
+            let output: PipelineOutput
             do throws(PipelineError) {
-                let output = try OfflineRun.respond(
+                output = try OfflineRun.respond(
                     selected, fetched: fetched, followUps: followUpBodies, parameters: captures, queryOrder: queryOrder)
-                for dropped in output.dropped {
-                    Terminal.error("dropped \(dropped.pointer) (\(dropped.type)): \(dropped.reason)")
-                }
-                var bytes = pretty ? output.value.serialized(pretty: true) : output.serialized()
-                bytes.append(0x0A)
-                Terminal.write(bytes)
             } catch {
                 RouteInputs.report(error, route: route)
                 throw ExitCodeError.invalidInput
             }
+            for dropped in output.dropped {
+                Terminal.error("dropped \(dropped.pointer) (\(dropped.type)): \(dropped.reason)")
+            }
+            var bytes = pretty ? output.value.serialized(pretty: true) : output.serialized()
+            // A `client-query` route's view, as the server would send it for `--query`.
+            if let view = try inputs.clientView(of: output.value, selected) {
+                bytes = pretty ? view.serialized(pretty: true) : view.serialized()
+            }
+            bytes.append(0x0A)
+            Terminal.write(bytes)
         }
     }
 

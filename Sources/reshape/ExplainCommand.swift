@@ -38,7 +38,8 @@ struct ExplainCommand: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The client's query string, for a route with `firebase-query: true`; `order: query` follows its orderBy.",
+            "The client's query string: Firebase's (`firebase-query: true`; `order: query` follows its orderBy) "
+                + "and a `client-query` view's (fields, filters, sort, limit), made last.",
             valueName: "query"))
     var query: String?
 
@@ -69,14 +70,17 @@ struct ExplainCommand: ParsableCommand {
             let followUpBodies = try inputs.followUpBodies()
             var traces: [StepTrace] = []
             var failure: (step: String, error: PipelineError)?
+            var answer: JSON?
             do throws(PipelineError) {
-                _ = try OfflineRun.respond(
+                answer = try OfflineRun.respond(
                     selected, fetched: fetched, followUps: followUpBodies, parameters: captures, queryOrder: queryOrder,
-                    observe: { traces.append($0) })
+                    observe: { traces.append($0) }
+                ).value
             } catch {
                 let planned = ExplainReport.plannedSteps(selected)
                 failure = (traces.count < planned.count ? planned[traces.count] : "route", error)
             }
+            if let answer, let trace = try Self.clientView(answer, inputs, selected) { traces.append(trace) }
             let input = Self.input(fetched, selected)
             let steps = StepExplanation.steps(traces, input: input)
             if json {
@@ -89,6 +93,14 @@ struct ExplainCommand: ParsableCommand {
             }
             if failure != nil { throw ExitCodeError.invalidInput }
         }
+    }
+
+    /// The client query's view of the answer as one more step (`client-query`), when the route
+    /// has one and `--query` asks for a view.
+    private static func clientView(_ answer: JSON, _ inputs: RouteInputs, _ route: Route) throws -> StepTrace? {
+        guard let view = try inputs.clientView(of: answer, route) else { return nil }
+        return StepTrace(
+            name: "client-query", argument: inputs.query.map(JSON.string), operation: nil, value: view, dropped: [])
     }
 
     /// The transform's input as the run sees it: the body, or a `fetch:` route's object of bodies.

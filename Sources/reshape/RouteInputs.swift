@@ -41,14 +41,27 @@ struct RouteInputs {
     /// checks it (by key without one).
     func queryOrder(for selected: Route) throws -> FirebaseQuery.Order {
         guard let query else { return .key }
+        if selected.firebaseQuery == .off, selected.clientQuery != nil { return .key }
         guard selected.firebaseQuery != .off else {
-            Terminal.error("reshape: --query is for a route with `firebase-query: true`; '\(route)' has none")
+            Terminal.error(
+                "reshape: --query is for a route with `firebase-query: true` or `client-query`; '\(route)' has neither")
             throw ExitCodeError.usage
         }
         do {
             return try UpstreamRequestBuilder.firebaseQuery(route: selected, rawQuery: Substring(query))?.order ?? .key
         } catch {
             Terminal.error("reshape: --query: \(error.detail)")
+            throw ExitCodeError.usage
+        }
+    }
+
+    /// The view `--query` asks of a `client-query` route's answer; nil when it asks none.
+    func clientView(of answer: JSON, _ selected: Route) throws -> JSON? {
+        guard let query, selected.clientQuery != nil else { return nil }
+        do {
+            return try ClientView.view(of: answer, rawQuery: query, route: selected)
+        } catch {
+            Terminal.error("reshape: --query: '\(error.name)' \(error.detail) (\(error.code.rawValue))")
             throw ExitCodeError.usage
         }
     }

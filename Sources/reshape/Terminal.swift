@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import ReshapeJSON
+import ReshapeOpenAPI
 import ReshapeRules
 
 /// Small I/O helpers shared by the verbs. Files and the standard streams go through POSIX
@@ -63,7 +64,7 @@ enum Terminal {
 
     /// Loads rules or prints every diagnostic and exits 1.
     static func loadRules(_ path: String) throws -> RuleSet {
-        switch RuleLoader.load(path: path, environment: LocalFiles.environment) {
+        switch RuleLoader.loadServable(path: path, environment: LocalFiles.environment) {
         case .success(let rules):
             return rules
         case .failure(let diagnostics):

@@ -44,9 +44,24 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(bad.status, 2)
         XCTAssertTrue(bad.stderr.contains("'orderBy' must be a JSON string"), bad.stderr)
         let notQuery = try reshape(
-            ["apply", "--rules", "examples/rules", "--route", "users", "--query", #"orderBy="age""#], stdin: upstream)
+            ["apply", "--rules", "examples/rules", "--route", "my-users", "--query", #"orderBy="age""#], stdin: upstream
+        )
         XCTAssertEqual(notQuery.status, 2)
         XCTAssertTrue(notQuery.stderr.contains("firebase-query: true"), notQuery.stderr)
+    }
+
+    func testApplyMakesTheViewOfARouteWithClientQuery() throws {
+        let upstream = #"{"a":{"name":"Ann","age":40,"email":"a@x.io"},"b":{"name":"Bob","age":20,"email":"b@x.io"}}"#
+        let view = try reshape(
+            ["apply", "--rules", "examples/rules", "--route", "users", "--query", "fields=name&sort=-name"],
+            stdin: upstream)
+        XCTAssertEqual(view.status, 0, view.stderr)
+        XCTAssertEqual(
+            view.stdout, #"{"objects":[{"objectId":"b","name":"Bob"},{"objectId":"a","name":"Ann"}]}"# + "\n")
+        let bad = try reshape(
+            ["apply", "--rules", "examples/rules", "--route", "users", "--query", "age[near]=1"], stdin: upstream)
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.contains("bad-parameter"), bad.stderr)
     }
 
     func testApplyFromStdinWithParametersAndFailures() throws {

@@ -39,8 +39,27 @@ final class OpenAPICLITests: XCTestCase {
         for status in ["401", "403", "409", "415", "422", "429", "502"] { XCTAssertNotNil(responses[status], status) }
         let get = try XCTUnwrap(paths["/users"]!["get"] as? [String: Any])
         let parameters = try XCTUnwrap(get["parameters"] as? [[String: Any]])
-        XCTAssertEqual(parameters.map { $0["name"] as? String }, ["orderBy", "limitToFirst"])
-        XCTAssertEqual(parameters.map { $0["in"] as? String }, ["query", "query"])
+        let names = parameters.compactMap { $0["name"] as? String }
+        XCTAssertEqual(Array(names.prefix(3)), ["orderBy", "limitToFirst", "fields"])
+        XCTAssertEqual(Array(names.suffix(3)), ["sort", "limit", "cursor"], "client-query (docs/queries.md)")
+        for name in ["age", "age[gte]", "age[in]", "age[exists]", "name[prefix]", "address.city[ne]"] {
+            XCTAssertTrue(names.contains(name), name)
+        }
+        XCTAssertFalse(names.contains("age[prefix]"), "prefix is for strings")
+        XCTAssertEqual(Set(parameters.map { $0["in"] as? String }), ["query"])
+        let schemas = Dictionary(
+            parameters.map { ($0["name"] as? String ?? "", $0["schema"] as? [String: Any] ?? [:]) },
+            uniquingKeysWith: { a, _ in a })
+        XCTAssertEqual(schemas["age"]?["type"] as? String, "integer")
+        XCTAssertEqual(schemas["limit"]?["maximum"] as? Int, 500)
+        XCTAssertEqual(
+            (schemas["sort"]?["items"] as? [String: Any])?["enum"] as? [String], ["name", "-name", "age", "-age"])
+        let ok = try XCTUnwrap((get["responses"] as? [String: Any])?["200"] as? [String: Any])
+        let headers = try XCTUnwrap(ok["headers"] as? [String: Any])
+        XCTAssertNotNil(headers["Link"])
+        XCTAssertNotNil(headers["Reshape-Total-Count"])
+        let bad = try XCTUnwrap((get["responses"] as? [String: Any])?["400"] as? [String: Any])
+        XCTAssertTrue((bad["description"] as? String ?? "").contains("bad-cursor"))
     }
 
     func testYAML() throws {

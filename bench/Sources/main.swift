@@ -126,3 +126,6 @@ if let pipelineFigure {
     let verdict = pipelineFigure.median >= 300 ? "meets" : "is below"
     print("pipeline median \(format(pipelineFigure.median)) MB/s \(verdict) the 300 MB/s target")
 }
+
+// Issue 26: a client view of a cached answer against the uncached answer (docs/queries.md).
+try viewFigures()

@@ -7,6 +7,12 @@ extension RequestLifecycle {
     /// one: its compressed bodies are made once and kept with it, so a hit costs no compression.
     func deliver(_ response: HTTPResponse, entry: ResponseCache.Entry?) -> HTTPResponse {
         var response = response
+        var entry = entry
+        // A client view is made first: its bytes are what the tag, the 304 and the coding are of.
+        if let clientView, response.status == 200 {
+            response = clientView.render(response)
+            entry = nil
+        }
         if let compression = settings.compression {
             let identity = response.body
             response = ContentNegotiation.represent(

@@ -184,6 +184,8 @@ package final class RequestLifecycle {
     private(set) var trace: RequestTrace
     /// What the answer adds for a browser page (`deliver`): set once the route is known.
     var cors = CORSAnswer.none
+    /// The view of a `client-query` route the request asks for (`deliver` makes it).
+    var clientView: ClientViewRequest?
     /// Each fetch in flight's client span as it started, while the trace is recorded.
     var fetchSpans: [Int: FetchSpanStart] = [:]
     /// On an `auth` route, once checked: what `reshape_auth_total` counts, and why a token was
@@ -301,6 +303,11 @@ package final class RequestLifecycle {
             if shedding {
                 shedReason = "loop-lag"
                 let problem = Problem.loadShed(retryAfterSeconds: 1)
+                return respond(problem.response, AnswerRecord(routeName: route.name, errorCode: problem.code))
+            }
+            switch ClientViewRequest.prepare(route, request, tapes: rules.viewTapes) {
+            case .success(let view): clientView = view
+            case .failure(let problem):
                 return respond(problem.response, AnswerRecord(routeName: route.name, errorCode: problem.code))
             }
             // A listener that serves no routes is never handed one; if it were, no route here.

@@ -21,6 +21,8 @@ package struct LiveSubscription: Sendable {
     package let tokenExpiresAt: Double?
     /// Headers the stream's head carries besides its own: CORS, for a page of another origin.
     package var headHeaders: [NameValue] = []
+    /// The subscriber's client view (`client-query`); nil: the whole answer.
+    package var view: LiveView?
 
     init(
         route: Route, parameters: [String: String], request: UpstreamRequest, policy: LivePolicy, rules: ServingRules,

@@ -20,6 +20,7 @@ extension RequestLifecycle {
                 route: match.route, parameters: match.parameters, request: orders[0].request, policy: policy,
                 rules: rules, tokenExpiresAt: tokenExpiresAt)
             subscription.headHeaders = cors.streamHeaders
+            subscription.view = clientView?.liveView
             return .subscribe(subscription)
         case .fetch, .wait:
             // The loader allows `live:` only on single-fetch routes; anything else is a bug there.

@@ -20,8 +20,14 @@ package final class ServingRules: Sendable {
     private let cacheSkipsNoticed = Locked<Set<String>>([])
     /// Each route's CORS policy by name (`ServingRules+CORS.swift`); a route not here has none.
     let corsPolicies: [String: CORSPolicy]
+    /// The last answers' tapes client views were made of (`client-query`).
+    let viewTapes = ViewTapes()
 
     package init(_ ruleSet: RuleSet) {
+        var ruleSet = ruleSet
+        // Client queries typed by the answers' shapes; rules loaded with `loadServable` are
+        // already, and were refused if any was wrong.
+        _ = ClientQueryShapes.resolve(&ruleSet)
         self.ruleSet = ruleSet
         router = Router(routes: ruleSet.routes)
         allSecrets = Redactor(secrets: ruleSet.upstreams.values.flatMap(\.secrets))

@@ -12,6 +12,8 @@ struct ExampleShape {
     let transformCompiled: Bool
     /// How the route uses a Firebase query (`firebase-query: true`), for an example's `query`.
     var firebaseQuery = FirebaseQuery.Use.off
+    /// The route has `client-query`: an example's `query` may ask for a view.
+    var clientQuery = false
 
     var isFanOut: Bool { !(fetches.map { $0.count == 1 && $0[0].name.isEmpty } ?? true) }
 }
@@ -85,7 +87,8 @@ extension RuleSetBuilder {
                 dropped: dropped, error: error, requestBody: requestBody, sends: sends,
                 followUps: followUps, location: document.location(of: itemPointer))
             if let query = object["query"] {
-                example.queryOrder = compileQuery(query, shape: shape, document, itemPointer + "/query")
+                (example.queryOrder, example.clientQuery) = compileQuery(
+                    query, shape: shape, document, itemPointer + "/query")
             }
             examples.append(example)
         }
@@ -144,23 +147,26 @@ extension RuleSetBuilder {
     }
 
     /// `query: { orderBy: '"age"', limitToFirst: 2 }`: the request's Firebase query, each value
-    /// as it would be in the URL (JSON text), checked as the server checks it.
+    /// as it would be in the URL (JSON text), checked as the server checks it; on a route with
+    /// `client-query`, also its parameters (`fields: name`, `age[gte]: 18`), kept as a raw query
+    /// the example's run makes its view with.
     private mutating func compileQuery(
         _ value: JSON, shape: ExampleShape, _ document: SourceDocument, _ pointer: String
     )
-        -> FirebaseQuery.Order
+        -> (FirebaseQuery.Order, String?)
     {
-        guard shape.firebaseQuery != .off else {
-            report(document, pointer, "`query` is for routes with `firebase-query: true`")
-            return .key
+        guard shape.firebaseQuery != .off || shape.clientQuery else {
+            report(document, pointer, "`query` is for routes with `firebase-query: true` or `client-query`")
+            return (.key, nil)
         }
         guard case .object(let pairs) = value else {
             report(
                 document, pointer, "`query` must map Firebase query parameters to their values, like orderBy: '\"age\"'"
             )
-            return .key
+            return (.key, nil)
         }
         var raw: [String] = []
+        var client: [String] = []
         for pair in pairs.members {
             let text: String
             switch pair.value {
@@ -171,6 +177,10 @@ extension RuleSetBuilder {
                 report(
                     document, pointer + "/" + JSONPointer.escape(pair.key),
                     "a query value is its text in the URL, like '\"age\"' or 2")
+                continue
+            }
+            if shape.clientQuery, !FirebaseQuery.names.contains(pair.key) {
+                client.append(PercentEncoding.encode(pair.key) + "=" + PercentEncoding.encode(text))
                 continue
             }
             guard FirebaseQuery.names.contains(pair.key) else {
@@ -189,13 +199,13 @@ extension RuleSetBuilder {
                     "this route refuses orderBy \"$priority\": it orders records by the query, and answers carry no priorities"
                 )
             }
-            return query.order
+            return (query.order, client.isEmpty ? nil : client.joined(separator: "&"))
         } catch {
             if case .parameter(let name, let reason) = error {
                 let at = pairs[name] == nil ? pointer : pointer + "/" + JSONPointer.escape(name)
                 report(document, at, "'\(name)' \(reason)")
             }
-            return .key
+            return (.key, nil)
         }
     }
 

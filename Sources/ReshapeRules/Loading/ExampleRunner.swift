@@ -57,10 +57,21 @@ package enum ExampleRunner {
             fetched = .fanOut(bodies)
         }
         let followUps = example.followUps.mapValues(OfflineRun.tape)
-        let result = Result { () throws(PipelineError) in
+        var result = Result { () throws(PipelineError) in
             try OfflineRun.respond(
                 route, fetched: fetched, followUps: followUps, parameters: example.parameters,
                 queryOrder: example.queryOrder)
+        }
+        // The example's client query: its response is the view the server would send.
+        if let query = example.clientQuery, case .success(let output) = result {
+            do {
+                if let view = try ClientView.view(of: output.value, rawQuery: query, route: route) {
+                    result = .success(PipelineOutput(value: view, dropped: output.dropped))
+                }
+            } catch {
+                if example.error == error.code.rawValue { return nil }
+                return "the query was refused (\(error.code.rawValue)): '\(error.name)' \(error.detail)"
+            }
         }
         return compare(result, example)
     }

@@ -29,7 +29,7 @@ extension RuleSetBuilder {
     static let routeKeys: Set<String> = [
         "name", "request", "upstream", "path", "fetch", "forward-query", "forward-headers", "headers", "body",
         "transform", "timeout", "expose-upstream-errors", "cache", "examples", "idempotent", "live",
-        "firebase-query", "auth", "query", "conditional", "cors", "limit",
+        "firebase-query", "auth", "query", "conditional", "cors", "limit", "client-query",
     ]
     static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     static let bodyMethods: Set<String> = ["POST", "PUT", "PATCH"]
@@ -113,10 +113,12 @@ extension RuleSetBuilder {
             object["live"], method: method, hasFetchList: object["fetch"] != nil, hasStages: !stages.isEmpty, scope)
         let conditional = compileConditional(
             object, method: method, hasStages: !stages.isEmpty, document, entry.pointer)
+        let clientQuery = compileClientQuery(object, method: method, cache: cache, pipeline: pipeline, scope)
         var shape = ExampleShape(
             fetches: fetches, body: body, hasBodyKey: object["body"] != nil, hasStages: !stages.isEmpty,
             transformCompiled: object["transform"] != nil)
         shape.firebaseQuery = Self.firebaseQueryUse(scope.firebaseQuery, pipeline: pipeline, stages: stages)
+        shape.clientQuery = object["client-query"] != nil
         let examples = compileExamples(
             object["examples"], shape: shape, document: document, pointer: entry.pointer + "/examples")
 
@@ -130,6 +132,7 @@ extension RuleSetBuilder {
         route.cors = cors
         route.live = live
         route.conditional = conditional
+        route.clientQuery = clientQuery
         route.firebaseQuery = Self.firebaseQueryUse(scope.firebaseQuery, pipeline: pipeline, stages: stages)
         route.upstreamQuery = upstreamQuery
         route.limit = limit

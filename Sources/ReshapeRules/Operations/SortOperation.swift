@@ -1,5 +1,11 @@
 import ReshapeJSON
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// `sort: { by: field, order: asc }` — stable sort of an array. `by` is a field name, or a
 /// JSON Pointer (starting with `/`) into each element; omitted, the elements themselves are
 /// compared. Values of different types order as Firebase orders them: missing and `null` <
@@ -109,6 +115,15 @@ struct SortKeys {
     }
 
     mutating func append(_ value: JSON?) {
+        let (key, text, number) = Self.key(of: value)
+        keys.append(key)
+        texts.append(text)
+        numbers.append(number)
+    }
+
+    /// A value's key, and its text or number when the key alone cannot order it.
+    @inline(__always)
+    static func key(of value: JSON?) -> (Key, String, JSONNumber?) {
         var key = Key(rank: 0, fast: 0, fast2: 0, isExact: true)
         var text = ""
         var number: JSONNumber? = nil
@@ -142,9 +157,7 @@ struct SortKeys {
         case .object?: key.rank = 5
         case .array?: key.rank = 6
         }
-        keys.append(key)
-        texts.append(text)
-        numbers.append(number)
+        return (key, text, number)
     }
 
     @inline(__always)
@@ -152,22 +165,59 @@ struct SortKeys {
         let x = keys[a]
         let y = keys[b]
         if x.rank != y.rank { return x.rank < y.rank }
+        // Texts and numbers only when the keys cannot tell: reading them costs reference counting.
         switch x.rank {
         case 3:
             if x.isExact && y.isExact { return Int64(bitPattern: x.fast) < Int64(bitPattern: y.fast) }
-            return number(a, x) < number(b, y)
+        case 4:
+            if x.fast != y.fast { return x.fast < y.fast }
+            if x.fast2 != y.fast2 { return x.fast2 < y.fast2 }
+            if x.isExact || y.isExact { return x.isExact && !y.isExact }
+        default:
+            return false
+        }
+        return Self.precedes(x, texts[a], numbers[a], y, texts[b], numbers[b])
+    }
+
+    /// Whether the value of key `x` (with its text or number) orders before that of `y`.
+    @inline(__always)
+    static func precedes(
+        _ x: Key, _ xText: String, _ xNumber: JSONNumber?, _ y: Key, _ yText: String, _ yNumber: JSONNumber?
+    ) -> Bool {
+        if x.rank != y.rank { return x.rank < y.rank }
+        switch x.rank {
+        case 3:
+            if x.isExact && y.isExact { return Int64(bitPattern: x.fast) < Int64(bitPattern: y.fast) }
+            return number(xNumber, x) < number(yNumber, y)
         case 4:
             if x.fast != y.fast { return x.fast < y.fast }
             if x.fast2 != y.fast2 { return x.fast2 < y.fast2 }
             if x.isExact || y.isExact { return x.isExact && !y.isExact }  // equal prefix: the shorter one first
-            return texts[a].utf8.lexicographicallyPrecedes(texts[b].utf8)
+            return bytesPrecede(xText, yText)
         default:
             return false
         }
     }
 
-    private func number(_ i: Int, _ key: Key) -> JSONNumber {
-        numbers[i] ?? JSONNumber(uncheckedText: String(Int64(bitPattern: key.fast)))
+    /// Whether `a`'s UTF-8 bytes order before `b`'s: `memcmp` on the strings' contiguous bytes.
+    @inline(__always)
+    static func bytesPrecede(_ a: String, _ b: String) -> Bool {
+        var a = a
+        var b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let common = min(x.count, y.count)
+                if common > 0, let p = x.baseAddress, let q = y.baseAddress {
+                    let order = memcmp(p, q, common)
+                    if order != 0 { return order < 0 }
+                }
+                return x.count < y.count
+            }
+        }
+    }
+
+    private static func number(_ number: JSONNumber?, _ key: Key) -> JSONNumber {
+        number ?? JSONNumber(uncheckedText: String(Int64(bitPattern: key.fast)))
     }
 
     /// `-?[0-9]{1,18}` without a fraction or exponent: parsed directly, no rounding possible.
@@ -176,5 +226,16 @@ struct SortKeys {
         guard utf8.count <= 19, !utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") })
         else { return nil }
         return Int64(text)
+    }
+}
+
+extension SortKeys {
+    /// -1, 0 or 1: how `a` orders against `b` in the mixed-type order above (nil: missing).
+    /// The one meaning of "before" that `sort`, `order: query` and client views share.
+    static func compare(_ a: JSON?, _ b: JSON?) -> Int {
+        let (x, xText, xNumber) = key(of: a)
+        let (y, yText, yNumber) = key(of: b)
+        if precedes(x, xText, xNumber, y, yText, yNumber) { return -1 }
+        return precedes(y, yText, yNumber, x, xText, xNumber) ? 1 : 0
     }
 }

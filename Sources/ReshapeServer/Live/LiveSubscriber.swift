@@ -34,6 +34,9 @@ final class LiveSubscriber {
     private let metrics: Metrics
     /// Ends the stream with `token-expired` when the subscriber's token expires (`auth` routes).
     private var tokenExpiry: RouteTimer?
+    /// Its client view, when it asked for one: its events are its own, not the stream's.
+    private var view: LiveView?
+    var hasView: Bool { view != nil }
 
     init(subscription: LiveSubscription, sink: any LiveSink, metrics: Metrics) {
         routeName = subscription.route.name
@@ -41,6 +44,17 @@ final class LiveSubscriber {
         context = subscription.context
         self.sink = sink
         self.metrics = metrics
+        view = subscription.view
+    }
+
+    /// Sends this subscriber's view of the stream's answer `answer`: a snapshot (`snapshot`:
+    /// the stream sent one), or the patch between its views, or nothing when its view is the
+    /// same. Made per subscriber: views differ.
+    func sendView(of answer: JSON, snapshot: Bool) {
+        guard !isEnded, var view else { return }
+        let kind = view.event(for: answer, snapshot: snapshot)
+        self.view = view
+        if let kind { send(RenderedEvent(kind)) }
     }
 
     /// Sends a snapshot or patch under this subscriber's next id. When what the socket had not

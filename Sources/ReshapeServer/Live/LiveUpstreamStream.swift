@@ -50,7 +50,12 @@ final class LiveUpstreamStream {
     func join(_ subscriber: LiveSubscriber) {
         perform(machine.subscriberJoined())
         subscribers.append(subscriber)
-        if let answer = stream.answer { subscriber.send(RenderedEvent(.snapshot(answer))) }
+        guard let answer = stream.answer else { return }
+        if subscriber.hasView {
+            subscriber.sendView(of: answer, snapshot: true)
+        } else {
+            subscriber.send(RenderedEvent(.snapshot(answer)))
+        }
     }
 
     /// Removes a subscriber; without any left, the stream closes shortly after.
@@ -179,8 +184,17 @@ final class LiveUpstreamStream {
             case .send(let event):
                 if case .snapshot = event.kind { machine.snapshotDelivered() }
                 // Serialized once for every subscriber: only the `id:` line is each one's own.
-                let rendered = RenderedEvent(event.kind)
-                for subscriber in subscribers { subscriber.send(rendered) }
+                // A subscriber with a client view gets its own event, made from the answer.
+                var rendered: RenderedEvent?
+                let isSnapshot: Bool = if case .snapshot = event.kind { true } else { false }
+                for subscriber in subscribers {
+                    if subscriber.hasView, let answer = stream.answer {
+                        subscriber.sendView(of: answer, snapshot: isSnapshot)
+                        continue
+                    }
+                    if rendered == nil { rendered = RenderedEvent(event.kind) }
+                    subscriber.send(rendered!)
+                }
                 dropEnded()
             case .end(let event):
                 guard case .error(let problem) = event.kind else { continue }

@@ -7,17 +7,11 @@ import XCTest
 /// headers of the request that stored it are not in it, and each request gets its own.
 final class CORSSharedCacheTests: XCTestCase {
     func testAnAnswerFromRedisCarriesTheCORSHeadersOfItsOwnRequestOnly() throws {
-        let redisServer = URL(fileURLWithPath: "/usr/bin/redis-server")
-        guard FileManager.default.isExecutableFile(atPath: redisServer.path) else {
-            throw HarnessError("redis-server is not installed (scripts/setup.sh installs it)")
-        }
         let upstream = try DemoUpstream()
         defer { upstream.child.stop() }
-        let redisPort = try freePort()
-        let redis = try ChildProcess(
-            at: redisServer, ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        let redisPort = try freeLoopbackPort()
+        let redis = try startRedisServer(port: redisPort)
         defer { redis.stop() }
-        try redis.waitFor(10, "redis to accept connections") { $0.stdout.contains("Ready to accept connections") }
         let rules = """
             upstreams:
               demo: { url: "http://127.0.0.1:\(upstream.port)" }
@@ -58,19 +52,4 @@ final class CORSSharedCacheTests: XCTestCase {
         XCTAssertEqual(try upstream.log().filter { ($0["target"] as? String) == "/echo/shared" }.count, 1)
     }
 
-    private func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound else { throw HarnessError("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }

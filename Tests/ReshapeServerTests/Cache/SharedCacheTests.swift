@@ -6,33 +6,6 @@ import XCTest
 /// `--cache-redis` end to end: a real `redis-server` on a free loopback port, two `reshape
 /// serve` processes sharing it, and the demo upstream counting what reaches it.
 final class SharedCacheTests: XCTestCase {
-    private static let redisServer = URL(fileURLWithPath: "/usr/bin/redis-server")
-
-    private func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound else { throw HarnessError("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    private func startRedis(port: Int) throws -> ChildProcess {
-        guard FileManager.default.isExecutableFile(atPath: Self.redisServer.path) else {
-            throw HarnessError("redis-server is not installed (scripts/setup.sh installs it)")
-        }
-        let redis = try ChildProcess(
-            at: Self.redisServer, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-        try redis.waitFor(10, "redis to accept connections") { $0.stdout.contains("Ready to accept connections") }
-        return redis
-    }
 
     private func rules(_ upstreamPort: Int) -> String {
         """
@@ -55,8 +28,8 @@ final class SharedCacheTests: XCTestCase {
     func testTwoReplicasShareOneAnswerAndLoseNoRequestWhenRedisDies() throws {
         let upstream = try DemoUpstream()
         defer { upstream.child.stop() }
-        let redisPort = try freePort()
-        let redis = try startRedis(port: redisPort)
+        let redisPort = try freeLoopbackPort()
+        let redis = try startRedisServer(port: redisPort)
         defer { redis.stop() }
         let arguments = ["--cache-redis", "redis://127.0.0.1:\(redisPort)/0"]
         let first = try ReshapeServer(rules: rules(upstream.port), arguments: arguments)

@@ -7,33 +7,6 @@ import XCTest
 /// admit the policy's rate together, keep limiting alone while it is down, and share again
 /// when it is back.
 final class SharedRateLimitTests: XCTestCase {
-    private static let redisServer = URL(fileURLWithPath: "/usr/bin/redis-server")
-
-    private func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound else { throw HarnessError("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    private func startRedis(port: Int) throws -> ChildProcess {
-        guard FileManager.default.isExecutableFile(atPath: Self.redisServer.path) else {
-            throw HarnessError("redis-server is not installed (scripts/setup.sh installs it)")
-        }
-        let redis = try ChildProcess(
-            at: Self.redisServer, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-        try redis.waitFor(10, "redis to accept connections") { $0.stdout.contains("Ready to accept connections") }
-        return redis
-    }
 
     /// `count` requests to each replica in turn, as fast as they answer: how many were
     /// admitted, every status seen, and how long it took.
@@ -65,8 +38,8 @@ final class SharedRateLimitTests: XCTestCase {
     func testTwoReplicasShareTheRateAndFallBackToTheirOwnWhileRedisIsDown() throws {
         let upstream = try DemoUpstream()
         defer { upstream.child.stop() }
-        let redisPort = try freePort()
-        var redis = try startRedis(port: redisPort)
+        let redisPort = try freeLoopbackPort()
+        var redis = try startRedisServer(port: redisPort)
         defer { redis.stop() }
         let arguments = ["--limits-redis", "redis://127.0.0.1:\(redisPort)/0"]
         let rules = RateLimitTests.rules(upstream.port)
@@ -104,7 +77,7 @@ final class SharedRateLimitTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(try fallbacks(servers[0]), 25)
 
         // Back: the replicas reconnect (within a second) and share again.
-        redis = try startRedis(port: redisPort)
+        redis = try startRedisServer(port: redisPort)
         for server in servers {
             try server.child.waitFor(5, "the limits connection back") {
                 $0.stderr.contains("shared rate limits reachable again")

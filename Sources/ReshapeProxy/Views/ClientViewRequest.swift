@@ -1,0 +1,101 @@
+import ReshapeJSON
+import ReshapeProblem
+import ReshapeRules
+
+/// One request's view of a `client-query` route (docs/queries.md): parsed when the request is
+/// routed, so a bad query is refused before anything is looked up or fetched, and made from
+/// the route's whole answer in `RequestLifecycle.deliver`, after the cache and before the
+/// `ETag`, the 304 and compression. The cache and the upstream request never see it.
+struct ClientViewRequest {
+    let view: ClientView
+    let rule: ClientQueryRule
+    /// The route's fingerprint, which the view's cursors are bound to.
+    let fingerprint: String
+    let path: Substring
+    let rawQuery: Substring
+    /// Where the answer's tape may already be, parsed for another view of it.
+    let tapes: ViewTapes
+
+    /// The view `request` asks of `route`: nil when it asks none (or the route has no
+    /// `client-query`); a 400 problem when the query is refused.
+    static func prepare(_ route: Route, _ request: HTTPRequest, tapes: ViewTapes) -> Result<
+        ClientViewRequest?, Problem
+    > {
+        guard let rule = route.clientQuery else { return .success(nil) }
+        let parsed: ClientView?
+        do {
+            parsed = try ClientView.parse(request.rawQuery, rule: rule)
+        } catch {
+            return .failure(problem(error))
+        }
+        guard let parsed else { return .success(nil) }
+        if route.live != nil, LiveSubscription.asksForStream(request) {
+            // A stream's default page is no page: only what the client asked for counts.
+            guard ClientView.asks(request.rawQuery, rule) else { return .success(nil) }
+            if let name = ClientView.pageParameter(in: request.rawQuery) {
+                return .failure(
+                    problem(
+                        ClientQueryError(
+                            code: .badParameter, name: name,
+                            detail: "pages a plain GET; a live stream follows the whole view", allowed: [])))
+            }
+        }
+        return .success(
+            ClientViewRequest(
+                view: parsed, rule: rule, fingerprint: route.fingerprint, path: request.path,
+                rawQuery: request.rawQuery, tapes: tapes))
+    }
+
+    /// The view a live subscription of the request follows.
+    var liveView: LiveView { LiveView(view: view, rule: rule) }
+
+    /// The view of a 200 JSON answer; any other answer is sent as it is.
+    func render(_ response: HTTPResponse) -> HTTPResponse {
+        guard response.status == 200, let answer = tapes.tape(of: response.body) else { return response }
+        let outcome: ViewOutcome
+        do {
+            // On the tape: only the page's records are built whole.
+            outcome = try view.apply(toTape: answer, rule: rule, fingerprint: fingerprint)
+        } catch {
+            return Self.problem(error).response
+        }
+        guard let total = outcome.total else { return response }
+        var rendered = response
+        rendered.body = outcome.body.serialized()
+        for index in rendered.headers.indices where rendered.headers[index].name == "ETag" {
+            rendered.headers[index].value = EntityTag.of(rendered.body)
+        }
+        rendered.headers.append(NameValue(name: "Reshape-Total-Count", value: String(total)))
+        if let next = outcome.nextCursor {
+            rendered.headers.append(NameValue(name: "Link", value: "<\(nextPage(next))>; rel=\"next\""))
+        }
+        return rendered
+    }
+
+    /// The request's own path and query, its `cursor` replaced by `cursor` (RFC 8288's target).
+    func nextPage(_ cursor: String) -> String {
+        var pairs = rawQuery.split(separator: "&", omittingEmptySubsequences: true).filter { pair in
+            let name = pair.firstIndex(of: "=").map { pair[..<$0] } ?? pair
+            return PercentEncoding.decode(name, plusIsSpace: true) != "cursor"
+        }
+        let encoded = "cursor=" + cursor
+        pairs.append(Substring(encoded))
+        return String(path) + "?" + pairs.joined(separator: "&")
+    }
+
+    static func problem(_ error: ClientQueryError) -> Problem {
+        var extra = [JSONMember(key: "parameter", value: .string(error.name))]
+        if !error.allowed.isEmpty {
+            extra.append(JSONMember(key: "allowed", value: .array(error.allowed.map(JSON.string))))
+        }
+        let allowed = error.allowed.isEmpty ? "" : "; allowed: " + error.allowed.joined(separator: ", ")
+        switch error.code {
+        case .badParameter:
+            return Problem(
+                status: 400, code: "bad-parameter", title: "Bad parameter",
+                detail: "'\(error.name)' \(error.detail)\(allowed)", extra: extra)
+        case .badCursor:
+            return Problem(status: 400, code: "bad-cursor", title: "Bad cursor", detail: error.detail, extra: extra)
+        }
+    }
+}
