@@ -18,6 +18,8 @@ final class SharedState: Sendable {
     let window = Locked(MetricsWindow(seconds: 60))
     /// The last reload's outcome in words, for the status page; nil: none since start.
     let lastReload = Locked<String?>(nil)
+    /// The `max-in-flight` places and queues of the upstreams that have one, for every loop.
+    let admissions = UpstreamAdmissions()
 
     init(configuration: ServerConfiguration, rules: ServingRules) {
         self.configuration = configuration
@@ -90,6 +92,6 @@ final class SharedState: Sendable {
         let counts = counters.withLock { $0 }
         return Metrics.exposition(
             metrics, digest: rules.ruleSet.digest, reloads: counts.reloads, reloadFailures: counts.refused,
-            cache: cache?.counters)
+            cache: cache?.counters) + Metrics.admissionExposition(admissions.gauges)
     }
 }

@@ -63,7 +63,17 @@ package enum ResponseRenderer {
         case .transfer, .other: context.problem(502, "upstream-failed", "Upstream transfer failed", message)
         case .unavailable: unavailableProblem(message, context: context)
         case .redirectRefused: context.problem(502, "upstream-redirect-refused", "Upstream redirect refused", message)
+        case .saturated: saturatedProblem(message, context: context)
         }
+    }
+
+    /// 503 with `Retry-After`: the upstream's fetches at once are all out and no place came
+    /// free in its queue; by the queue's timeout the queue has turned over.
+    private static func saturatedProblem(_ message: String, context: Context) -> Problem {
+        var problem = context.problem(503, "upstream-saturated", "Upstream saturated", message)
+        let seconds = UpstreamResult.saturatedRetryAfter(message) ?? 1
+        problem.extraHeaders.append(Problem.Header(name: "Retry-After", value: String(seconds)))
+        return problem
     }
 
     /// 503 with `Retry-After`: the seconds until the circuit lets a probe through, so a client

@@ -37,6 +37,8 @@ package struct UpstreamRequest: Sendable {
     package var retryable = false
     /// Which redirects are followed; nil: none (the upstream has no `redirects:`).
     package var redirects: RedirectPolicy?
+    /// The upstream's `max-in-flight` and `queue`; nil: unbounded, and no lock is taken.
+    package var admission: FetchAdmissionRule?
 
     package init(
         method: String, url: String, headers: [NameValue], body: [UInt8]?, timeoutMilliseconds: Int,
@@ -153,6 +155,7 @@ package enum UpstreamRequestBuilder {
         request.circuit = upstream.circuit
         request.idlePool = upstream.idlePool
         request.redirects = upstream.redirects.map { RedirectPolicy(rule: $0, upstream: upstream) }
+        request.admission = upstream.maxInFlight.map { FetchAdmissionRule(maxInFlight: $0, queue: upstream.queue) }
         request.retryable =
             switch method {
             case "GET", "HEAD": true

@@ -60,7 +60,9 @@ final class Worker: ConnectionOwner {
             admin: { [unowned shared] in shared.adminResponse($0) })
         lifecycleSettings.sharesCache = shared.configuration.redis != nil
         uv_loop_init(loop)
-        let upstream = UpstreamClient(loop: loop, metrics: metrics)
+        let mailbox = LoopMailbox(loop: loop)
+        self.mailbox = mailbox
+        let upstream = UpstreamClient(loop: loop, metrics: metrics, admissions: shared.admissions, mailbox: mailbox)
         self.upstream = upstream
         let hub = LiveHub(
             loop: loop, upstream: upstream, metrics: metrics,
@@ -71,7 +73,6 @@ final class Worker: ConnectionOwner {
         lifecycleSettings.tracer = Worker.tracer(
             loop: loop, upstream: upstream, configuration: shared.configuration, metrics: metrics,
             exporter: &spanExporter)
-        mailbox = LoopMailbox(loop: loop)
         if let address = shared.configuration.redis {
             sharedCache = RedisClient(
                 loop: loop, address: address,

@@ -11,7 +11,7 @@ import ReshapeStateMachines
 // connect, TLS and transfer all run here. The C callbacks are in UpstreamCallbacks.swift.
 
 final class UpstreamClient {
-    private let loop: UnsafeMutablePointer<uv_loop_t>
+    let loop: UnsafeMutablePointer<uv_loop_t>
     let multi: UnsafeMutableRawPointer
     private let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     var transfers: Set<ObjectIdentifier> = []
@@ -30,10 +30,20 @@ final class UpstreamClient {
     /// Every upstream's circuit and retry budget on this worker.
     private var health = UpstreamHealth()
     let metrics: Metrics
+    /// The process's `max-in-flight` places, shared with the other loops; nil: none is kept
+    /// (tests of this client alone), and every fetch starts at once.
+    let admissions: UpstreamAdmissions?
+    /// This loop's mailbox, where a place freed on another loop wakes a fetch queued here.
+    let mailbox: LoopMailbox?
 
-    init(loop: UnsafeMutablePointer<uv_loop_t>, metrics: Metrics) {
+    init(
+        loop: UnsafeMutablePointer<uv_loop_t>, metrics: Metrics, admissions: UpstreamAdmissions? = nil,
+        mailbox: LoopMailbox? = nil
+    ) {
         self.loop = loop
         self.metrics = metrics
+        self.admissions = admissions
+        self.mailbox = mailbox
         multi = curl_multi_init()
         sockets = SocketWatches(loop: loop, metrics: metrics) { [unowned self] fd, flags in
             self.socketAction(fd, flags)
@@ -50,19 +60,30 @@ final class UpstreamClient {
     }
 
     /// Starts a fetch; `completion` runs on this loop unless the fetch is cancelled first. A
-    /// fetch that cannot start (its upstream's circuit is open, or no transfer could be made)
-    /// completes before this returns, and nil is returned.
+    /// fetch that cannot start (its upstream's circuit is open, it is saturated, or no transfer
+    /// could be made) completes before this returns, and nil is returned. A fetch to an
+    /// upstream with `max-in-flight` may wait in its queue first (`UpstreamClient+Admission`).
     func start(
         _ request: UpstreamRequest,
         completion: @escaping (UpstreamResult, Double) -> Void
     ) -> UpstreamFetch? {
         let now = Clock.monotonicSeconds()
         let fetch = UpstreamFetch(
-            request: request, plan: UpstreamHealth.Fetch(request, now: now), completion: completion)
-        sockets.idlePool(request.upstreamName, rule: request.idlePool)
+            request: request, plan: UpstreamHealth.Fetch(request, now: now), admissions: admissions,
+            completion: completion)
+        if let rule = request.admission, let admissions {
+            admit(fetch, rule: rule, admissions: admissions)
+        } else {
+            begin(fetch, now: now)
+        }
+        return fetch.isDone ? nil : fetch
+    }
+
+    /// The fetch's first attempt, through its upstream's circuit.
+    func begin(_ fetch: UpstreamFetch, now: Double) {
+        sockets.idlePool(fetch.request.upstreamName, rule: fetch.request.idlePool)
         let action = health.begin(&fetch.plan, now: now)
         perform(action, for: fetch, last: nil)
-        return fetch.isDone ? nil : fetch
     }
 
     /// Carries out what `UpstreamHealth` decided for a fetch; `last` is the last attempt's

@@ -15,14 +15,33 @@ final class UpstreamFetch {
         case done
     }
 
+    /// Where the fetch stands with its upstream's `max-in-flight`.
+    enum Place {
+        /// The upstream has no `max-in-flight`: nothing to hold or give back.
+        case unlimited
+        /// Queued under `ticket`; the timer refuses it after the queue's timeout.
+        case waiting(ticket: Int, timer: RouteTimer)
+        /// It holds one of the upstream's places until it ends.
+        case holding
+        /// Given back, or refused: nothing is held.
+        case none
+    }
+
     let request: UpstreamRequest
     var plan: UpstreamHealth.Fetch
     private(set) var phase = Phase.between
+    var place = Place.unlimited
+    /// Where a place is given back; nil when the upstream has no `max-in-flight`.
+    let admissions: UpstreamAdmissions?
     private let completion: (UpstreamResult, Double) -> Void
     let started = Clock.now()
 
-    init(request: UpstreamRequest, plan: UpstreamHealth.Fetch, completion: @escaping (UpstreamResult, Double) -> Void) {
+    init(
+        request: UpstreamRequest, plan: UpstreamHealth.Fetch, admissions: UpstreamAdmissions? = nil,
+        completion: @escaping (UpstreamResult, Double) -> Void
+    ) {
         self.request = request
+        self.admissions = request.admission == nil ? nil : admissions
         self.plan = plan
         self.completion = completion
     }
@@ -75,13 +94,31 @@ final class UpstreamFetch {
     func finish(_ result: UpstreamResult) {
         guard !isDone else { return }
         phase = .done
+        givePlaceBack()
         completion(result, Clock.seconds(since: started))
+    }
+
+    /// Ends what the fetch has with its upstream's `max-in-flight`: the place it holds goes to
+    /// the next waiter, or it leaves the queue (at once: its client went away).
+    private func givePlaceBack() {
+        defer { if case .unlimited = place {} else { place = .none } }
+        guard let admissions, let rule = request.admission else { return }
+        switch place {
+        case .holding:
+            admissions.finished(upstream: request.upstreamName, rule: rule)
+        case .waiting(let ticket, let timer):
+            timer.stop()
+            admissions.left(upstream: request.upstreamName, ticket: ticket, rule: rule)
+        case .unlimited, .none:
+            break
+        }
     }
 
     /// Stops what runs (a retry's timer); returns the transfer in flight, for the client to
     /// remove. The completion never runs.
     func cancel() -> UpstreamTransfer? {
         defer { phase = .done }
+        if !isDone { givePlaceBack() }
         switch phase {
         case .transferring(let transfer): return transfer
         case .waitingToRetry(let timer, _): timer.stop()

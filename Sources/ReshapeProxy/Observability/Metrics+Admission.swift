@@ -1,0 +1,21 @@
+extension Metrics {
+    /// The upstreams with `max-in-flight`: fetches holding a place and fetches waiting, over
+    /// the whole process (one table, not one per worker).
+    package static func admissionExposition(_ gauges: [String: (inFlight: Int, queued: Int)]) -> String {
+        func label(_ value: String) -> String {
+            value.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"").replacing("\n", with: "\\n")
+        }
+        let sorted = gauges.sorted { $0.key < $1.key }
+        var out =
+            "# HELP reshape_upstream_in_flight Fetches at once to an upstream with max-in-flight, over the process.\n# TYPE reshape_upstream_in_flight gauge\n"
+        for (upstream, gauge) in sorted {
+            out += "reshape_upstream_in_flight{upstream=\"\(label(upstream))\"} \(gauge.inFlight)\n"
+        }
+        out +=
+            "# HELP reshape_upstream_queue_length Fetches waiting in an upstream's queue for a place.\n# TYPE reshape_upstream_queue_length gauge\n"
+        for (upstream, gauge) in sorted {
+            out += "reshape_upstream_queue_length{upstream=\"\(label(upstream))\"} \(gauge.queued)\n"
+        }
+        return out
+    }
+}
