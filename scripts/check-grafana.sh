@@ -36,13 +36,18 @@ upstreams:
     connect-timeout: 1s
     retry: { attempts: 2, on: [connect-failure], budget: 100% }
     circuit: { failures: 2, open-for: 60s }
+  limited:
+    url: "${DEMO_UPSTREAM_URL}"
+    max-in-flight: 4
+    queue: { size: 4, timeout: 1s }
 routes:
   - { name: grafana-down, request: GET /grafana-check/down, upstream: closed, path: /x.json, transform: [] }
+  - { name: grafana-limited, request: GET /grafana-check/limited, upstream: limited, path: /users.json, transform: [] }
   - { name: grafana-cached, request: GET /grafana-check/cached, upstream: demo, path: /users.json, cache: { ttl: 60s, upstream-cache-control: ignore }, transform: [] }
 YAML
 start_reshape "$bin" "$work" --rules "$work/rules" --workers 1
 # /grafana-check/down three times: retried, then the circuit opens and rejects the third.
-for path in /users /users /grafana-check/cached /grafana-check/cached /grafana-check/down /grafana-check/down \
+for path in /users /users /grafana-check/limited /grafana-check/cached /grafana-check/cached /grafana-check/down /grafana-check/down \
   /grafana-check/down /no-such-route; do
   curl -s -o /dev/null "http://$address$path" || true
 done

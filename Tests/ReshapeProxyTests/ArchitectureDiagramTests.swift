@@ -62,4 +62,9 @@ final class ArchitectureDiagramTests: XCTestCase {
     func testTheRouteExchangeDiagramDrawsEveryStateAndNoOther() throws {
         XCTAssertEqual(try diagramStates("RouteExchange"), Set(RouteExchange.StateName.allCases.map(\.rawValue)))
     }
+
+    func testTheFetchAdmissionDiagramDrawsEveryStateAndNoOther() throws {
+        XCTAssertEqual(
+            try diagramStates("FetchAdmission"), Set(FetchAdmission<Int>.StateName.allCases.map(\.rawValue)))
+    }
 }
