@@ -34,6 +34,8 @@ package struct ServerConfiguration: Sendable {
     /// A live route's upstream stream that sends nothing, keep-alives included, for this long
     /// is dropped and reconnected: twice Firebase's keep-alive period.
     package var liveStallSeconds = 60
+    /// The memory budget for requests in flight (`--max-inflight-bytes`); 0: none.
+    package var maxInflightBytes = 1 << 30
 
     package init(
         rulesPath: String, listenHost: String = "127.0.0.1", listenPort: Int = 8080,

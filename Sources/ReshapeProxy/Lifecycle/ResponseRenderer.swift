@@ -64,6 +64,7 @@ package enum ResponseRenderer {
         case .unavailable: unavailableProblem(message, context: context)
         case .redirectRefused: context.problem(502, "upstream-redirect-refused", "Upstream redirect refused", message)
         case .saturated: saturatedProblem(message, context: context)
+        case .loadShed: loadShedProblem(message, context: context)
         }
     }
 
@@ -82,6 +83,13 @@ package enum ResponseRenderer {
         var problem = context.problem(503, "upstream-unavailable", "Upstream unavailable", message)
         let seconds = UpstreamResult.circuitRetryAfter(message) ?? 1
         problem.extraHeaders.append(Problem.Header(name: "Retry-After", value: String(seconds)))
+        return problem
+    }
+
+    /// 503 `load-shed` (`Problem.loadShed`) with what the route and fetch add to a problem.
+    private static func loadShedProblem(_ message: String, context: Context) -> Problem {
+        var problem = Problem.loadShed(retryAfter: 1, detail: message)
+        problem.extra = context.problem(503, problem.code, problem.title, message).extra
         return problem
     }
 

@@ -19,3 +19,13 @@ extension Metrics {
         return out
     }
 }
+
+extension Metrics {
+    /// The memory budget for requests in flight (`--max-inflight-bytes`); nothing without one.
+    package static func budgetExposition(_ gauges: (used: Int, waiting: Int)?) -> String {
+        guard let gauges else { return "" }
+        return
+            "# HELP reshape_inflight_bytes Bytes reserved in the memory budget by requests in flight.\n# TYPE reshape_inflight_bytes gauge\nreshape_inflight_bytes \(gauges.used)\n"
+            + "# HELP reshape_inflight_waiting Fetches waiting for room in the memory budget.\n# TYPE reshape_inflight_waiting gauge\nreshape_inflight_waiting \(gauges.waiting)\n"
+    }
+}

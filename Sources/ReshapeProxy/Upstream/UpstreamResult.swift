@@ -43,6 +43,8 @@ package enum UpstreamFailure: String, Sendable, CaseIterable {
     /// Not contacted: its `max-in-flight` fetches were out and its `queue` full, absent, or
     /// waited on past its timeout (see `saturated`).
     case saturated
+    /// Not contacted: the process's memory budget had no room for it before its time ran out.
+    case loadShed = "load-shed"
 }
 
 extension UpstreamResult {

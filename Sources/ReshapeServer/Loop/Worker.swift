@@ -62,7 +62,8 @@ final class Worker: ConnectionOwner {
         uv_loop_init(loop)
         let mailbox = LoopMailbox(loop: loop)
         self.mailbox = mailbox
-        let upstream = UpstreamClient(loop: loop, metrics: metrics, admissions: shared.admissions, mailbox: mailbox)
+        let upstream = UpstreamClient(
+            loop: loop, metrics: metrics, admissions: shared.admissions, inflight: shared.inflight, mailbox: mailbox)
         self.upstream = upstream
         let hub = LiveHub(
             loop: loop, upstream: upstream, metrics: metrics,

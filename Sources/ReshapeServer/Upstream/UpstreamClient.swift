@@ -33,16 +33,19 @@ final class UpstreamClient {
     /// The process's `max-in-flight` places, shared with the other loops; nil: none is kept
     /// (tests of this client alone), and every fetch starts at once.
     let admissions: UpstreamAdmissions?
-    /// This loop's mailbox, where a place freed on another loop wakes a fetch queued here.
+    /// The process's memory budget for requests in flight; nil: none is kept.
+    let inflight: InflightBytes?
+    /// This loop's mailbox, where a place or room freed on another loop wakes a fetch waiting here.
     let mailbox: LoopMailbox?
 
     init(
         loop: UnsafeMutablePointer<uv_loop_t>, metrics: Metrics, admissions: UpstreamAdmissions? = nil,
-        mailbox: LoopMailbox? = nil
+        inflight: InflightBytes? = nil, mailbox: LoopMailbox? = nil
     ) {
         self.loop = loop
         self.metrics = metrics
         self.admissions = admissions
+        self.inflight = inflight
         self.mailbox = mailbox
         multi = curl_multi_init()
         sockets = SocketWatches(loop: loop, metrics: metrics) { [unowned self] fd, flags in
@@ -61,8 +64,9 @@ final class UpstreamClient {
 
     /// Starts a fetch; `completion` runs on this loop unless the fetch is cancelled first. A
     /// fetch that cannot start (its upstream's circuit is open, it is saturated, or no transfer
-    /// could be made) completes before this returns, and nil is returned. A fetch to an
-    /// upstream with `max-in-flight` may wait in its queue first (`UpstreamClient+Admission`).
+    /// could be made) completes before this returns, and nil is returned. A fetch may wait for
+    /// room in the memory budget, then in its upstream's `max-in-flight` queue, first
+    /// (`UpstreamClient+Budget`, `UpstreamClient+Admission`).
     func start(
         _ request: UpstreamRequest,
         completion: @escaping (UpstreamResult, Double) -> Void
@@ -70,13 +74,22 @@ final class UpstreamClient {
         let now = Clock.monotonicSeconds()
         let fetch = UpstreamFetch(
             request: request, plan: UpstreamHealth.Fetch(request, now: now), admissions: admissions,
-            completion: completion)
-        if let rule = request.admission, let admissions {
-            admit(fetch, rule: rule, admissions: admissions)
+            inflight: inflight, completion: completion)
+        if let inflight {
+            reserve(fetch, in: inflight)
         } else {
-            begin(fetch, now: now)
+            admitOrBegin(fetch)
         }
         return fetch.isDone ? nil : fetch
+    }
+
+    /// Past the budget: through its upstream's `max-in-flight`, if it has one, else at once.
+    func admitOrBegin(_ fetch: UpstreamFetch) {
+        if let rule = fetch.request.admission, let admissions {
+            admit(fetch, rule: rule, admissions: admissions)
+        } else {
+            begin(fetch, now: Clock.monotonicSeconds())
+        }
     }
 
     /// The fetch's first attempt, through its upstream's circuit.
@@ -133,6 +146,9 @@ final class UpstreamClient {
         }
         transfer.configure(for: request, sockets: sockets)
         transfer.spareBodies = spareBodies
+        if inflight != nil {
+            transfer.sized = { [unowned fetch] bytes, exact in fetch.resize(to: bytes, exact: exact) }
+        }
         fetch.transferStarted(transfer)
         transfers.insert(ObjectIdentifier(transfer))
         curl_multi_add_handle(multi, easy)

@@ -27,10 +27,23 @@ final class UpstreamFetch {
         case none
     }
 
+    /// Where the fetch stands with the process's memory budget (`--max-inflight-bytes`).
+    enum Reservation {
+        /// No budget, or none asked for yet.
+        case none
+        /// Waiting under `ticket` for `bytes` of room; the timer sheds it.
+        case waiting(ticket: Int, bytes: Int, timer: RouteTimer)
+        /// `bytes` are reserved until the fetch's answer has been made.
+        case holding(bytes: Int)
+    }
+
     let request: UpstreamRequest
     var plan: UpstreamHealth.Fetch
     private(set) var phase = Phase.between
     var place = Place.unlimited
+    var reservation = Reservation.none
+    /// The budget its reservation is in; nil: none is kept.
+    let inflight: InflightBytes?
     /// Where a place is given back; nil when the upstream has no `max-in-flight`.
     let admissions: UpstreamAdmissions?
     private let completion: (UpstreamResult, Double) -> Void
@@ -38,9 +51,10 @@ final class UpstreamFetch {
 
     init(
         request: UpstreamRequest, plan: UpstreamHealth.Fetch, admissions: UpstreamAdmissions? = nil,
-        completion: @escaping (UpstreamResult, Double) -> Void
+        inflight: InflightBytes? = nil, completion: @escaping (UpstreamResult, Double) -> Void
     ) {
         self.request = request
+        self.inflight = inflight
         self.admissions = request.admission == nil ? nil : admissions
         self.plan = plan
         self.completion = completion
@@ -96,6 +110,34 @@ final class UpstreamFetch {
         phase = .done
         givePlaceBack()
         completion(result, Clock.seconds(since: started))
+        // After the completion: the answer made from the body (its tape, its encoding) counts too.
+        var actual: Int?
+        if case .response(let response) = result { actual = response.body.count }
+        giveBytesBack(actual: actual)
+    }
+
+    /// The body is known to need `bytes` (`exact`: its `Content-Length`), or grew to `bytes`:
+    /// the reservation follows (a growing body never shrinks the estimate).
+    func resize(to bytes: Int, exact: Bool) {
+        guard case .holding(let held) = reservation, let inflight, exact || bytes > held else { return }
+        reservation = .holding(bytes: bytes)
+        inflight.changed(by: bytes - held)
+    }
+
+    /// Gives the fetch's reservation back, or leaves the budget's queue; `actual` is the body's
+    /// size, remembered for the route's next estimate.
+    private func giveBytesBack(actual: Int?) {
+        guard let inflight else { return }
+        switch reservation {
+        case .holding(let bytes):
+            inflight.finished(route: request.route, reserved: bytes, actual: actual)
+        case .waiting(let ticket, let bytes, let timer):
+            timer.stop()
+            inflight.left(ticket: ticket, bytes: bytes)
+        case .none:
+            break
+        }
+        reservation = .none
     }
 
     /// Ends what the fetch has with its upstream's `max-in-flight`: the place it holds goes to
@@ -118,7 +160,10 @@ final class UpstreamFetch {
     /// remove. The completion never runs.
     func cancel() -> UpstreamTransfer? {
         defer { phase = .done }
-        if !isDone { givePlaceBack() }
+        if !isDone {
+            givePlaceBack()
+            giveBytesBack(actual: nil)
+        }
         switch phase {
         case .transferring(let transfer): return transfer
         case .waitingToRetry(let timer, _): timer.stop()

@@ -29,6 +29,11 @@ final class UpstreamTransfer {
     private(set) var sockets: SocketWatches?
     /// Where a large body's buffer comes from (and goes back to when the fetch is done).
     var spareBodies: SpareBodies?
+    /// Told what the body needs, for the memory budget: its `Content-Length` when the headers
+    /// say (`exact`), else each time it grows past what was said (in `sizeStep`s).
+    var sized: ((_ bytes: Int, _ exact: Bool) -> Void)?
+    private var saidSize = 0
+    private static let sizeStep = 64 << 10
 
     init(
         easy: UnsafeMutableRawPointer, headerList: HeaderList, maxBodyBytes: Int,
@@ -153,6 +158,8 @@ final class UpstreamTransfer {
             var length: curl_off_t = -1
             reshape_easy_getinfo_off(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
             if length > 0 && length <= maxBodyBytes {
+                saidSize = Int(length)
+                sized?(saidSize, true)
                 if let spareBodies {
                     body = spareBodies.take(capacity: Int(length))
                 } else {
@@ -161,6 +168,10 @@ final class UpstreamTransfer {
             }
         }
         body.append(contentsOf: data)
+        if body.count > saidSize, let sized {
+            saidSize = (body.count / Self.sizeStep + 1) * Self.sizeStep
+            sized(saidSize, false)
+        }
         return true
     }
 }

@@ -1,0 +1,61 @@
+import ReshapeProxy
+
+// The memory budget in front of every fetch: the bytes its route's recent bodies needed are
+// reserved before it starts, or it waits, in order, for room another fetch gives back (on any
+// loop: the wake comes through this loop's mailbox). A fetch that waits until just before its
+// route's timeout is shed: 503 `load-shed`.
+extension UpstreamClient {
+    func reserve(_ fetch: UpstreamFetch, in inflight: InflightBytes) {
+        let bytes = inflight.estimate(route: fetch.request.route)
+        let client = LoopBound(self)
+        let waiting = QueuedFetch(fetch)
+        let mailbox = self.mailbox
+        let waiter = InflightBytes.Waiter {
+            mailbox?.post {
+                guard let client = client.value else {
+                    return inflight.changed(by: -bytes)  // the loop is gone: the room must not be lost
+                }
+                client.roomMade(waiting.fetch, bytes: bytes)
+            }
+        }
+        switch inflight.reserve(bytes, waiter) {
+        case .start:
+            fetch.reservation = .holding(bytes: bytes)
+            admitOrBegin(fetch)
+        case .wait(let ticket):
+            let timer = RouteTimer(loop: loop, milliseconds: Self.budgetWaitMilliseconds(fetch.request)) {
+                [unowned self] in
+                self.budgetWaitEnded(fetch, ticket: ticket, inflight: inflight)
+            }
+            fetch.reservation = .waiting(ticket: ticket, bytes: bytes, timer: timer)
+        case .wake, .shed, .none:
+            // `reserve` answers start or wait only.
+            admitOrBegin(fetch)
+        }
+    }
+
+    /// How long a fetch may wait for room: until just before its route's timeout would answer
+    /// (the fetch's own time less the margin it was given over the route's).
+    static func budgetWaitMilliseconds(_ request: UpstreamRequest) -> Int {
+        max(1, request.timeoutMilliseconds - UpstreamRequestBuilder.routeTimeoutMarginMilliseconds - 10)
+    }
+
+    /// On this loop: room was made for `fetch`. Unless it was cancelled meanwhile (its leaving
+    /// gave the bytes back), it goes on.
+    func roomMade(_ fetch: UpstreamFetch, bytes: Int) {
+        guard case .waiting(_, _, let timer) = fetch.reservation, !fetch.isDone else { return }
+        timer.stop()
+        fetch.reservation = .holding(bytes: bytes)
+        admitOrBegin(fetch)
+    }
+
+    private func budgetWaitEnded(_ fetch: UpstreamFetch, ticket: Int, inflight: InflightBytes) {
+        guard !fetch.isDone, inflight.timedOut(ticket: ticket) else { return }  // room came: its wake is on the way
+        fetch.reservation = .none
+        fetch.finish(
+            .failure(
+                .loadShed,
+                message: "the server's memory budget for requests in flight (--max-inflight-bytes) had no room in time")
+        )
+    }
+}
