@@ -67,4 +67,9 @@ final class ArchitectureDiagramTests: XCTestCase {
         XCTAssertEqual(
             try diagramStates("FetchAdmission"), Set(FetchAdmission<Int>.StateName.allCases.map(\.rawValue)))
     }
+
+    func testTheInflightBudgetDiagramDrawsEveryStateAndNoOther() throws {
+        XCTAssertEqual(
+            try diagramStates("InflightBudget"), Set(InflightBudget<Int>.StateName.allCases.map(\.rawValue)))
+    }
 }

@@ -97,4 +97,18 @@ final class MemoryBudgetTests: XCTestCase {
         XCTAssertEqual(try answer(holder).status, 200)
         XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_bytes") == 0 })
     }
+
+    func testABadBudgetIsRefusedAtStart() throws {
+        for (arguments, environment) in [
+            (["--max-inflight-bytes", "lots"], [:]), ([], ["RESHAPE_MAX_INFLIGHT_BYTES": "-1"]),
+        ] {
+            let child = try ChildProcess(
+                "reshape", ["serve", "--rules", "/nonexistent", "--listen", "127.0.0.1:0"] + arguments,
+                environment: environment)
+            XCTAssertEqual(child.waitForExit(), 2, "\(arguments) \(environment): \(child.stderr)")
+            try child.waitFor(2, "the reason") {
+                $0.stderr.contains("--max-inflight-bytes takes a size like 256MiB or 1GiB, or 0 for no budget")
+            }
+        }
+    }
 }
