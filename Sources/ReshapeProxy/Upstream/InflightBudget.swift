@@ -7,13 +7,17 @@ import ReshapeStateMachines
 /// one arriving while others wait queues behind them, whatever its size. The server keeps one
 /// behind a lock shared by the loops; each waiter's loop runs its own timer.
 ///
-/// With nothing reserved, a fetch always starts, even one larger than the budget: alone it
-/// cannot be refused room that nobody else holds.
+/// A transfer whose body would pass the budget waits the same way (`grow`), paused, holding
+/// what it has. With nothing held by a fetch that runs (none, or every holder paused), the
+/// first waiter always goes, even one larger than the budget: nobody else would give room back.
 package struct InflightBudget<Waiter: Sendable>: Sendable {
     /// A fetch waiting for room, and what the driver needs to wake it.
     package struct Queued: Sendable {
         package let ticket: Int
+        /// What it waits for: a new fetch's estimate, or a paused transfer's growth.
         package let bytes: Int
+        /// What it holds meanwhile: 0 for a new fetch, a paused transfer's reservation.
+        package var holding = 0
         package let waiter: Waiter
     }
 
@@ -68,12 +72,16 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
         if case .waiting(_, let queue) = state { queue.count } else { 0 }
     }
 
-    private func fits(_ bytes: Int, used: Int) -> Bool { used == 0 || used + bytes <= limit }
+    /// Whether `bytes` more may be reserved: they fit, or no fetch that runs holds any (all
+    /// that is held is `paused`'s, waiting here).
+    private func fits(_ bytes: Int, used: Int, paused: Int) -> Bool { used == paused || used + bytes <= limit }
+
+    private static func paused(_ queue: [Queued]) -> Int { queue.reduce(0) { $0 + $1.holding } }
 
     /// A fetch expected to need `bytes` asks to start.
     package mutating func reserve(_ bytes: Int, _ waiter: Waiter) -> Action {
         switch state {
-        case .open(let used) where fits(bytes, used: used):
+        case .open(let used) where fits(bytes, used: used, paused: 0):
             state = .open(used: used + bytes)
             return .start
         case .open(let used):
@@ -102,10 +110,23 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
         }
     }
 
-    /// Whether `bytes` more would pass the budget now (a transfer growing past its estimate
-    /// pauses rather than grow, unless it holds the only bytes reserved).
-    package func wouldPass(_ bytes: Int, holding: Int) -> Bool {
-        used > holding && used + bytes > limit
+    /// A running transfer holding `holding` needs `delta` more (its `Content-Length` came, or
+    /// its body grew): `start` (go on, reserved) if they fit or no other running fetch holds
+    /// bytes, else `wait`: it pauses, holding what it has, until a `wake`.
+    package mutating func grow(by delta: Int, holding: Int, _ waiter: Waiter) -> Action {
+        let (used, queue): (Int, [Queued])
+        switch state {
+        case .open(let open): (used, queue) = (open, [])
+        case .waiting(let waiting, let waiters): (used, queue) = (waiting, waiters)
+        }
+        if fits(delta, used: used, paused: Self.paused(queue) + holding) {
+            state = queue.isEmpty ? .open(used: used + delta) : .waiting(used: used + delta, queue: queue)
+            return .start
+        }
+        nextTicket += 1
+        state = .waiting(
+            used: used, queue: queue + [Queued(ticket: nextTicket, bytes: delta, holding: holding, waiter: waiter)])
+        return .wait(ticket: nextTicket)
     }
 
     /// A waiter's timer fired: shed if it still waits; nothing if room was made for it
@@ -132,9 +153,11 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
     /// Lets the waiters in from the front while they fit.
     private mutating func admit(used: Int, queue: [Queued]) -> Action {
         var used = used
+        var paused = Self.paused(queue)
         var taken = 0
-        while taken < queue.count, fits(queue[taken].bytes, used: used) {
+        while taken < queue.count, fits(queue[taken].bytes, used: used, paused: paused) {
             used += queue[taken].bytes
+            paused -= queue[taken].holding
             taken += 1
         }
         let rest = Array(queue.dropFirst(taken))

@@ -28,6 +28,12 @@ final class InflightBytes: Sendable {
         state.withLock { $0.budget.reserve(bytes, waiter) }
     }
 
+    /// A running transfer holding `holding` needs `delta` more: `start` (go on) or `wait`
+    /// (paused until its waiter is woken).
+    func grow(by delta: Int, holding: Int, _ waiter: Waiter) -> Action {
+        state.withLock { $0.budget.grow(by: delta, holding: holding, waiter) }
+    }
+
     /// A started fetch's bytes changed by `delta`.
     func changed(by delta: Int) {
         guard delta != 0 else { return }

@@ -1,3 +1,4 @@
+import CCurl
 import ReshapeProxy
 
 // The memory budget in front of every fetch: the bytes its route's recent bodies needed are
@@ -57,5 +58,45 @@ extension UpstreamClient {
                 .loadShed,
                 message: "the server's memory budget for requests in flight (--max-inflight-bytes) had no room in time")
         )
+    }
+
+    /// In the transfer's write callback: the body needs `bytes` (`exact`: its `Content-Length`).
+    /// The reservation follows (a growing body never shrinks it); false pauses the transfer
+    /// when the budget has no room for the growth, until `growthGranted`.
+    func bodyNeeds(_ bytes: Int, exact: Bool, for fetch: UpstreamFetch, in inflight: InflightBytes) -> Bool {
+        guard case .holding(let held) = fetch.reservation else { return true }
+        guard bytes > held else {
+            if exact, bytes < held {
+                fetch.reservation = .holding(bytes: bytes)
+                inflight.changed(by: bytes - held)
+            }
+            return true
+        }
+        let client = LoopBound(self)
+        let paused = QueuedFetch(fetch)
+        let mailbox = self.mailbox
+        let delta = bytes - held
+        let waiter = InflightBytes.Waiter {
+            mailbox?.post {
+                guard let client = client.value else { return inflight.changed(by: -delta) }
+                client.growthGranted(paused.fetch)
+            }
+        }
+        switch inflight.grow(by: delta, holding: held, waiter) {
+        case .wait(let ticket):
+            fetch.reservation = .paused(holding: held, ticket: ticket, bytes: delta)
+            return false
+        case .start, .wake, .shed, .none:
+            fetch.reservation = .holding(bytes: bytes)
+            return true
+        }
+    }
+
+    /// On this loop: the budget made room for a paused transfer's growth; it goes on. (Not
+    /// from inside a curl callback: the wake comes through the mailbox.)
+    func growthGranted(_ fetch: UpstreamFetch) {
+        guard case .paused(let held, _, let delta) = fetch.reservation, !fetch.isDone else { return }
+        fetch.reservation = .holding(bytes: held + delta)
+        if let transfer = fetch.transfer { _ = reshape_easy_unpause(transfer.easy) }
     }
 }

@@ -146,8 +146,10 @@ final class UpstreamClient {
         }
         transfer.configure(for: request, sockets: sockets)
         transfer.spareBodies = spareBodies
-        if inflight != nil {
-            transfer.sized = { [unowned fetch] bytes, exact in fetch.resize(to: bytes, exact: exact) }
+        if let inflight {
+            transfer.sized = { [unowned self, unowned fetch] bytes, exact in
+                self.bodyNeeds(bytes, exact: exact, for: fetch, in: inflight)
+            }
         }
         fetch.transferStarted(transfer)
         transfers.insert(ObjectIdentifier(transfer))

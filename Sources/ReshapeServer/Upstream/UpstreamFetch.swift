@@ -35,6 +35,8 @@ final class UpstreamFetch {
         case waiting(ticket: Int, bytes: Int, timer: RouteTimer)
         /// `bytes` are reserved until the fetch's answer has been made.
         case holding(bytes: Int)
+        /// Its transfer is paused, holding `holding`, until `bytes` more are granted (`ticket`).
+        case paused(holding: Int, ticket: Int, bytes: Int)
     }
 
     let request: UpstreamRequest
@@ -61,6 +63,9 @@ final class UpstreamFetch {
     }
 
     var isDone: Bool { if case .done = phase { true } else { false } }
+
+    /// The transfer in flight, if one is.
+    var transfer: UpstreamTransfer? { if case .transferring(let transfer) = phase { transfer } else { nil } }
 
     var phaseName: String {
         switch phase {
@@ -116,14 +121,6 @@ final class UpstreamFetch {
         giveBytesBack(actual: actual)
     }
 
-    /// The body is known to need `bytes` (`exact`: its `Content-Length`), or grew to `bytes`:
-    /// the reservation follows (a growing body never shrinks the estimate).
-    func resize(to bytes: Int, exact: Bool) {
-        guard case .holding(let held) = reservation, let inflight, exact || bytes > held else { return }
-        reservation = .holding(bytes: bytes)
-        inflight.changed(by: bytes - held)
-    }
-
     /// Gives the fetch's reservation back, or leaves the budget's queue; `actual` is the body's
     /// size, remembered for the route's next estimate.
     private func giveBytesBack(actual: Int?) {
@@ -134,6 +131,9 @@ final class UpstreamFetch {
         case .waiting(let ticket, let bytes, let timer):
             timer.stop()
             inflight.left(ticket: ticket, bytes: bytes)
+        case .paused(let holding, let ticket, let bytes):
+            inflight.left(ticket: ticket, bytes: bytes)
+            inflight.finished(route: request.route, reserved: holding, actual: actual)
         case .none:
             break
         }

@@ -78,13 +78,44 @@ final class InflightBudgetTests: XCTestCase {
         XCTAssertEqual(budget.used, 0)
     }
 
-    func testWouldPassOnlyWhenOthersHoldBytes() {
+    func testAGrowingTransferGoesOnWhileItFitsOrRunsAlone() {
         var budget = Budget(limit: 100)
         _ = budget.reserve(80, "a")
-        XCTAssertFalse(budget.wouldPass(50, holding: 80), "alone it may grow")
+        XCTAssertTrue(isStart(budget.grow(by: 50, holding: 80, "a")), "alone it may grow past the budget")
+        XCTAssertEqual(budget.used, 130)
+        XCTAssertTrue(isNone(budget.changed(by: -130)))
+        _ = budget.reserve(60, "a")
         _ = budget.reserve(10, "b")
-        XCTAssertTrue(budget.wouldPass(50, holding: 80))
-        XCTAssertFalse(budget.wouldPass(10, holding: 80))
+        XCTAssertTrue(isStart(budget.grow(by: 30, holding: 60, "a")), "it fits")
+        XCTAssertEqual(budget.used, 100)
+    }
+
+    func testAGrowingTransferThatWouldPassWaitsPausedAndIsWokenByRoom() throws {
+        var budget = Budget(limit: 100)
+        _ = budget.reserve(60, "a")
+        _ = budget.reserve(30, "b")
+        _ = try ticket(budget.grow(by: 40, holding: 60, "a"))
+        XCTAssertEqual(budget.stateName, .waiting)
+        // A new fetch queues behind it.
+        _ = try ticket(budget.reserve(5, "c"))
+        XCTAssertEqual(woken(budget.changed(by: -30)), ["a"])
+        XCTAssertEqual(budget.used, 100)
+        XCTAssertEqual(budget.waiting, 1, "c does not fit yet")
+    }
+
+    func testWhenEveryHolderIsPausedTheFirstGoesOn() throws {
+        // Nobody running would give room back: waiting could only deadlock.
+        var budget = Budget(limit: 100)
+        _ = budget.reserve(50, "a")
+        _ = budget.reserve(50, "b")
+        _ = try ticket(budget.grow(by: 30, holding: 50, "a"))
+        // b is the last one running: nobody else would give room back, so it goes on.
+        XCTAssertTrue(isStart(budget.grow(by: 30, holding: 50, "b")))
+        XCTAssertEqual(budget.used, 130)
+        // b ends: all that is held is a's, paused; a goes on, past the budget.
+        XCTAssertEqual(woken(budget.changed(by: -80)), ["a"])
+        XCTAssertEqual(budget.used, 80)
+        XCTAssertEqual(budget.stateName, .open)
     }
 
     func testTheStateNames() {

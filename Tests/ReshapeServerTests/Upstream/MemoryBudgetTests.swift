@@ -16,6 +16,7 @@ final class MemoryBudgetTests: XCTestCase {
         routes:
           - { name: hold, request: "GET /hold/{ms}/{tag}", upstream: demo, path: "/delay/{ms}/fault/big", forward-query: [bytes, tag], transform: [] }
           - { name: big, request: "GET /big/{tag}", upstream: demo, path: "/fault/big", forward-query: [bytes, tag], transform: [] }
+          - { name: grow, request: "GET /grow/{tag}", upstream: demo, path: "/fault/big", forward-query: [bytes, tag], transform: [] }
           - { name: hasty, request: "GET /hasty/{tag}", upstream: demo, path: "/fault/big", forward-query: [bytes, tag], timeout: 500ms, transform: [] }
         """
     }
@@ -94,6 +95,27 @@ final class MemoryBudgetTests: XCTestCase {
         XCTAssertGreaterThan(seconds, 0.4, "it waited for room")
         XCTAssertLessThan(seconds, 1.2)
         XCTAssertTrue(try Self.upstream.entries("/fault/big?bytes=90000&tag=w2").isEmpty, "never fetched")
+        XCTAssertEqual(try answer(holder).status, 200)
+        XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_bytes") == 0 })
+    }
+
+    func testATransferWhoseBodyWouldPassTheBudgetIsPausedUntilRoomComes() throws {
+        // `grow` is known for small bodies, so its fetch starts; its Content-Length then asks
+        // for room the holder has.
+        XCTAssertEqual(try RawHTTP.get(port: port, "/grow/warm?bytes=1000").status, 200)
+        try warm("/hold/0/warm")
+        let holder = try send("/hold/1000/h3?bytes=90000&tag=h3")
+        try Self.upstream.waitForRequest("/delay/1000/fault/big?bytes=90000&tag=h3")
+        let started = Date()
+        let grower = try send("/grow/g3?bytes=90000&tag=g3")
+        let entry = try XCTUnwrap(Self.upstream.waitForEntries("/fault/big?bytes=90000&tag=g3", count: 1).first)
+        XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_waiting") == 1 }, "paused, waiting")
+        let grown = try answer(grower)
+        let grownAfter = Date().timeIntervalSince(started)
+        XCTAssertEqual(grown.status, 200, grown.text)
+        XCTAssertGreaterThan(grown.body.count, 80_000, "the whole body, after the pause")
+        XCTAssertNotNil(entry.answeredMs, "the upstream answered at once")
+        XCTAssertGreaterThan(grownAfter, 0.6, "answered only once the holder (1 s) gave its room back")
         XCTAssertEqual(try answer(holder).status, 200)
         XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_bytes") == 0 })
     }
