@@ -1,4 +1,5 @@
 import ReshapeProxy
+import ReshapeStateMachines
 
 // A fetch to an upstream with `max-in-flight`: it takes a place, waits in the queue, or is
 // refused. A queued one starts on its own loop when a place is handed to it (from any loop,
@@ -18,7 +19,8 @@ extension UpstreamClient {
                 client.placeGiven(queued.fetch)
             }
         }
-        switch admissions.arrive(upstream: upstream, rule: rule, waiter) {
+        let action = admissions.arrive(upstream: upstream, rule: rule, waiter)
+        switch action {
         case .start:
             fetch.place = .holding
             begin(fetch, now: Clock.monotonicSeconds())
@@ -31,8 +33,8 @@ extension UpstreamClient {
         case .refuse(let refusal, let seconds):
             refuse(fetch, refusal, rule: rule, retryAfterSeconds: seconds)
         case .wake, .none:
-            // `arrive` answers start, wait or refuse; a wake comes only from a place freed.
-            refuse(fetch, .noQueue, rule: rule, retryAfterSeconds: rule.retryAfterSeconds)
+            // A wake comes only from a place freed, never from `arrive`.
+            impossible("arrive answered \(action)", in: "FetchAdmission")
         }
     }
 

@@ -1,5 +1,6 @@
 import CCurl
 import ReshapeProxy
+import ReshapeStateMachines
 
 // The memory budget in front of every fetch: the bytes its route's recent bodies needed are
 // reserved before it starts, or it waits, in order, for room another fetch gives back (on any
@@ -19,7 +20,8 @@ extension UpstreamClient {
                 client.roomMade(waiting.fetch, bytes: bytes)
             }
         }
-        switch inflight.reserve(bytes, waiter) {
+        let action = inflight.reserve(bytes, waiter)
+        switch action {
         case .start:
             fetch.reservation = .holding(bytes: bytes)
             admitOrBegin(fetch)
@@ -30,8 +32,7 @@ extension UpstreamClient {
             }
             fetch.reservation = .waiting(ticket: ticket, bytes: bytes, timer: timer)
         case .wake, .shed, .none:
-            // `reserve` answers start or wait only.
-            admitOrBegin(fetch)
+            impossible("reserve answered \(action)", in: "InflightBudget")
         }
     }
 
