@@ -17,9 +17,11 @@ final class UpstreamQueueTests: XCTestCase {
               paced: { url: "\(url)", max-in-flight: 2, queue: { size: 2, timeout: 3s } }
               brief: { url: "\(url)", max-in-flight: 1, queue: { size: 1, timeout: 300ms } }
               held: { url: "\(url)", max-in-flight: 2, queue: { size: 2, timeout: 5s } }
+              retried: { url: "\(url)", max-in-flight: 1, queue: { size: 1, timeout: 5s }, retry: { attempts: 1, on: [503] } }
             routes:
               - { name: paced, request: "GET /paced/{ms}/{tag}", upstream: paced, path: "/delay/{ms}/echo/paced-{tag}", transform: [] }
               - { name: brief, request: "GET /brief/{ms}/{tag}", upstream: brief, path: "/delay/{ms}/echo/brief-{tag}", transform: [] }
+              - { name: retried, request: "GET /retried/{tag}", upstream: retried, path: "/delay/300/fault/status-once/503/retried-{tag}", transform: [] }
               - { name: held, request: "GET /held/{ms}/{tag}", upstream: held, path: "/delay/{ms}/echo/held-{tag}", transform: [] }
             """
     }
@@ -142,5 +144,17 @@ final class UpstreamQueueTests: XCTestCase {
         let fetched = try Self.upstream.entries("/delay/10/echo/held-").map(\.target)
         XCTAssertEqual(Set(fetched), ["/delay/10/echo/held-stayer", "/delay/10/echo/held-next"])
         XCTAssertEqual(try gauge("reshape_upstream_in_flight", "held"), 0)
+    }
+
+    func testAFetchHoldsItsPlaceThroughItsRetry() throws {
+        // Retries count as fetches: the queued one starts only after the first's retry.
+        let first = try send("/retried/a")
+        try Self.upstream.waitForEntries("/delay/300/fault/status-once/503/retried-a", count: 1)
+        let second = try send("/retried/b")
+        try waitForQueue("retried", 1)
+        XCTAssertEqual(try answer(first).status, 200)
+        XCTAssertEqual(try answer(second).status, 200)
+        let tags = try Self.upstream.entries("/delay/300/fault/status-once/503/retried-").map { $0.target.suffix(1) }
+        XCTAssertEqual(tags, ["a", "a", "b", "b"], "each fetch's two attempts, never interleaved")
     }
 }
