@@ -36,8 +36,13 @@ upstreams:
     connect-timeout: 1s
     retry: { attempts: 2, on: [connect-failure], budget: 100% }
     circuit: { failures: 2, open-for: 60s }
+  limited:
+    url: "${DEMO_UPSTREAM_URL}"
+    max-in-flight: 4
+    queue: { size: 4, timeout: 1s }
 routes:
   - { name: grafana-down, request: GET /grafana-check/down, upstream: closed, path: /x.json, transform: [] }
+  - { name: grafana-queued, request: GET /grafana-check/queued, upstream: limited, path: /users.json, transform: [] }
   - { name: grafana-cached, request: GET /grafana-check/cached, upstream: demo, path: /users.json, cache: { ttl: 60s, upstream-cache-control: ignore }, transform: [] }
   - { name: grafana-limited, request: GET /grafana-check/limited, upstream: demo, path: /users.json, limit: [grafana-one], transform: [] }
 limits:
@@ -45,9 +50,9 @@ limits:
 YAML
 start_reshape "$bin" "$work" --rules "$work/rules" --workers 1
 # /grafana-check/down three times: retried, then the circuit opens and rejects the third;
-# /grafana-check/limited twice: the second is rate-limited.
-for path in /users /users /grafana-check/cached /grafana-check/cached /grafana-check/down /grafana-check/down \
-  /grafana-check/down /grafana-check/limited /grafana-check/limited /no-such-route; do
+# /grafana-check/limited twice: the second is rate-limited; /grafana-check/queued through max-in-flight.
+for path in /users /users /grafana-check/queued /grafana-check/cached /grafana-check/cached /grafana-check/down \
+  /grafana-check/down /grafana-check/down /grafana-check/limited /grafana-check/limited /no-such-route; do
   curl -s -o /dev/null "http://$address$path" || true
 done
 curl -sf "http://$address/_reshape/metrics" >"$work/metrics.txt"

@@ -41,3 +41,8 @@ static const int reshape_curl_poll_remove = CURL_POLL_REMOVE;
 static const int reshape_curl_csel_in = CURL_CSELECT_IN;
 static const int reshape_curl_csel_out = CURL_CSELECT_OUT;
 static const int reshape_curl_csel_err = CURL_CSELECT_ERR;
+
+// Pausing a transfer whose body would pass the memory budget, and letting it go on (the
+// macros are expressions Swift does not import).
+static const size_t reshape_writefunc_pause = CURL_WRITEFUNC_PAUSE;
+static inline CURLcode reshape_easy_unpause(CURL *h) { return curl_easy_pause(h, CURLPAUSE_CONT); }

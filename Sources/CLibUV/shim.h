@@ -17,3 +17,6 @@ static inline uv_handle_t *reshape_fs_event_handle(uv_fs_event_t *e) { return (u
 static inline int reshape_set_malloc_thresholds(int mmap_bytes, int trim_bytes) {
     return mallopt(M_MMAP_THRESHOLD, mmap_bytes) && mallopt(M_TRIM_THRESHOLD, trim_bytes);
 }
+
+// Hands the allocator's free memory back to the system (every arena), once a load has ended.
+static inline int reshape_malloc_trim(void) { return malloc_trim(0); }

@@ -45,6 +45,8 @@ package struct ServerConfiguration: Sendable {
     package var limitsRedis: RedisAddress?
     /// A shared limit check's bound; a later answer leaves the decision to the process's table.
     package var limitsRedisTimeoutMilliseconds = 20
+    /// The memory budget for requests in flight (`--max-inflight-bytes`); 0: none.
+    package var maxInflightBytes = 1 << 30
 
     package init(
         rulesPath: String, listenHost: String = "127.0.0.1", listenPort: Int = 8080,

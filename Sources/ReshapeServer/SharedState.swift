@@ -1,3 +1,4 @@
+import CLibUV
 import ReshapeJSON
 import ReshapeProxy
 import ReshapeRules
@@ -20,12 +21,17 @@ final class SharedState: Sendable {
     let lastReload = Locked<String?>(nil)
     /// The rate limits' keys, shared by every worker: a limit is the process's (`--limit-keys`).
     let limits: RateLimiter
+    /// The `max-in-flight` places and queues of the upstreams that have one, for every loop.
+    let admissions = UpstreamAdmissions()
+    /// The memory budget for requests in flight; nil with `--max-inflight-bytes 0`.
+    let inflight: InflightBytes?
 
     init(configuration: ServerConfiguration, rules: ServingRules) {
         self.configuration = configuration
         let loops = configuration.workers + (configuration.adminListen == nil ? 0 : 1)
         metrics = (0..<loops).map { _ in Metrics() }
         current = Locked(rules)
+        inflight = configuration.maxInflightBytes > 0 ? InflightBytes(limit: configuration.maxInflightBytes) : nil
         cache = configuration.cacheBytes > 0 ? ResponseCache(capacityBytes: configuration.cacheBytes) : nil
         limits = RateLimiter(
             table: LimitTable(capacity: configuration.limitKeys), trustedProxies: configuration.trustedProxies)
@@ -48,6 +54,19 @@ final class SharedState: Sendable {
     func sampleMetrics(now: Double) {
         let snapshot = MetricsSnapshot.of(metrics)
         window.withLock { $0.record(snapshot, at: now) }
+        trimAfterLoad()
+    }
+
+    /// Whether the memory budget held anything at the last sample.
+    private let budgetWasBusy = Atomic<Bool>(false)
+
+    /// Once a load has ended (the budget held bytes at the last sample and holds none now), asks
+    /// the allocator to hand its free memory back: glibc keeps freed large-body and tape memory
+    /// in its arenas otherwise, and RSS stays at the load's peak.
+    private func trimAfterLoad() {
+        guard let gauges = inflight?.gauges else { return }
+        let busy = gauges.used > 0 || gauges.waiting > 0
+        if budgetWasBusy.exchange(busy, ordering: .relaxed), !busy { _ = reshape_malloc_trim() }
     }
 
     /// `/_reshape/`: the status page, from the window, the routes and the upstreams' circuits.
@@ -94,6 +113,7 @@ final class SharedState: Sendable {
         let counts = counters.withLock { $0 }
         return Metrics.exposition(
             metrics, digest: rules.ruleSet.digest, reloads: counts.reloads, reloadFailures: counts.refused,
-            cache: cache?.counters, limitKeys: limits.table.count)
+            cache: cache?.counters, limitKeys: limits.table.count) + Metrics.admissionExposition(admissions.gauges)
+            + Metrics.budgetExposition(inflight?.gauges)
     }
 }

@@ -165,6 +165,13 @@ struct ServeCommand: ParsableCommand {
             valueName: "ms"))
     var limitsRedisTimeout: Int?
 
+    @Option(
+        name: .customLong("max-inflight-bytes"),
+        help: ArgumentHelp(
+            "Memory budget for the upstream bodies of requests in flight, like 256MiB; beyond it fetches wait, then 503 load-shed; 0 turns it off (default: half the container's memory limit, else 1GiB) [RESHAPE_MAX_INFLIGHT_BYTES].",
+            valueName: "size"))
+    var maxInflightBytes: String?
+
     @Flag(name: .customLong("no-access-log"), help: "Do not write access-log lines [RESHAPE_ACCESS_LOG=off].")
     var noAccessLog = false
 
@@ -343,6 +350,17 @@ struct ServeCommand: ParsableCommand {
                 limitsRedisTimeout, "RESHAPE_LIMITS_REDIS_TIMEOUT", "--limits-redis-timeout", "milliseconds", minimum: 1
             )
             ?? 20
+        if let text = maxInflightBytes ?? environment["RESHAPE_MAX_INFLIGHT_BYTES"] {
+            guard let bytes = text == "0" ? 0 : Quantities.bytes(text) else {
+                Terminal.error(
+                    "reshape: --max-inflight-bytes takes a size like 256MiB or 1GiB, or 0 for no budget (got '\(text)')"
+                )
+                throw ExitCode(2)
+            }
+            configuration.maxInflightBytes = bytes
+        } else {
+            configuration.maxInflightBytes = MemoryLimit.defaultInflightBudget()
+        }
         let status = Server(configuration: configuration, environment: environment).run()
         if status != 0 { throw ExitCode(status) }
     }

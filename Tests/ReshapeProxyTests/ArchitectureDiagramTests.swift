@@ -62,4 +62,14 @@ final class ArchitectureDiagramTests: XCTestCase {
     func testTheRouteExchangeDiagramDrawsEveryStateAndNoOther() throws {
         XCTAssertEqual(try diagramStates("RouteExchange"), Set(RouteExchange.StateName.allCases.map(\.rawValue)))
     }
+
+    func testTheFetchAdmissionDiagramDrawsEveryStateAndNoOther() throws {
+        XCTAssertEqual(
+            try diagramStates("FetchAdmission"), Set(FetchAdmission<Int>.StateName.allCases.map(\.rawValue)))
+    }
+
+    func testTheInflightBudgetDiagramDrawsEveryStateAndNoOther() throws {
+        XCTAssertEqual(
+            try diagramStates("InflightBudget"), Set(InflightBudget<Int>.StateName.allCases.map(\.rawValue)))
+    }
 }

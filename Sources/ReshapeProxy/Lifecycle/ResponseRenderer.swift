@@ -63,7 +63,18 @@ package enum ResponseRenderer {
         case .transfer, .other: context.problem(502, "upstream-failed", "Upstream transfer failed", message)
         case .unavailable: unavailableProblem(message, context: context)
         case .redirectRefused: context.problem(502, "upstream-redirect-refused", "Upstream redirect refused", message)
+        case .saturated: saturatedProblem(message, context: context)
+        case .loadShed: loadShedProblem(message, context: context)
         }
+    }
+
+    /// 503 with `Retry-After`: the upstream's fetches at once are all out and no place came
+    /// free in its queue; by the queue's timeout the queue has turned over.
+    private static func saturatedProblem(_ message: String, context: Context) -> Problem {
+        var problem = context.problem(503, "upstream-saturated", "Upstream saturated", message)
+        let seconds = UpstreamResult.saturatedRetryAfter(message) ?? 1
+        problem.extraHeaders.append(Problem.Header(name: "Retry-After", value: String(seconds)))
+        return problem
     }
 
     /// 503 with `Retry-After`: the seconds until the circuit lets a probe through, so a client
@@ -72,6 +83,13 @@ package enum ResponseRenderer {
         var problem = context.problem(503, "upstream-unavailable", "Upstream unavailable", message)
         let seconds = UpstreamResult.circuitRetryAfter(message) ?? 1
         problem.extraHeaders.append(Problem.Header(name: "Retry-After", value: String(seconds)))
+        return problem
+    }
+
+    /// 503 `load-shed` (`Problem.loadShed`) with what the route and fetch add to a problem.
+    private static func loadShedProblem(_ message: String, context: Context) -> Problem {
+        var problem = Problem.loadShed(retryAfter: 1, detail: message)
+        problem.extra = context.problem(503, problem.code, problem.title, message).extra
         return problem
     }
 

@@ -1,13 +1,14 @@
 import ReshapeProblem
 
 extension Problem {
-    /// 503: the server sheds this request to keep up (its loop runs late, or in-flight memory
-    /// is at its budget); `Retry-After` says when to try again.
-    package static func loadShed(retryAfterSeconds: Int) -> Problem {
-        var problem = Problem(
-            status: 503, code: "load-shed", title: "Load shed",
-            detail: "the server is too busy to take this request now; retry after \(retryAfterSeconds) s")
-        problem.extraHeaders = [Problem.Header(name: "Retry-After", value: String(retryAfterSeconds))]
+    /// 503 `load-shed`: the process turned the request away before doing its work, to stay
+    /// within what it can serve (its memory budget, or a loop running late); a client may try
+    /// again after `retryAfter` seconds.
+    package static func loadShed(retryAfter: Int, detail: String = "the server is shedding load; retry later")
+        -> Problem
+    {
+        var problem = Problem(status: 503, code: "load-shed", title: "Load shed", detail: detail)
+        problem.extraHeaders.append(Header(name: "Retry-After", value: String(max(1, retryAfter))))
         return problem
     }
 }

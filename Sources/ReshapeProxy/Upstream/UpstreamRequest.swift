@@ -37,6 +37,10 @@ package struct UpstreamRequest: Sendable {
     package var retryable = false
     /// Which redirects are followed; nil: none (the upstream has no `redirects:`).
     package var redirects: RedirectPolicy?
+    /// The upstream's `max-in-flight` and `queue`; nil: unbounded, and no lock is taken.
+    package var admission: FetchAdmissionRule?
+    /// The route that fetches, whose recent body sizes estimate what it will need.
+    package var route = ""
 
     package init(
         method: String, url: String, headers: [NameValue], body: [UInt8]?, timeoutMilliseconds: Int,
@@ -155,6 +159,8 @@ package enum UpstreamRequestBuilder {
         request.circuit = upstream.circuit
         request.idlePool = upstream.idlePool
         request.redirects = upstream.redirects.map { RedirectPolicy(rule: $0, upstream: upstream) }
+        request.route = route.name
+        request.admission = upstream.maxInFlight.map { FetchAdmissionRule(maxInFlight: $0, queue: upstream.queue) }
         request.retryable =
             switch method {
             case "GET", "HEAD": true

@@ -40,6 +40,11 @@ package enum UpstreamFailure: String, Sendable, CaseIterable {
     case unavailable
     /// It redirected where the upstream's `redirects:` does not allow (or has none for a write).
     case redirectRefused = "redirect-refused"
+    /// Not contacted: its `max-in-flight` fetches were out and its `queue` full, absent, or
+    /// waited on past its timeout (see `saturated`).
+    case saturated
+    /// Not contacted: the process's memory budget had no room for it before its time ran out.
+    case loadShed = "load-shed"
 }
 
 extension UpstreamResult {
@@ -54,5 +59,21 @@ extension UpstreamResult {
     static func circuitRetryAfter(_ message: String) -> Int? {
         guard message.hasPrefix(circuitOpenPrefix) else { return nil }
         return Int(message.dropFirst(circuitOpenPrefix.count).prefix { $0.isNumber })
+    }
+}
+
+extension UpstreamResult {
+    private static let saturatedInfix = "; retry in "
+
+    /// A fetch refused because its upstream has `max-in-flight` fetches out and no place in
+    /// its queue came free; `reason` says which, and a client may retry after `retryAfterSeconds`.
+    package static func saturated(_ reason: String, retryAfterSeconds: Int) -> UpstreamResult {
+        .failure(.saturated, message: reason + saturatedInfix + "\(retryAfterSeconds) s")
+    }
+
+    /// The seconds a `saturated` message names, for the answer's `Retry-After`.
+    static func saturatedRetryAfter(_ message: String) -> Int? {
+        guard let range = message.ranges(of: saturatedInfix).last else { return nil }
+        return Int(message[range.upperBound...].prefix { $0.isNumber })
     }
 }

@@ -14,7 +14,8 @@ extension RuleSetBuilder {
             return nil
         }
         var ok = reportUnknownKeys(
-            in: object, allowed: Self.upstreamKeys.union(Self.resilienceKeys), what: "upstream key", document,
+            in: object, allowed: Self.upstreamKeys.union(Self.resilienceKeys).union(Self.admissionKeys),
+            what: "upstream key", document,
             entry.pointer)
         var secrets: [String] = []
         func expanded(_ value: JSON?, at pointer: String, what: String) -> String? {
@@ -111,7 +112,8 @@ extension RuleSetBuilder {
         let headers = pairs("headers")
         let query = pairs("query")
         let resilience = compileResilience(object, document, entry.pointer)
-        guard ok, let url, let resilience else { return nil }
+        let admission = compileAdmission(object, document, entry.pointer)
+        guard ok, let url, let resilience, let admission else { return nil }
         var upstream = Upstream(
             name: entry.name, scheme: url.scheme, host: url.host, port: url.port, basePath: url.basePath,
             timeoutMilliseconds: timeout, connectTimeoutMilliseconds: connectTimeout, maxBodyBytes: maxBody,
@@ -120,6 +122,8 @@ extension RuleSetBuilder {
         upstream.circuit = resilience.circuit
         upstream.idlePool = resilience.idlePool
         upstream.redirects = resilience.redirects
+        upstream.maxInFlight = admission.maxInFlight
+        upstream.queue = admission.queue
         return upstream
     }
 }

@@ -66,7 +66,10 @@ final class Worker: ConnectionOwner {
         lifecycleSettings.limits = shared.limits
         lifecycleSettings.sharesLimits = shared.configuration.limitsRedis != nil
         uv_loop_init(loop)
-        let upstream = UpstreamClient(loop: loop, metrics: metrics)
+        let mailbox = LoopMailbox(loop: loop)
+        self.mailbox = mailbox
+        let upstream = UpstreamClient(
+            loop: loop, metrics: metrics, admissions: shared.admissions, inflight: shared.inflight, mailbox: mailbox)
         self.upstream = upstream
         let hub = LiveHub(
             loop: loop, upstream: upstream, metrics: metrics,
@@ -80,7 +83,6 @@ final class Worker: ConnectionOwner {
         lifecycleSettings.tracer = Worker.tracer(
             loop: loop, upstream: upstream, configuration: shared.configuration, metrics: metrics,
             exporter: &spanExporter)
-        mailbox = LoopMailbox(loop: loop)
         if let address = shared.configuration.redis {
             sharedCache = RedisClient(
                 loop: loop, address: address,

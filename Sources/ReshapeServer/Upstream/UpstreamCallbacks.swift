@@ -48,6 +48,10 @@ let upstreamWriteCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, In
     guard let data, let transfer else { return 0 }
     let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
     // Returning less than was given makes curl fail with CURLE_WRITE_ERROR: an oversized
-    // body is refused, never truncated.
-    return Unmanaged<UpstreamTransfer>.fromOpaque(transfer).takeUnretainedValue().receive(bytes) ? size * count : 0
+    // body is refused, never truncated. A pause keeps the bytes in curl, given again on resume.
+    switch Unmanaged<UpstreamTransfer>.fromOpaque(transfer).takeUnretainedValue().receive(bytes) {
+    case .kept: return size * count
+    case .refused: return 0
+    case .paused: return reshape_writefunc_pause
+    }
 }

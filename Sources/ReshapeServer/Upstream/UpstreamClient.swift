@@ -11,7 +11,7 @@ import ReshapeStateMachines
 // connect, TLS and transfer all run here. The C callbacks are in UpstreamCallbacks.swift.
 
 final class UpstreamClient {
-    private let loop: UnsafeMutablePointer<uv_loop_t>
+    let loop: UnsafeMutablePointer<uv_loop_t>
     let multi: UnsafeMutableRawPointer
     private let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     var transfers: Set<ObjectIdentifier> = []
@@ -30,10 +30,23 @@ final class UpstreamClient {
     /// Every upstream's circuit and retry budget on this worker.
     private var health = UpstreamHealth()
     let metrics: Metrics
+    /// The process's `max-in-flight` places, shared with the other loops; nil: none is kept
+    /// (tests of this client alone), and every fetch starts at once.
+    let admissions: UpstreamAdmissions?
+    /// The process's memory budget for requests in flight; nil: none is kept.
+    let inflight: InflightBytes?
+    /// This loop's mailbox, where a place or room freed on another loop wakes a fetch waiting here.
+    let mailbox: LoopMailbox?
 
-    init(loop: UnsafeMutablePointer<uv_loop_t>, metrics: Metrics) {
+    init(
+        loop: UnsafeMutablePointer<uv_loop_t>, metrics: Metrics, admissions: UpstreamAdmissions? = nil,
+        inflight: InflightBytes? = nil, mailbox: LoopMailbox? = nil
+    ) {
         self.loop = loop
         self.metrics = metrics
+        self.admissions = admissions
+        self.inflight = inflight
+        self.mailbox = mailbox
         multi = curl_multi_init()
         sockets = SocketWatches(loop: loop, metrics: metrics) { [unowned self] fd, flags in
             self.socketAction(fd, flags)
@@ -50,19 +63,40 @@ final class UpstreamClient {
     }
 
     /// Starts a fetch; `completion` runs on this loop unless the fetch is cancelled first. A
-    /// fetch that cannot start (its upstream's circuit is open, or no transfer could be made)
-    /// completes before this returns, and nil is returned.
+    /// fetch that cannot start (its upstream's circuit is open, it is saturated, or no transfer
+    /// could be made) completes before this returns, and nil is returned. A fetch may wait for
+    /// room in the memory budget, then in its upstream's `max-in-flight` queue, first
+    /// (`UpstreamClient+Budget`, `UpstreamClient+Admission`).
     func start(
         _ request: UpstreamRequest,
         completion: @escaping (UpstreamResult, Double) -> Void
     ) -> UpstreamFetch? {
         let now = Clock.monotonicSeconds()
         let fetch = UpstreamFetch(
-            request: request, plan: UpstreamHealth.Fetch(request, now: now), completion: completion)
-        sockets.idlePool(request.upstreamName, rule: request.idlePool)
+            request: request, plan: UpstreamHealth.Fetch(request, now: now), admissions: admissions,
+            inflight: inflight, completion: completion)
+        if let inflight {
+            reserve(fetch, in: inflight)
+        } else {
+            admitOrBegin(fetch)
+        }
+        return fetch.isDone ? nil : fetch
+    }
+
+    /// Past the budget: through its upstream's `max-in-flight`, if it has one, else at once.
+    func admitOrBegin(_ fetch: UpstreamFetch) {
+        if let rule = fetch.request.admission, let admissions {
+            admit(fetch, rule: rule, admissions: admissions)
+        } else {
+            begin(fetch, now: Clock.monotonicSeconds())
+        }
+    }
+
+    /// The fetch's first attempt, through its upstream's circuit.
+    func begin(_ fetch: UpstreamFetch, now: Double) {
+        sockets.idlePool(fetch.request.upstreamName, rule: fetch.request.idlePool)
         let action = health.begin(&fetch.plan, now: now)
         perform(action, for: fetch, last: nil)
-        return fetch.isDone ? nil : fetch
     }
 
     /// Carries out what `UpstreamHealth` decided for a fetch; `last` is the last attempt's
@@ -112,6 +146,11 @@ final class UpstreamClient {
         }
         transfer.configure(for: request, sockets: sockets)
         transfer.spareBodies = spareBodies
+        if let inflight {
+            transfer.sized = { [unowned self, unowned fetch] bytes, exact in
+                self.bodyNeeds(bytes, exact: exact, for: fetch, in: inflight)
+            }
+        }
         fetch.transferStarted(transfer)
         transfers.insert(ObjectIdentifier(transfer))
         curl_multi_add_handle(multi, easy)

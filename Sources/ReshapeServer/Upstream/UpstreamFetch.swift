@@ -15,19 +15,57 @@ final class UpstreamFetch {
         case done
     }
 
+    /// Where the fetch stands with its upstream's `max-in-flight`.
+    enum Place {
+        /// The upstream has no `max-in-flight`: nothing to hold or give back.
+        case unlimited
+        /// Queued under `ticket`; the timer refuses it after the queue's timeout.
+        case waiting(ticket: Int, timer: RouteTimer)
+        /// It holds one of the upstream's places until it ends.
+        case holding
+        /// Given back, or refused: nothing is held.
+        case none
+    }
+
+    /// Where the fetch stands with the process's memory budget (`--max-inflight-bytes`).
+    enum Reservation {
+        /// No budget, or none asked for yet.
+        case none
+        /// Waiting under `ticket` for `bytes` of room; the timer sheds it.
+        case waiting(ticket: Int, bytes: Int, timer: RouteTimer)
+        /// `bytes` are reserved until the fetch's answer has been made.
+        case holding(bytes: Int)
+        /// Its transfer is paused, holding `holding`, until `bytes` more are granted (`ticket`).
+        case paused(holding: Int, ticket: Int, bytes: Int)
+    }
+
     let request: UpstreamRequest
     var plan: UpstreamHealth.Fetch
     private(set) var phase = Phase.between
+    var place = Place.unlimited
+    var reservation = Reservation.none
+    /// The budget its reservation is in; nil: none is kept.
+    let inflight: InflightBytes?
+    /// Where a place is given back; nil when the upstream has no `max-in-flight`.
+    let admissions: UpstreamAdmissions?
     private let completion: (UpstreamResult, Double) -> Void
     let started = Clock.now()
 
-    init(request: UpstreamRequest, plan: UpstreamHealth.Fetch, completion: @escaping (UpstreamResult, Double) -> Void) {
+    init(
+        request: UpstreamRequest, plan: UpstreamHealth.Fetch, admissions: UpstreamAdmissions? = nil,
+        inflight: InflightBytes? = nil, completion: @escaping (UpstreamResult, Double) -> Void
+    ) {
         self.request = request
+        self.inflight = inflight
+        self.admissions = request.admission == nil ? nil : admissions
         self.plan = plan
         self.completion = completion
     }
 
     var isDone: Bool { if case .done = phase { true } else { false } }
+
+    /// The transfer in flight, if one is.
+    var transfer: UpstreamTransfer? { if case .transferring(let transfer) = phase { transfer } else { nil } }
 
     var phaseName: String {
         switch phase {
@@ -75,13 +113,57 @@ final class UpstreamFetch {
     func finish(_ result: UpstreamResult) {
         guard !isDone else { return }
         phase = .done
+        givePlaceBack()
         completion(result, Clock.seconds(since: started))
+        // After the completion: the answer made from the body (its tape, its encoding) counts too.
+        var actual: Int?
+        if case .response(let response) = result { actual = response.body.count }
+        giveBytesBack(actual: actual)
+    }
+
+    /// Gives the fetch's reservation back, or leaves the budget's queue; `actual` is the body's
+    /// size, remembered for the route's next estimate.
+    private func giveBytesBack(actual: Int?) {
+        guard let inflight else { return }
+        switch reservation {
+        case .holding(let bytes):
+            inflight.finished(route: request.route, reserved: bytes, actual: actual)
+        case .waiting(let ticket, let bytes, let timer):
+            timer.stop()
+            inflight.left(ticket: ticket, bytes: bytes)
+        case .paused(let holding, let ticket, let bytes):
+            inflight.left(ticket: ticket, bytes: bytes)
+            inflight.finished(route: request.route, reserved: holding, actual: actual)
+        case .none:
+            break
+        }
+        reservation = .none
+    }
+
+    /// Ends what the fetch has with its upstream's `max-in-flight`: the place it holds goes to
+    /// the next waiter, or it leaves the queue (at once: its client went away).
+    private func givePlaceBack() {
+        defer { if case .unlimited = place {} else { place = .none } }
+        guard let admissions, let rule = request.admission else { return }
+        switch place {
+        case .holding:
+            admissions.finished(upstream: request.upstreamName, rule: rule)
+        case .waiting(let ticket, let timer):
+            timer.stop()
+            admissions.left(upstream: request.upstreamName, ticket: ticket, rule: rule)
+        case .unlimited, .none:
+            break
+        }
     }
 
     /// Stops what runs (a retry's timer); returns the transfer in flight, for the client to
     /// remove. The completion never runs.
     func cancel() -> UpstreamTransfer? {
         defer { phase = .done }
+        if !isDone {
+            givePlaceBack()
+            giveBytesBack(actual: nil)
+        }
         switch phase {
         case .transferring(let transfer): return transfer
         case .waitingToRetry(let timer, _): timer.stop()

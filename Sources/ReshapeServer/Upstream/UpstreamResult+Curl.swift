@@ -63,7 +63,7 @@ extension UpstreamResult {
             case .connect: return .connectFailure
             case .timeout: return .timeout
             case .dns, .tls, .transfer: return .transportFailure
-            case .tooLarge, .other, .unavailable, .redirectRefused: return .otherFailure
+            case .tooLarge, .other, .unavailable, .redirectRefused, .saturated, .loadShed: return .otherFailure
             }
         }
     }

@@ -29,6 +29,12 @@ final class UpstreamTransfer {
     private(set) var sockets: SocketWatches?
     /// Where a large body's buffer comes from (and goes back to when the fetch is done).
     var spareBodies: SpareBodies?
+    /// Asked whether the body may take what it needs, for the memory budget: its
+    /// `Content-Length` when the headers say (`exact`), else each time it grows past what was
+    /// said (in `sizeStep`s). False pauses the transfer until the budget has room.
+    var sized: ((_ bytes: Int, _ exact: Bool) -> Bool)?
+    private var saidSize = 0
+    private static let sizeStep = 64 << 10
 
     init(
         easy: UnsafeMutableRawPointer, headerList: HeaderList, maxBodyBytes: Int,
@@ -137,15 +143,24 @@ final class UpstreamTransfer {
         }
     }
 
-    /// Keeps a piece of the body curl received; false refuses it (past `maxBodyBytes`).
-    func receive(_ data: UnsafeRawBufferPointer) -> Bool {
+    /// What became of a piece of the body.
+    enum Receipt {
+        case kept
+        /// Past `maxBodyBytes`: the transfer fails.
+        case refused
+        /// The memory budget has no room: curl holds the piece until the transfer is resumed.
+        case paused
+    }
+
+    /// Keeps a piece of the body curl received, refuses it (past `maxBodyBytes`), or pauses.
+    func receive(_ data: UnsafeRawBufferPointer) -> Receipt {
         if let streamHandler {
             streamHandler(data)
-            return true
+            return .kept
         }
         guard body.count + data.count <= maxBodyBytes else {
             exceededLimit = true
-            return false
+            return .refused
         }
         if body.isEmpty {
             // Sized once from Content-Length, when sent: growing by doubling would copy a large
@@ -153,6 +168,8 @@ final class UpstreamTransfer {
             var length: curl_off_t = -1
             reshape_easy_getinfo_off(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
             if length > 0 && length <= maxBodyBytes {
+                if let sized, !sized(Int(length), true) { return .paused }
+                saidSize = Int(length)
                 if let spareBodies {
                     body = spareBodies.take(capacity: Int(length))
                 } else {
@@ -160,7 +177,12 @@ final class UpstreamTransfer {
                 }
             }
         }
+        if body.count + data.count > saidSize, let sized {
+            let needed = ((body.count + data.count) / Self.sizeStep + 1) * Self.sizeStep
+            guard sized(needed, false) else { return .paused }
+            saidSize = needed
+        }
         body.append(contentsOf: data)
-        return true
+        return .kept
     }
 }

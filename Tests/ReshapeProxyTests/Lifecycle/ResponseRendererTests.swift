@@ -110,6 +110,14 @@ final class ResponseRendererTests: XCTestCase {
         XCTAssertFalse(rendered.response.body.text.contains("internal detail"))
     }
 
+    func testSaturatedAndShedCarryRetryAfter() {
+        let saturated = render(.saturated("the queue is full", retryAfterSeconds: 3))
+        XCTAssertEqual(saturated.response.status, 503)
+        XCTAssertTrue(saturated.response.headers.contains { $0.name == "Retry-After" && $0.value == "3" })
+        let shed = render(.failure(.loadShed, message: "no room"))
+        XCTAssertTrue(shed.response.headers.contains { $0.name == "Retry-After" && $0.value == "1" })
+    }
+
     func testFailureKindsMap() {
         let expected: [(UpstreamFailure, Int, String)] = [
             (.timeout, 504, "upstream-timeout"), (.dns, 502, "upstream-unreachable"),
@@ -117,7 +125,8 @@ final class ResponseRendererTests: XCTestCase {
             (.tls, 502, "upstream-unreachable"), (.tooLarge, 502, "upstream-too-large"),
             (.transfer, 502, "upstream-failed"),
             (.other, 502, "upstream-failed"), (.unavailable, 503, "upstream-unavailable"),
-            (.redirectRefused, 502, "upstream-redirect-refused"),
+            (.redirectRefused, 502, "upstream-redirect-refused"), (.saturated, 503, "upstream-saturated"),
+            (.loadShed, 503, "load-shed"),
         ]
         XCTAssertEqual(expected.count, UpstreamFailure.allCases.count, "every failure kind has a mapping test")
         for (kind, status, code) in expected {

@@ -1,0 +1,103 @@
+import CCurl
+import ReshapeProxy
+import ReshapeStateMachines
+
+// The memory budget in front of every fetch: the bytes its route's recent bodies needed are
+// reserved before it starts, or it waits, in order, for room another fetch gives back (on any
+// loop: the wake comes through this loop's mailbox). A fetch that waits until just before its
+// route's timeout is shed: 503 `load-shed`.
+extension UpstreamClient {
+    func reserve(_ fetch: UpstreamFetch, in inflight: InflightBytes) {
+        let bytes = inflight.estimate(route: fetch.request.route)
+        let client = LoopBound(self)
+        let waiting = QueuedFetch(fetch)
+        let mailbox = self.mailbox
+        let waiter = InflightBytes.Waiter {
+            mailbox?.post {
+                guard let client = client.value else {
+                    return inflight.changed(by: -bytes)  // the loop is gone: the room must not be lost
+                }
+                client.roomMade(waiting.fetch, bytes: bytes)
+            }
+        }
+        let action = inflight.reserve(bytes, waiter)
+        switch action {
+        case .start:
+            fetch.reservation = .holding(bytes: bytes)
+            admitOrBegin(fetch)
+        case .wait(let ticket):
+            let timer = RouteTimer(loop: loop, milliseconds: Self.budgetWaitMilliseconds(fetch.request)) {
+                [unowned self] in
+                self.budgetWaitEnded(fetch, ticket: ticket, inflight: inflight)
+            }
+            fetch.reservation = .waiting(ticket: ticket, bytes: bytes, timer: timer)
+        case .wake, .shed, .none:
+            impossible("reserve answered \(action)", in: "InflightBudget")
+        }
+    }
+
+    /// How long a fetch may wait for room: until just before its route's timeout would answer
+    /// (the fetch's own time less the margin it was given over the route's).
+    static func budgetWaitMilliseconds(_ request: UpstreamRequest) -> Int {
+        max(1, request.timeoutMilliseconds - UpstreamRequestBuilder.routeTimeoutMarginMilliseconds - 10)
+    }
+
+    /// On this loop: room was made for `fetch`. Unless it was cancelled meanwhile (its leaving
+    /// gave the bytes back), it goes on.
+    func roomMade(_ fetch: UpstreamFetch, bytes: Int) {
+        guard case .waiting(_, _, let timer) = fetch.reservation, !fetch.isDone else { return }
+        timer.stop()
+        fetch.reservation = .holding(bytes: bytes)
+        admitOrBegin(fetch)
+    }
+
+    private func budgetWaitEnded(_ fetch: UpstreamFetch, ticket: Int, inflight: InflightBytes) {
+        guard !fetch.isDone, inflight.timedOut(ticket: ticket) else { return }  // room came: its wake is on the way
+        fetch.reservation = .none
+        fetch.finish(
+            .failure(
+                .loadShed,
+                message: "the server's memory budget for requests in flight (--max-inflight-bytes) had no room in time")
+        )
+    }
+
+    /// In the transfer's write callback: the body needs `bytes` (`exact`: its `Content-Length`).
+    /// The reservation follows (a growing body never shrinks it); false pauses the transfer
+    /// when the budget has no room for the growth, until `growthGranted`.
+    func bodyNeeds(_ bytes: Int, exact: Bool, for fetch: UpstreamFetch, in inflight: InflightBytes) -> Bool {
+        guard case .holding(let held) = fetch.reservation else { return true }
+        guard bytes > held else {
+            if exact, bytes < held {
+                fetch.reservation = .holding(bytes: bytes)
+                inflight.changed(by: bytes - held)
+            }
+            return true
+        }
+        let client = LoopBound(self)
+        let paused = QueuedFetch(fetch)
+        let mailbox = self.mailbox
+        let delta = bytes - held
+        let waiter = InflightBytes.Waiter {
+            mailbox?.post {
+                guard let client = client.value else { return inflight.changed(by: -delta) }
+                client.growthGranted(paused.fetch)
+            }
+        }
+        switch inflight.grow(by: delta, holding: held, waiter) {
+        case .wait(let ticket):
+            fetch.reservation = .paused(holding: held, ticket: ticket, bytes: delta)
+            return false
+        case .start, .wake, .shed, .none:
+            fetch.reservation = .holding(bytes: bytes)
+            return true
+        }
+    }
+
+    /// On this loop: the budget made room for a paused transfer's growth; it goes on. (Not
+    /// from inside a curl callback: the wake comes through the mailbox.)
+    func growthGranted(_ fetch: UpstreamFetch) {
+        guard case .paused(let held, _, let delta) = fetch.reservation, !fetch.isDone else { return }
+        fetch.reservation = .holding(bytes: held + delta)
+        if let transfer = fetch.transfer { _ = reshape_easy_unpause(transfer.easy) }
+    }
+}

@@ -1,0 +1,149 @@
+import XCTest
+
+@testable import ReshapeProxy
+
+/// `InflightBudget`: the memory budget's reservations, its FIFO of waiters and what wakes
+/// them; the impossible event in a child process (DeathTest.swift). Also `RecentSizes`.
+final class InflightBudgetTests: XCTestCase {
+    typealias Budget = InflightBudget<String>
+
+    private func isStart(_ action: Budget.Action) -> Bool { if case .start = action { true } else { false } }
+    private func isNone(_ action: Budget.Action) -> Bool { if case .none = action { true } else { false } }
+    private func woken(_ action: Budget.Action) -> [String]? {
+        if case .wake(let queued) = action { queued.map(\.waiter) } else { nil }
+    }
+    private func ticket(_ action: Budget.Action) throws -> Int {
+        guard case .wait(let ticket) = action else { throw XCTSkip("expected wait, got \(action)") }
+        return ticket
+    }
+
+    func testFetchesThatFitStartAndTheirBytesComeBack() {
+        var budget = Budget(limit: 100)
+        XCTAssertTrue(isStart(budget.reserve(60, "a")))
+        XCTAssertTrue(isStart(budget.reserve(40, "b")))
+        XCTAssertEqual(budget.used, 100)
+        XCTAssertEqual(budget.stateName, .open)
+        XCTAssertTrue(isNone(budget.changed(by: -60)))
+        XCTAssertEqual(budget.used, 40)
+    }
+
+    func testAloneAFetchStartsWhateverItsSize() {
+        var budget = Budget(limit: 100)
+        XCTAssertTrue(isStart(budget.reserve(500, "huge")))
+        XCTAssertEqual(budget.used, 500)
+    }
+
+    func testWaitersAreLetInInOrderAsRoomComesAndNobodyJumpsTheQueue() throws {
+        var budget = Budget(limit: 100)
+        _ = budget.reserve(90, "a")
+        _ = try ticket(budget.reserve(50, "b"))
+        XCTAssertEqual(budget.stateName, .waiting)
+        // Small enough to fit, but b waits first.
+        _ = try ticket(budget.reserve(5, "c"))
+        XCTAssertEqual(budget.waiting, 2)
+        XCTAssertEqual(woken(budget.changed(by: -90)), ["b", "c"])
+        XCTAssertEqual(budget.used, 55)
+        XCTAssertEqual(budget.stateName, .open)
+    }
+
+    func testAContentLengthSmallerThanTheEstimateMakesRoom() throws {
+        var budget = Budget(limit: 100)
+        _ = budget.reserve(90, "a")
+        _ = try ticket(budget.reserve(50, "b"))
+        XCTAssertTrue(isNone(budget.changed(by: 10)), "growing makes no room")
+        XCTAssertEqual(woken(budget.changed(by: -60)), ["b"])
+        XCTAssertEqual(budget.used, 90)
+    }
+
+    func testAWaiterTimingOutIsShedAndMayLetTheOnesBehindIn() throws {
+        var budget = Budget(limit: 100)
+        _ = budget.reserve(60, "a")
+        let big = try ticket(budget.reserve(80, "big"))
+        _ = try ticket(budget.reserve(30, "small"))
+        guard case .shed(let woken) = budget.timedOut(ticket: big) else { return XCTFail("not shed") }
+        XCTAssertEqual(woken.map(\.waiter), ["small"])
+        XCTAssertEqual(budget.used, 90)
+        XCTAssertTrue(isNone(budget.timedOut(ticket: big)), "a ticket no longer queued: its wake is on the way")
+    }
+
+    func testAWaiterLeavingLeavesTheQueueOrGivesItsRoomBack() throws {
+        var budget = Budget(limit: 100)
+        _ = budget.reserve(60, "a")
+        let b = try ticket(budget.reserve(50, "b"))
+        XCTAssertTrue(isNone(budget.left(ticket: b, bytes: 50)))
+        XCTAssertEqual(budget.stateName, .open)
+        let c = try ticket(budget.reserve(50, "c"))
+        XCTAssertEqual(woken(budget.changed(by: -60)), ["c"])
+        XCTAssertTrue(isNone(budget.left(ticket: c, bytes: 50)), "woken already: its bytes come back")
+        XCTAssertEqual(budget.used, 0)
+    }
+
+    func testAGrowingTransferGoesOnWhileItFitsOrRunsAlone() {
+        var budget = Budget(limit: 100)
+        _ = budget.reserve(80, "a")
+        XCTAssertTrue(isStart(budget.grow(by: 50, holding: 80, "a")), "alone it may grow past the budget")
+        XCTAssertEqual(budget.used, 130)
+        XCTAssertTrue(isNone(budget.changed(by: -130)))
+        _ = budget.reserve(60, "a")
+        _ = budget.reserve(10, "b")
+        XCTAssertTrue(isStart(budget.grow(by: 30, holding: 60, "a")), "it fits")
+        XCTAssertEqual(budget.used, 100)
+    }
+
+    func testAGrowingTransferThatWouldPassWaitsPausedAndIsWokenByRoom() throws {
+        var budget = Budget(limit: 100)
+        _ = budget.reserve(60, "a")
+        _ = budget.reserve(30, "b")
+        _ = try ticket(budget.grow(by: 40, holding: 60, "a"))
+        XCTAssertEqual(budget.stateName, .waiting)
+        // A new fetch queues behind it.
+        _ = try ticket(budget.reserve(5, "c"))
+        XCTAssertEqual(woken(budget.changed(by: -30)), ["a"])
+        XCTAssertEqual(budget.used, 100)
+        XCTAssertEqual(budget.waiting, 1, "c does not fit yet")
+    }
+
+    func testWhenEveryHolderIsPausedTheFirstGoesOn() throws {
+        // Nobody running would give room back: waiting could only deadlock.
+        var budget = Budget(limit: 100)
+        _ = budget.reserve(50, "a")
+        _ = budget.reserve(50, "b")
+        _ = try ticket(budget.grow(by: 30, holding: 50, "a"))
+        // b is the last one running: nobody else would give room back, so it goes on.
+        XCTAssertTrue(isStart(budget.grow(by: 30, holding: 50, "b")))
+        XCTAssertEqual(budget.used, 130)
+        // b ends: all that is held is a's, paused; a goes on, past the budget.
+        XCTAssertEqual(woken(budget.changed(by: -80)), ["a"])
+        XCTAssertEqual(budget.used, 80)
+        XCTAssertEqual(budget.stateName, .open)
+    }
+
+    func testTheStateNames() {
+        XCTAssertEqual(Budget.StateName.allCases.map(\.rawValue), ["open", "waiting"])
+    }
+
+    func testRecentSizesEstimateTheLargestOfTheLastEight() {
+        var sizes = RecentSizes()
+        XCTAssertEqual(sizes.estimate, RecentSizes.unseen)
+        sizes.record(1000)
+        XCTAssertEqual(sizes.estimate, 1000)
+        for size in 1...8 { sizes.record(size) }
+        XCTAssertEqual(sizes.estimate, 8, "the 1000 has aged out")
+    }
+
+    func testGivingBackMoreThanIsHeldTraps() throws {
+        try expectTrap(containing: "impossible event 'changed by -1' in state 'open with 0 used'") {
+            var budget = Budget(limit: 100)
+            _ = budget.changed(by: -1)
+        }
+    }
+
+    func testGivingBackMoreThanIsHeldWhileOthersWaitTraps() throws {
+        try expectTrap(containing: "in state 'waiting with 90 used'") {
+            var budget = Budget(limit: 100)
+            _ = budget.reserve(90, "a")
+            _ = budget.reserve(50, "b")
+            _ = budget.changed(by: -91)
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import ReshapeTestSupport
+import XCTest
+
+/// `--max-inflight-bytes` end to end (issue 29): a fetch that its route's recent sizes say
+/// will not fit waits for room, in order, and is served when room comes, or is shed with
+/// `503 load-shed` just before its route's timeout.
+final class MemoryBudgetTests: XCTestCase {
+    nonisolated(unsafe) static var upstream: DemoUpstream!
+    nonisolated(unsafe) static var server: ReshapeServer!
+
+    static func rules(upstreamPort: Int) -> String {
+        """
+        upstreams:
+          demo: { url: "http://127.0.0.1:\(upstreamPort)" }
+        routes:
+          - { name: hold, request: "GET /hold/{ms}/{tag}", upstream: demo, path: "/delay/{ms}/fault/big", forward-query: [bytes, tag], transform: [] }
+          - { name: big, request: "GET /big/{tag}", upstream: demo, path: "/fault/big", forward-query: [bytes, tag], transform: [] }
+          - { name: grow, request: "GET /grow/{tag}", upstream: demo, path: "/fault/big", forward-query: [bytes, tag], transform: [] }
+          - { name: hasty, request: "GET /hasty/{tag}", upstream: demo, path: "/fault/big", forward-query: [bytes, tag], timeout: 500ms, transform: [] }
+        """
+    }
+
+    override class func setUp() {
+        super.setUp()
+        do {
+            upstream = try DemoUpstream()
+            server = try ReshapeServer(
+                rules: rules(upstreamPort: upstream.port),
+                arguments: ["--workers", "2", "--max-inflight-bytes", "100KiB"])
+        } catch {
+            XCTFail("could not start the servers: \(error)")
+        }
+    }
+
+    override class func tearDown() {
+        server?.stop()
+        upstream?.child.stop()
+        super.tearDown()
+    }
+
+    private var port: Int { Self.server.port }
+
+    private func send(_ target: String) throws -> RawHTTP {
+        let client = try RawHTTP(port: port)
+        client.send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        return client
+    }
+
+    private func answer(_ client: RawHTTP) throws -> RawHTTP.Response {
+        var client = client
+        defer { client.close() }
+        return try XCTUnwrap(client.readResponse(), "no answer")
+    }
+
+    private func gauge(_ name: String) throws -> Int? {
+        let text = try RawHTTP.get(port: port, "/_reshape/metrics").text
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + " ") }) else { return nil }
+        return Int(line.split(separator: " ").last ?? "")
+    }
+
+    /// Teaches the route at `path` that its bodies are about 90 KB.
+    private func warm(_ path: String) throws {
+        XCTAssertEqual(try RawHTTP.get(port: port, path + "?bytes=90000").status, 200)
+        // Given back just after the answer is made, on the worker's thread.
+        XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_bytes") == 0 }, "given back")
+    }
+
+    func testAFetchThatDoesNotFitWaitsAndIsServedWhenRoomComes() throws {
+        try warm("/big/warm")
+        try warm("/hold/0/warm")
+        let holder = try send("/hold/700/h1?bytes=90000&tag=h1")
+        try Self.upstream.waitForRequest("/delay/700/fault/big")
+        let waiter = try send("/big/w1?bytes=90000&tag=w1")
+        XCTAssertTrue(try waitUntil(timeout: 3) { try gauge("reshape_inflight_waiting") == 1 }, "it waits")
+        XCTAssertTrue(try Self.upstream.entries("/fault/big?bytes=90000&tag=w1").isEmpty, "not fetched yet")
+        XCTAssertEqual(try answer(holder).status, 200)
+        let served = try answer(waiter)
+        XCTAssertEqual(served.status, 200, served.text)
+        XCTAssertEqual(try gauge("reshape_inflight_waiting"), 0)
+        XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_bytes") == 0 })
+    }
+
+    func testAFetchWaitingUntilItsRouteTimeoutIsShed() throws {
+        try warm("/hasty/warm")
+        try warm("/hold/0/warm")
+        let holder = try send("/hold/1500/h2?bytes=90000&tag=h2")
+        try Self.upstream.waitForRequest("/delay/1500/fault/big?bytes=90000&tag=h2")
+        let started = Date()
+        let shed = try RawHTTP.get(port: port, "/hasty/w2?bytes=90000&tag=w2")
+        let seconds = Date().timeIntervalSince(started)
+        XCTAssertEqual(shed.status, 503, shed.text)
+        XCTAssertEqual(shed.json["code"] as? String, "load-shed")
+        XCTAssertEqual(shed.header("Retry-After"), "1")
+        XCTAssertGreaterThan(seconds, 0.4, "it waited for room")
+        XCTAssertLessThan(seconds, 1.2)
+        XCTAssertTrue(try Self.upstream.entries("/fault/big?bytes=90000&tag=w2").isEmpty, "never fetched")
+        XCTAssertEqual(try answer(holder).status, 200)
+        XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_bytes") == 0 })
+    }
+
+    func testATransferWhoseBodyWouldPassTheBudgetIsPausedUntilRoomComes() throws {
+        // `grow` is known for small bodies, so its fetch starts; its Content-Length then asks
+        // for room the holder has.
+        XCTAssertEqual(try RawHTTP.get(port: port, "/grow/warm?bytes=1000").status, 200)
+        try warm("/hold/0/warm")
+        let holder = try send("/hold/1000/h3?bytes=90000&tag=h3")
+        try Self.upstream.waitForRequest("/delay/1000/fault/big?bytes=90000&tag=h3")
+        let started = Date()
+        let grower = try send("/grow/g3?bytes=90000&tag=g3")
+        let entry = try XCTUnwrap(Self.upstream.waitForEntries("/fault/big?bytes=90000&tag=g3", count: 1).first)
+        XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_waiting") == 1 }, "paused, waiting")
+        let grown = try answer(grower)
+        let grownAfter = Date().timeIntervalSince(started)
+        XCTAssertEqual(grown.status, 200, grown.text)
+        XCTAssertGreaterThan(grown.body.count, 80_000, "the whole body, after the pause")
+        XCTAssertNotNil(entry.answeredMs, "the upstream answered at once")
+        XCTAssertGreaterThan(grownAfter, 0.6, "answered only once the holder (1 s) gave its room back")
+        XCTAssertEqual(try answer(holder).status, 200)
+        XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_bytes") == 0 })
+    }
+
+    func testABadBudgetIsRefusedAtStart() throws {
+        for (arguments, environment) in [
+            (["--max-inflight-bytes", "lots"], [:]), ([], ["RESHAPE_MAX_INFLIGHT_BYTES": "-1"]),
+        ] {
+            let child = try ChildProcess(
+                "reshape", ["serve", "--rules", "/nonexistent", "--listen", "127.0.0.1:0"] + arguments,
+                environment: environment)
+            XCTAssertEqual(child.waitForExit(), 2, "\(arguments) \(environment): \(child.stderr)")
+            try child.waitFor(2, "the reason") {
+                $0.stderr.contains("--max-inflight-bytes takes a size like 256MiB or 1GiB, or 0 for no budget")
+            }
+        }
+    }
+}
