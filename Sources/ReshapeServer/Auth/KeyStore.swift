@@ -80,6 +80,11 @@ final class KeyStore {
         for waiter in waiters { waiter(fetched.keys) }
     }
 
+    /// Starts fetching every verifier's keys, so that the first requests need not wait for them.
+    func prefetch(_ verifiers: some Sequence<AuthVerifierRule>) {
+        for verifier in verifiers { lookUp(verifier, refetch: false) { _ in } }
+    }
+
     /// Stops the fetches in flight (the worker is stopping); their waiters are gone with it.
     func close() {
         for entry in entries.values {

@@ -76,6 +76,8 @@ final class Worker: ConnectionOwner {
             stallSeconds: shared.configuration.liveStallSeconds)
         liveHub = hub
         keyStore = KeyStore(upstream: upstream)
+        // At start, as the loop begins to run; verifiers a reload adds are fetched at first use.
+        keyStore?.prefetch(shared.rules.ruleSet.verifiers.values)
         if let milliseconds = shared.configuration.maxLoopLagMilliseconds {
             lagWatch = LoopLagWatch(loop: loop, lag: LoopLag(maxLagSeconds: Double(milliseconds) / 1000))
         }

@@ -97,6 +97,13 @@ final class AuthRouteTests: XCTestCase {
         XCTAssertEqual(try authCount("ok"), 1)
     }
 
+    func testTheKeySetIsFetchedAtStartBeforeAnyRequest() throws {
+        try upstream.waitForEntries("/_demo/jwks.json", count: 1)
+        XCTAssertEqual(try upstream.entries("/users").count, 0)
+        XCTAssertEqual(try get("/me", token: try Self.mint().tokens["ada"]).status, 200)
+        XCTAssertEqual(try upstream.entries("/_demo/jwks.json").count, 1, "the request used the keys fetched at start")
+    }
+
     func testEveryBadTokenIs401WithoutAnUpstreamRequest() throws {
         let minted = try Self.mint()
         let bad = [
