@@ -364,14 +364,36 @@ package final class RequestLifecycle {
     /// upstream's circuit counting one timeout. The timer is armed with the first fetches
     /// (`Action.fetch`) and stopped with the answer (`Settlement.stopsRouteTimer`).
     package func timedOut() -> Action {
-        if case .awaitingKeys(let match, _) = state, let auth = match.route.auth {
-            authCheck = FinishedRequest.AuthCheck(verifier: auth.verifier, result: "unavailable")
+        switch state {
+        case .exchanging(let exchange, let lead):
+            return follow(exchange.timedOut(), of: exchange, route: exchange.route, lead: lead, armTimer: nil)
+        case .awaitingKeys(let match, _):
+            authCheck = match.route.auth.map { FinishedRequest.AuthCheck(verifier: $0.verifier, result: "unavailable") }
             return respond(
                 Problem.authUnavailable.response,
                 AnswerRecord(routeName: match.route.name, errorCode: Problem.authUnavailable.code))
+        // The timer armed while the request waited for keys runs on past them: it may end the
+        // request wherever it waits next.
+        case .awaitingLimit(let match, _, _), .awaitingLiveAnswer(let match), .waitingForLeader(let match, _):
+            return timedOutWaiting(match)
+        case .awaitingSharedCache(let match, let lead):
+            return timedOutWaiting(match, settlement: Settlement(wake: abandon(lead)))
+        case .routing, .refreshPending, .responding, .subscribed, .answered, .cancelled:
+            impossible("timedOut", in: stateName)
         }
-        guard case .exchanging(let exchange, let lead) = state else { impossible("timedOut", in: stateName) }
-        return follow(exchange.timedOut(), of: exchange, route: exchange.route, lead: lead, armTimer: nil)
+    }
+
+    /// 504 `route-timeout` for a request that was waiting, not fetching: nothing to cancel;
+    /// a cache key it leads goes to one of its waiters (`settlement`).
+    private func timedOutWaiting(_ match: RouteMatch, settlement: Settlement = Settlement()) -> Action {
+        let milliseconds = match.route.timeoutMilliseconds ?? 0
+        let problem = Problem(
+            status: 504, code: "route-timeout", title: "Route timed out",
+            detail: "the route's timeout (\(milliseconds) ms) passed before its answer was ready",
+            extra: [.init(key: "route", value: .string(match.route.name))])
+        return respond(
+            problem.response, AnswerRecord(routeName: match.route.name, errorCode: problem.code),
+            settlement: settlement)
     }
 
     /// The answer was passed on: what to record of the request (`Action.record`).

@@ -138,6 +138,25 @@ final class RequestLifecycleStateMachineTests: XCTestCase {
         XCTAssertEqual(lifecycle.stateName, "responding")
     }
 
+    /// A route timer armed while a request waited for a verifier's keys may fire wherever it
+    /// waits next: a 504, never a trap.
+    func testTimedOutWhileWaitingAnswers504AndHandsOnACacheLead() throws {
+        let cache = ResponseCache(capacityBytes: 1 << 20)
+        let (leader, _) = begin(route(cached: true), settings(cache, shared: true))
+        XCTAssertEqual(leader.stateName, "awaitingSharedCache")
+        let (waiter, _) = begin(route(cached: true), settings(cache, shared: true))
+        XCTAssertEqual(waiter.stateName, "waitingForLeader")
+        guard case .respond(let waited, let none) = waiter.timedOut() else { return XCTFail() }
+        XCTAssertEqual(waited.status, 504)
+        XCTAssertNil(none.wake)
+        guard case .respond(let led, let settlement) = leader.timedOut() else { return XCTFail() }
+        XCTAssertEqual(led.status, 504)
+        XCTAssertTrue(String(decoding: led.body, as: UTF8.self).contains(#""code":"route-timeout""#))
+        let wake = try XCTUnwrap(settlement.wake, "the key it led goes to its waiters")
+        XCTAssertEqual(wake.waiters.count, 1)
+        XCTAssertEqual(leader.stateName, "responding")
+    }
+
     func testCancelledWhileExchangingStopsItsFetchAndIsNoLongerInFlight() {
         let metrics = Metrics()
         let (lifecycle, _) = begin(route(), settings(metrics: metrics))
