@@ -274,6 +274,25 @@ final class ClientViewTests: XCTestCase {
         XCTAssertEqual(try upstream.entries("/users.json?").count, 0, "the client query never reaches the upstream")
     }
 
+    func testTheNextLinkCannotBeTurnedToAnotherTarget() throws {
+        // The reviewer's request: the pair would end the URI reference and add a second
+        // `rel="next"` off-site if it were copied as sent.
+        let target = #"/people?limit=1&x=>,<https://evil.example/p>;rel="next",<"#
+        let response = try RawHTTP.get(port: server.port, target)
+        XCTAssertEqual(response.status, 200, response.text)
+        let header = try XCTUnwrap(response.header("Link"))
+        XCTAssertEqual(header.filter { $0 == "<" }.count, 1, header)
+        XCTAssertEqual(header.filter { $0 == ">" }.count, 1, header)
+        XCTAssertEqual(header.components(separatedBy: "rel=").count, 2, header)
+        let next = try XCTUnwrap(try Self.nextLink(header))
+        let pair = "x=%3E%2C%3Chttps%3A%2F%2Fevil.example%2Fp%3E%3Brel%3D%22next%22%2C%3C"
+        XCTAssertTrue(next.hasPrefix("/people?limit=1&" + pair + "&cursor="), next)
+        XCTAssertTrue(next.unicodeScalars.allSatisfy { $0.isASCII && !"<>\"; ,".unicodeScalars.contains($0) }, next)
+        let second = try RawHTTP.get(port: server.port, next)
+        XCTAssertEqual(second.status, 200, "the rebuilt link still pages: \(second.text)")
+        XCTAssertEqual(second.header("Reshape-Total-Count"), response.header("Reshape-Total-Count"))
+    }
+
     // MARK: - The cache, tags and codings
 
     func testACachedRouteAnswersTwentyViewsWithOneFetch() throws {
