@@ -40,6 +40,12 @@ struct ClientViewRequest {
                             detail: "pages a plain GET; a live stream follows the whole view", allowed: [])))
             }
         }
+        do {
+            // The cursor's digest needs no answer: a bad one costs no lookup and no fetch.
+            try parsed.checkCursor(fingerprint: route.fingerprint)
+        } catch {
+            return .failure(problem(error))
+        }
         return .success(
             ClientViewRequest(
                 view: parsed, rule: rule, fingerprint: route.fingerprint, path: request.path,

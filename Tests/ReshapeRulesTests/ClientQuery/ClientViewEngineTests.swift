@@ -61,6 +61,19 @@ final class ClientViewEngineTests: XCTestCase {
         XCTAssertThrowsError(try parse(filters, wide), "at most 16 filters")
     }
 
+    func testACursorIsCheckedWithoutTheAnswer() throws {
+        var rule = self.rule
+        rule.page = .init(size: 1, max: 10)
+        let records = JSON.array([.object(JSONObject()), .object(JSONObject())])
+        var view = try XCTUnwrap(try parse("sort=age", rule))
+        view.cursor = try XCTUnwrap(try view.apply(to: records, rule: rule, fingerprint: "f").nextCursor)
+        XCTAssertNoThrow(try view.checkCursor(fingerprint: "f"))
+        XCTAssertThrowsError(try view.checkCursor(fingerprint: "g"), "rules changed")
+        view.cursor = "x" + view.cursor!
+        XCTAssertThrowsError(try view.checkCursor(fingerprint: "f"), "tampered")
+        XCTAssertNoThrow(try XCTUnwrap(try parse("sort=age", rule)).checkCursor(fingerprint: "f"), "no cursor")
+    }
+
     func testPagesOverTiesWithoutAKeyGiveEveryRecordOnce() throws {
         var rule = self.rule
         rule.page = .init(size: 2, max: 10)

@@ -274,6 +274,19 @@ final class ClientViewTests: XCTestCase {
         XCTAssertEqual(try upstream.entries("/users.json?").count, 0, "the client query never reaches the upstream")
     }
 
+    func testATamperedCursorIsRefusedBeforeAnyUpstreamRequest() throws {
+        let first = try RawHTTP.get(port: server.port, "/people?sort=name&limit=2")
+        let link = try XCTUnwrap(try Self.nextLink(first.header("Link")))
+        let cursor = try XCTUnwrap(link.components(separatedBy: "cursor=").last)
+        var tampered = Array(cursor)
+        tampered[2] = tampered[2] == "A" ? "B" : "A"
+        let fetches = try upstream.entries("/users.json").count
+        XCTAssertEqual(fetches, 1)
+        XCTAssertEqual(try problem("/people?sort=name&limit=2&cursor=\(String(tampered))").code, "bad-cursor")
+        XCTAssertEqual(try problem("/people?sort=name&limit=2&cursor=garbage").code, "bad-cursor")
+        XCTAssertEqual(try upstream.entries("/users.json").count, fetches, "/people has no cache: no fetch was made")
+    }
+
     func testTheNextLinkCannotBeTurnedToAnotherTarget() throws {
         // The reviewer's request: the pair would end the URI reference and add a second
         // `rel="next"` off-site if it were copied as sent.
