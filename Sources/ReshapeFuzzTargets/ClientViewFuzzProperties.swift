@@ -4,7 +4,7 @@ import ReshapeRules
 // A client query (issue 26) is part of a request target, so `fuzzURL` also hands the target's
 // query to `ClientView` for a fixed rule and answer. Properties: parsing and applying never
 // trap; a view holds at most `limit` records, never more than match; a next cursor is accepted
-// by the same query and leads to a page after it.
+// by the same query and leads to a page after it; `checkCursor` refuses exactly what `apply` does.
 
 private let viewRule: ClientQueryRule = {
     var rule = ClientQueryRule(array: JSONPointer(tokens: ["objects"]))
@@ -34,10 +34,15 @@ private let viewAnswer: JSON = {
 
 func checkClientView(_ rawQuery: Substring) {
     guard let view = try? ClientView.parse(rawQuery, rule: viewRule) else { return }
+    // The server refuses a cursor before the fetch (`checkCursor`): it must refuse exactly the
+    // views `apply` would.
+    let cursorChecks = (try? view.checkCursor(fingerprint: "fuzz")) != nil
     guard let outcome = try? view.apply(to: viewAnswer, rule: viewRule, fingerprint: "fuzz") else {
         require(view.cursor != nil, "a view without a cursor was refused")
+        require(!cursorChecks, "a view was refused for a cursor checkCursor accepted")
         return
     }
+    require(cursorChecks, "checkCursor refused a cursor the view accepts")
     let tape = try! JSONTape.parse(viewAnswer.serialized())
     let fromTape = try? view.apply(toTape: tape, rule: viewRule, fingerprint: "fuzz")
     require(fromTape?.body == outcome.body && fromTape?.nextCursor == outcome.nextCursor, "the tape's view differs")

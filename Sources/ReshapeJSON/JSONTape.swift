@@ -49,6 +49,11 @@ public final class JSONTape: @unchecked Sendable {
     /// Nodes allocated, for handing the block to the next parse (`TapeNodeBlocks`).
     private let nodeCapacity: Int
 
+    /// Bytes of memory the tape's node block holds (allocated nodes × their size), apart from
+    /// `bytes`: what a cache of tapes counts against its bound, as a small-valued document has
+    /// far more node bytes than text bytes.
+    public var nodeBytes: Int { nodeCapacity * MemoryLayout<TapeNode>.stride }
+
     init(bytes: [UInt8], nodes: UnsafeMutablePointer<TapeNode>, count: Int, capacity: Int) {
         self.bytes = bytes
         self.nodes = nodes

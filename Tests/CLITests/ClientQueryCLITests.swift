@@ -67,4 +67,35 @@ final class ClientQueryCLITests: XCTestCase {
         }
         XCTAssertFalse(second.stderr.contains("'fine'"), second.stderr)
     }
+
+    func testABracketedRouteParameterIsRefusedOnlyWhereItReadsAsAFilter() throws {
+        let rules = """
+            upstreams:
+              demo: { url: "http://127.0.0.1:9" }
+            types:
+              User:
+                type: object
+                properties: { objectId: { type: string }, name: { type: string }, age: { type: integer } }
+            routes:
+              - name: listed
+                request: GET /c
+                upstream: demo
+                path: /c.json
+                forward-query: ["ids[]", "utm[source]", "name[gt]"]
+                transform:
+                  - keyed-to-array: { key: objectId }
+                  - validate: { type: User, invalid: drop }
+                client-query: { fields: true, filter: [name, age], sort: [age] }
+            """
+        let run = try CLIRunner.reshape(["check", "--rules", try CLIRunner.temporaryFile(rules, "rules.yaml")])
+        XCTAssertEqual(run.status, 1, run.stdout)
+        let expected = "'name[gt]' in `forward-query` would be read as a filter of 'name', a filter field"
+        XCTAssertTrue(run.stderr.contains(expected), run.stderr)
+        XCTAssertFalse(run.stderr.contains("ids[]"), run.stderr)
+        XCTAssertFalse(run.stderr.contains("utm[source]"), run.stderr)
+
+        let fine = rules.replacingOccurrences(of: #", "name[gt]""#, with: "")
+        let second = try CLIRunner.reshape(["check", "--rules", try CLIRunner.temporaryFile(fine, "rules.yaml")])
+        XCTAssertEqual(second.status, 0, second.stderr)
+    }
 }

@@ -40,6 +40,12 @@ struct ClientViewRequest {
                             detail: "pages a plain GET; a live stream follows the whole view", allowed: [])))
             }
         }
+        do {
+            // The cursor's digest needs no answer: a bad one costs no lookup and no fetch.
+            try parsed.checkCursor(fingerprint: route.fingerprint)
+        } catch {
+            return .failure(problem(error))
+        }
         return .success(
             ClientViewRequest(
                 view: parsed, rule: rule, fingerprint: route.fingerprint, path: request.path,
@@ -73,14 +79,44 @@ struct ClientViewRequest {
     }
 
     /// The request's own path and query, its `cursor` replaced by `cursor` (RFC 8288's target).
+    /// Rebuilt from the decoded pairs, each name and value percent-encoded with only RFC 3986's
+    /// unreserved characters literal, so nothing the client sent can end the URI reference or
+    /// the link-value (`>`, `,`, `;`, quotes) and point `rel="next"` elsewhere. A pair that does
+    /// not decode is none of the view's (`ClientView.parse`) and is left out.
     func nextPage(_ cursor: String) -> String {
-        var pairs = rawQuery.split(separator: "&", omittingEmptySubsequences: true).filter { pair in
-            let name = pair.firstIndex(of: "=").map { pair[..<$0] } ?? pair
-            return PercentEncoding.decode(name, plusIsSpace: true) != "cursor"
+        var query: [String] = []
+        for pair in rawQuery.split(separator: "&", omittingEmptySubsequences: true) {
+            let equals = pair.firstIndex(of: "=")
+            guard let name = PercentEncoding.decode(equals.map { pair[..<$0] } ?? pair, plusIsSpace: true),
+                name != "cursor",
+                let value = PercentEncoding.decode(
+                    equals.map { pair[pair.index(after: $0)...] } ?? "", plusIsSpace: true)
+            else { continue }
+            query.append(
+                PercentEncoding.encode(name) + (equals == nil ? "" : "=" + PercentEncoding.encode(value)))
         }
-        let encoded = "cursor=" + cursor
-        pairs.append(Substring(encoded))
-        return String(path) + "?" + pairs.joined(separator: "&")
+        query.append("cursor=" + PercentEncoding.encode(cursor))
+        return Self.pathText(path) + "?" + query.joined(separator: "&")
+    }
+
+    /// `path` with every byte outside RFC 3986's path characters (unreserved, sub-delims, `:`,
+    /// `@`, `/`, `%`) percent-encoded: the router matched it, but a `>` must not reach the link.
+    static func pathText(_ path: Substring) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(path.utf8.count)
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                output.append(byte)
+            case _ where "-._~!$&'()*+,;=:@/%".utf8.contains(byte):
+                output.append(byte)
+            default:
+                output += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 
     static func problem(_ error: ClientQueryError) -> Problem {

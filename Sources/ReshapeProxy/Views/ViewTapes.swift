@@ -8,24 +8,33 @@ import ReshapeJSON
 package final class ViewTapes: Sendable {
     private let entries = Locked<[(bytes: [UInt8], tape: JSONTape)]>([])
     static let maxEntries = 8
-    /// Answers larger than this are parsed for each view: a few would fill the bound.
-    static let maxBodyBytes = 4 << 20
+    /// An answer whose tape (its bytes and its nodes) is larger than this is parsed for each
+    /// view: a few would fill the bound.
+    static let maxEntryBytes = 4 << 20
+    /// What the kept tapes may hold together: their bytes and their nodes (`cost`). A node is
+    /// 16 bytes, so a document of small values holds several times its length in nodes.
     static let maxTotalBytes = 16 << 20
 
     package init() {}
+
+    /// The memory a kept entry holds: the answer's bytes and the tape's node block.
+    static func cost(_ tape: JSONTape) -> Int { tape.bytes.count + tape.nodeBytes }
+
+    /// What the kept tapes hold together (`cost` summed), for tests.
+    var heldBytes: Int { entries.withLock { $0.reduce(0) { $0 + Self.cost($1.tape) } } }
 
     /// The tape of `body`; nil when it is not JSON.
     func tape(of body: [UInt8]) -> JSONTape? {
         let candidates = entries.withLock { $0 }
         if let hit = candidates.first(where: { Self.same($0.bytes, body) }) { return hit.tape }
         guard let tape = try? JSONTape.parse(body) else { return nil }
-        guard body.count <= Self.maxBodyBytes else { return tape }
+        guard Self.cost(tape) <= Self.maxEntryBytes else { return tape }
         entries.withLock { list in
             list.insert((body, tape), at: 0)
             var total = 0
             list = Array(
                 list.prefix { entry in
-                    total += entry.bytes.count
+                    total += Self.cost(entry.tape)
                     return total <= Self.maxTotalBytes
                 }.prefix(Self.maxEntries))
         }

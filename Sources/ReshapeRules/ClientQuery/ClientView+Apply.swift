@@ -19,6 +19,23 @@ extension ClientView {
             + sort.map(\.canonical).joined(separator: ",")
     }
 
+    /// Refuses a cursor that is not one of this route's pages for the view's filters and sort.
+    /// Its digest depends on neither the answer nor its records, so the server checks it as the
+    /// request is routed, before anything is looked up or fetched.
+    package func checkCursor(fingerprint: String) throws(ClientQueryError) {
+        _ = try decodedCursor(binding: binding(fingerprint: fingerprint))
+    }
+
+    private func decodedCursor(binding: String) throws(ClientQueryError) -> ViewCursor? {
+        guard let text = cursor else { return nil }
+        guard let decoded = ViewCursor.decode(text, binding: binding, count: sort.count) else {
+            throw .cursor(
+                "the cursor is not one of this route's pages for these filters and sort "
+                    + "(corrupted, or made before the route's rules changed)")
+        }
+        return decoded
+    }
+
     /// The view of `answer`: filtered (every filter holds), sorted (stable, ties in the
     /// answer's order), paged from `cursor`, and cut to `fields`. A cursor that is not one of
     /// this route, filters and sort is `bad-cursor`.
@@ -67,15 +84,7 @@ extension ClientView {
         -> (page: [Int], total: Int, next: String?)
     {
         let binding = binding(fingerprint: fingerprint)
-        var cursor: ViewCursor?
-        if let text = self.cursor {
-            guard let decoded = ViewCursor.decode(text, binding: binding, count: sort.count) else {
-                throw .cursor(
-                    "the cursor is not one of this route's pages for these filters and sort "
-                        + "(corrupted, or made before the route's rules changed)")
-            }
-            cursor = decoded
-        }
+        let cursor = try decodedCursor(binding: binding)
         let matching =
             filters.isEmpty
             ? Array(records.indices)

@@ -42,13 +42,15 @@ package struct ClientView: Sendable, Equatable {
 
     package init() {}
 
-    /// The query parameters a view reads; the others are the route's own, or ignored.
+    /// The query parameters a view reads; the others are the route's own, or ignored (issue 26).
+    /// A filter is a declared filter field, alone or as `field[op]`: `utm[source]` or a route's
+    /// own `ids[]` is not one, whatever follows its `[`.
     package static func reads(_ name: String, _ rule: ClientQueryRule) -> Bool {
         if name == "limit" || name == "cursor" { return true }
         if name == "fields" { return rule.fields }
         if name == "sort" { return !rule.sort.isEmpty }
         let base = name.firstIndex(of: "[").map { String(name[..<$0]) } ?? name
-        return rule.filter.contains(base) || name.contains("[")
+        return rule.filter.contains(base)
     }
 }
 
@@ -61,13 +63,16 @@ extension ClientView {
         var asked = false
         for pair in rawQuery.split(separator: "&", omittingEmptySubsequences: true) {
             let equals = pair.firstIndex(of: "=")
+            // A name that does not decode is none of the view's: it is the route's, or ignored.
             guard let name = PercentEncoding.decode(equals.map { pair[..<$0] } ?? pair, plusIsSpace: true),
+                reads(name, rule)
+            else { continue }
+            guard
                 let value = PercentEncoding.decode(
                     equals.map { pair[pair.index(after: $0)...] } ?? "", plusIsSpace: true)
             else {
-                throw .parameter(String(pair.prefix(64)), "is not valid percent-encoded UTF-8")
+                throw .parameter(name, "is not valid percent-encoded UTF-8")
             }
-            guard reads(name, rule) else { continue }
             guard seen.insert(name).inserted else { throw .parameter(name, "is given more than once") }
             asked = true
             switch name {

@@ -72,6 +72,15 @@ extension RuleSetBuilder {
                     "filter field '\(path.name)' is also a parameter of \(owner)")
             }
         }
+        // `field[op]` is a filter of `field`: a name of the route's own with a `[` may only
+        // not begin with a filter field's name and `[` (`ids[]` is fine unless `ids` is one).
+        for (name, owner) in taken.sorted(by: { $0.key < $1.key }) {
+            guard let open = name.firstIndex(of: "["), filterPaths.contains(where: { $0.name == name[..<open] })
+            else { continue }
+            reportAtKey(
+                document, pointer,
+                "'\(name)' in \(owner) would be read as a filter of '\(name[..<open])', a filter field")
+        }
         rule.filter = filterPaths.map(\.name)
         rule.locations.filter = filterPaths.map(\.location)
         let sortPaths = compileClientQueryPaths(members["sort"], "sort", pointer, document)

@@ -48,7 +48,8 @@ final class ClientViewEngineTests: XCTestCase {
     func testRefusalsNameTheParameterAndWhatIsAllowed() {
         XCTAssertEqual(refusal("age=x")?.name, "age")
         XCTAssertEqual(refusal("age[almost]=1")?.allowed, ["gte", "gt", "lte", "lt", "in", "ne", "prefix", "exists"])
-        XCTAssertEqual(refusal("email[gt]=a")?.allowed, ["name", "age", "tag"])
+        XCTAssertEqual(refusal("age[]=1")?.name, "age[]", "a filter field's bracket is a filter")
+        XCTAssertEqual(refusal("age=%FF")?.name, "age", "a view's value that does not decode")
         XCTAssertEqual(refusal("age=1&age=2")?.detail, "is given more than once")
         XCTAssertEqual(refusal("sort=tag")?.allowed, ["age", "-age", "name", "-name"])
         XCTAssertEqual(refusal("limit=10001")?.name, "limit")
@@ -59,6 +60,28 @@ final class ClientViewEngineTests: XCTestCase {
         wide.filter = (0..<20).map { "f\($0)" }
         let filters = (0..<17).map { "f\($0)=1" }.joined(separator: "&")
         XCTAssertThrowsError(try parse(filters, wide), "at most 16 filters")
+    }
+
+    func testBracketsOnNamesThatAreNoFilterFieldAreIgnored() throws {
+        // Issue 26: parameters the route does not name are ignored; a `[` alone does not make
+        // a filter (tracking tags, a route's own `ids[]`, a name that does not decode).
+        XCTAssertNil(try parse("utm[source]=x&ids[]=1&email[gt]=a&%ZZ=1&x=%FF"))
+        XCTAssertFalse(ClientView.asks("utm[source]=x&ids[]=1", rule))
+        let view = try XCTUnwrap(try parse("utm[source]=x&ids[]=1&age[gte]=3&%ZZ[=1"))
+        XCTAssertEqual(view.filters.map(\.name), ["age"])
+    }
+
+    func testACursorIsCheckedWithoutTheAnswer() throws {
+        var rule = self.rule
+        rule.page = .init(size: 1, max: 10)
+        let records = JSON.array([.object(JSONObject()), .object(JSONObject())])
+        var view = try XCTUnwrap(try parse("sort=age", rule))
+        view.cursor = try XCTUnwrap(try view.apply(to: records, rule: rule, fingerprint: "f").nextCursor)
+        XCTAssertNoThrow(try view.checkCursor(fingerprint: "f"))
+        XCTAssertThrowsError(try view.checkCursor(fingerprint: "g"), "rules changed")
+        view.cursor = "x" + view.cursor!
+        XCTAssertThrowsError(try view.checkCursor(fingerprint: "f"), "tampered")
+        XCTAssertNoThrow(try XCTUnwrap(try parse("sort=age", rule)).checkCursor(fingerprint: "f"), "no cursor")
     }
 
     func testPagesOverTiesWithoutAKeyGiveEveryRecordOnce() throws {

@@ -19,9 +19,12 @@ final class SharedCacheViewTests: XCTestCase {
         let second = try ReshapeServer(rules: rules, arguments: arguments)
         defer { second.stop() }
 
-        let full = try RawHTTP.get(port: first.port, "/cached-people?sort=name")
-        XCTAssertEqual(full.status, 200, full.text)
-        XCTAssertEqual(full.header("Reshape-Cache"), "miss")
+        // The first replica's client asks for a small view: what it stores must still be the
+        // whole answer, not the view it sent (a view stored would lose records and fields).
+        let view = try RawHTTP.get(port: first.port, "/cached-people?limit=1&fields=name")
+        XCTAssertEqual(view.status, 200, view.text)
+        XCTAssertEqual(view.header("Reshape-Cache"), "miss")
+        XCTAssertEqual((view.json["objects"] as? [[String: Any]])?.count, 1)
         // The store is fire-and-forget: wait until Redis holds it (an inline DBSIZE).
         let stored = try waitUntil(timeout: 2.5) {
             var client = try RawHTTP(port: redisPort)
@@ -30,15 +33,26 @@ final class SharedCacheViewTests: XCTestCase {
             return !String(decoding: client.readAll(), as: UTF8.self).hasPrefix(":0")
         }
         XCTAssertTrue(stored, "the first replica never stored its answer")
+        let plain = try RawHTTP.get(port: second.port, "/cached-people")
+        XCTAssertEqual(plain.status, 200, plain.text)
+        XCTAssertEqual(plain.header("Reshape-Cache"), "hit", "the answer in Redis")
+        let direct = try RawHTTP.get(port: first.port, "/people")
+        XCTAssertEqual(direct.status, 200, direct.text)
+        let records = plain.json["objects"] as? [[String: Any]] ?? []
+        let complete = direct.json["objects"] as? [[String: Any]] ?? []
+        XCTAssertGreaterThan(complete.count, 1)
+        XCTAssertEqual(records.count, complete.count, "every record, not the stored view's one")
+        XCTAssertEqual(
+            records.map { Set($0.keys) }, complete.map { Set($0.keys) }, "every field, not only the name")
         let shared = try RawHTTP.get(port: second.port, "/cached-people?fields=name&sort=-name")
         XCTAssertEqual(shared.status, 200, shared.text)
         XCTAssertEqual(shared.header("Reshape-Cache"), "hit", "made from the answer in Redis")
         let names = (shared.json["objects"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
         XCTAssertEqual(names, names.sorted(by: >))
-        XCTAssertFalse(names.isEmpty)
+        XCTAssertEqual((shared.json["objects"] as? [[String: Any]])?.count, complete.count)
         XCTAssertEqual(
-            try upstream.log().filter { ($0["target"] as? String ?? "").hasPrefix("/users.json") }.count, 1,
-            "one upstream fetch for both replicas' views")
+            try upstream.log().filter { ($0["target"] as? String ?? "").hasPrefix("/users.json") }.count, 2,
+            "one upstream fetch for both replicas' cached views (and one for the uncached /people)")
     }
 
 }
