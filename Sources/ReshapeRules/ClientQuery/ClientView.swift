@@ -43,14 +43,17 @@ package struct ClientView: Sendable, Equatable {
     package init() {}
 
     /// The query parameters a view reads; the others are the route's own, or ignored (issue 26).
-    /// A filter is a declared filter field, alone or as `field[op]`: `utm[source]` or a route's
-    /// own `ids[]` is not one, whatever follows its `[`.
+    /// A filter is a declared filter field, alone or as `field[...]`, or any name with one of the
+    /// operators in brackets (`zip[gt]`: a filter on a field not listed, which is a 400, as the
+    /// issue says); `utm[source]` or a route's own `ids[]` is not one.
     package static func reads(_ name: String, _ rule: ClientQueryRule) -> Bool {
         if name == "limit" || name == "cursor" { return true }
         if name == "fields" { return rule.fields }
         if name == "sort" { return !rule.sort.isEmpty }
-        let base = name.firstIndex(of: "[").map { String(name[..<$0]) } ?? name
-        return rule.filter.contains(base)
+        guard let open = name.firstIndex(of: "[") else { return rule.filter.contains(name) }
+        if rule.filter.contains(String(name[..<open])) { return true }
+        let inner = name[name.index(after: open)...]
+        return inner.hasSuffix("]") && Operator(rawValue: String(inner.dropLast())).map { $0 != .equal } == true
     }
 }
 

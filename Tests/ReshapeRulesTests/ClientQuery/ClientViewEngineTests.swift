@@ -65,7 +65,9 @@ final class ClientViewEngineTests: XCTestCase {
     func testBracketsOnNamesThatAreNoFilterFieldAreIgnored() throws {
         // Issue 26: parameters the route does not name are ignored; a `[` alone does not make
         // a filter (tracking tags, a route's own `ids[]`, a name that does not decode).
-        XCTAssertNil(try parse("utm[source]=x&ids[]=1&email[gt]=a&%ZZ=1&x=%FF"))
+        XCTAssertNil(try parse("utm[source]=x&ids[]=1&email=a&%ZZ=1&x=%FF"))
+        // An operator in brackets is a filter, and on a field not listed a 400.
+        XCTAssertThrowsError(try parse("email[gt]=a"))
         XCTAssertFalse(ClientView.asks("utm[source]=x&ids[]=1", rule))
         let view = try XCTUnwrap(try parse("utm[source]=x&ids[]=1&age[gte]=3&%ZZ[=1"))
         XCTAssertEqual(view.filters.map(\.name), ["age"])

@@ -254,6 +254,9 @@ final class ClientViewTests: XCTestCase {
         XCTAssertEqual(field.code, "bad-parameter")
         XCTAssertTrue(field.detail.contains("address.city"), "lists the allowed names: \(field.detail)")
         XCTAssertEqual(try problem("/people?age[near]=3").code, "bad-parameter")
+        let unlisted = try problem("/people?zip[gt]=3")
+        XCTAssertEqual(unlisted.code, "bad-parameter", "an operator on a field not listed is a filter, refused")
+        XCTAssertTrue(unlisted.detail.contains("not a filter field"), unlisted.detail)
         XCTAssertEqual(try problem("/people?age=old").code, "bad-parameter")
         XCTAssertEqual(try problem("/people?age=1.5").code, "bad-parameter")
         XCTAssertEqual(try problem("/people?age[prefix]=1").code, "bad-parameter")
@@ -288,7 +291,7 @@ final class ClientViewTests: XCTestCase {
 
     func testParametersNamingNoFilterFieldAreIgnoredEvenWithBrackets() throws {
         let all = try ids("/people")
-        XCTAssertEqual(try ids("/people?utm[source]=x&ids[]=1&zip[gt]=3&%FF[x]=1"), all)
+        XCTAssertEqual(try ids("/people?utm[source]=x&ids[]=1&zip=3&%FF[x]=1"), all)
         XCTAssertEqual(try problem("/people?age[near]=3").code, "bad-parameter", "a filter field's are filters")
     }
 
