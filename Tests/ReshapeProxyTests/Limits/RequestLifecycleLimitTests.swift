@@ -95,7 +95,7 @@ final class RequestLifecycleLimitTests: XCTestCase {
         XCTAssertEqual(check.keys.count, 1)
         XCTAssertTrue(check.keys[0].hasPrefix(SharedLimitCheck.keyPrefix))
         XCTAssertFalse(check.keys[0].contains("192.0.2.1"), "the address is hashed")
-        XCTAssertEqual(check.arguments, ["30000000", "2"])
+        XCTAssertEqual(check.arguments, ["30000000000", "2"])
         guard case .fetch = lifecycle.limitsChecked(nil, now: 0) else { return XCTFail("fell back to the table") }
         XCTAssertEqual(lifecycle.limitFallbacks, 1)
     }
