@@ -153,4 +153,20 @@ final class SharedRateLimitTests: XCTestCase {
         }
         XCTAssertTrue(decidedByRedis, "Redis decides again once it answers")
     }
+
+    /// `--limits-redis none` keeps the limits in the process while `--cache-redis` is set:
+    /// nothing is asked of Redis (here unreachable), so nothing falls back.
+    func testLimitsRedisNoneKeepsLimitsLocalBesideACacheRedis() throws {
+        let upstream = try DemoUpstream()
+        defer { upstream.child.stop() }
+        let nowhere = try freeLoopbackPort()
+        let server = try ReshapeServer(
+            rules: RateLimitTests.rules(upstream.port),
+            arguments: ["--cache-redis", "redis://127.0.0.1:\(nowhere)/0", "--limits-redis", "none"])
+        defer { server.stop() }
+        let local = try burst([server], count: 25, tag: "n")
+        XCTAssertEqual(local.statuses, [200, 429])
+        XCTAssertEqual(try fallbacks(server), 0, "decided by the process's table, never asked of Redis")
+        XCTAssertFalse(server.child.stderr.contains("shared rate limits unavailable"))
+    }
 }
