@@ -154,6 +154,51 @@ final class SharedRateLimitTests: XCTestCase {
         XCTAssertTrue(decidedByRedis, "Redis decides again once it answers")
     }
 
+    /// Against a hung Redis at most 256 checks wait per connection: the requests beyond them
+    /// are decided by the process's table at once, and nothing more is sent.
+    func testAtMost256ChecksWaitForAHungRedis() throws {
+        let upstream = try DemoUpstream()
+        defer { upstream.child.stop() }
+        let redisPort = try freeLoopbackPort()
+        let redis = try startRedisServer(port: redisPort)
+        defer {
+            kill(redis.process.processIdentifier, SIGCONT)
+            redis.stop()
+        }
+        let server = try ReshapeServer(
+            rules: RateLimitTests.rules(upstream.port),
+            arguments: [
+                "--workers", "1", "--limits-redis", "redis://127.0.0.1:\(redisPort)/0",
+                "--limits-redis-timeout", "8000",
+            ])
+        defer { server.stop() }
+        XCTAssertEqual(try burst([server], count: 1, tag: "u").statuses, [200])
+        XCTAssertEqual(try fallbacks(server), 0)
+
+        XCTAssertEqual(kill(redis.process.processIdentifier, SIGSTOP), 0)
+        var clients: [RawHTTP] = []
+        defer { for client in clients { client.close() } }
+        for index in 0..<260 {
+            let client = try RawHTTP(port: server.port)
+            client.send("GET /paced/c\(index) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            clients.append(client)
+        }
+        // Well before the 8 s timeout: the four beyond the cap are decided, the rest wait.
+        let deadline = Date().addingTimeInterval(5)
+        while try fallbacks(server) < 4, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        XCTAssertEqual(try fallbacks(server), 4)
+
+        // Redis back in time: the 256 get its answers, and every request is answered.
+        XCTAssertEqual(kill(redis.process.processIdentifier, SIGCONT), 0)
+        var statuses: Set<Int> = []
+        for index in clients.indices {
+            guard let response = clients[index].readResponse() else { throw HarnessError("no answer \(index)") }
+            statuses.insert(response.status)
+        }
+        XCTAssertEqual(statuses, [200, 429])
+        XCTAssertEqual(try fallbacks(server), 4, "the waiting ones were Redis's decisions")
+    }
+
     /// `--limits-redis none` keeps the limits in the process while `--cache-redis` is set:
     /// nothing is asked of Redis (here unreachable), so nothing falls back.
     func testLimitsRedisNoneKeepsLimitsLocalBesideACacheRedis() throws {
