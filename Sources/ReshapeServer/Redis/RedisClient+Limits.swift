@@ -10,8 +10,9 @@ import ReshapeProxy
 /// hiredis keeps every command it sent until its reply or the disconnect, so a Redis that
 /// hangs (paused, blackholed) must not be sent more and more: beyond
 /// `maxOutstandingLimitChecks` unanswered checks the table decides at once and nothing is
-/// sent, and after `maxLimitTimeoutsInARow` checks in a row that gave up waiting the
-/// connection is dropped (logged as an outage, then reconnected every second).
+/// sent, and after `maxLimitTimeoutsInARow` checks in a row that gave up waiting, with no
+/// answer at all (late ones count) for four timeouts, the connection is dropped (logged as an
+/// outage, then reconnected every second).
 extension RedisClient {
     static let maxOutstandingLimitChecks = 256
     static let maxLimitTimeoutsInARow = 8
@@ -26,15 +27,20 @@ extension RedisClient {
         pending.startTimer(loop: loop, milliseconds: commandTimeoutMilliseconds)
     }
 
-    /// A check gave up waiting: after too many in a row, Redis is taken as gone.
+    /// A check gave up waiting: after too many in a row, with nothing heard from Redis for
+    /// a few timeouts (a slow Redis that still answers, late, is kept), it is taken as gone.
     fileprivate func limitCheckTimedOut() {
         limitTimeoutsInARow += 1
-        guard limitTimeoutsInARow >= Self.maxLimitTimeoutsInARow else { return }
+        let silence = uv_now(loop) &- lastLimitReplyAt
+        guard limitTimeoutsInARow >= Self.maxLimitTimeoutsInARow,
+            silence >= UInt64(4 * max(1, commandTimeoutMilliseconds))
+        else { return }
         abandon("no answer to \(limitTimeoutsInARow) rate-limit checks in a row")
     }
 
     /// Loads the script so requests can name it by its SHA-1.
     func loadScript(_ context: UnsafeMutablePointer<redisAsyncContext>) {
+        lastLimitReplyAt = uv_now(loop)
         _ = send(
             context, ["SCRIPT", "LOAD", SharedLimitCheck.script].map { Array($0.utf8) }, privateData: nil
         ) { context, reply, _ in
@@ -80,6 +86,11 @@ private final class PendingLimitCheck {
             guard let data else { return }
             let pending = Unmanaged<PendingLimitCheck>.fromOpaque(data).takeRetainedValue()
             pending.client.outstandingLimitChecks -= 1
+            if reply != nil {
+                // Redis answered, in time or not: it is alive.
+                pending.client.limitTimeoutsInARow = 0
+                pending.client.lastLimitReplyAt = uv_now(pending.client.loop)
+            }
             pending.answered(context, reply)
         }
         guard status == REDIS_OK else {
@@ -93,7 +104,6 @@ private final class PendingLimitCheck {
 
     private func answered(_ context: UnsafeMutablePointer<redisAsyncContext>?, _ reply: UnsafeMutableRawPointer?) {
         guard completion != nil else { return }  // timed out already
-        if reply != nil { client.limitTimeoutsInARow = 0 }
         if reshape_redis_reply_error_starts(reply, "NOSCRIPT") != 0, let context {
             // Redis lost the script: this request sends it whole, and it is loaded again.
             client.scriptSHA = nil

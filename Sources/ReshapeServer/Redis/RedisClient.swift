@@ -28,6 +28,8 @@ final class RedisClient {
     /// (`RedisClient+Limits.swift`).
     var outstandingLimitChecks = 0
     var limitTimeoutsInARow = 0
+    /// When Redis last answered a limit check, late or not (or connected): the loop's ms.
+    var lastLimitReplyAt: UInt64 = 0
     /// Where the connection is. `reported`: the outage is logged already (once per outage, not
     /// once per failed command).
     private enum Connection {
