@@ -154,7 +154,7 @@ struct ServeCommand: ParsableCommand {
     @Option(
         name: .customLong("limits-redis"),
         help: ArgumentHelp(
-            "Replicas share their rate limits here: redis://host[:port][/db] (default: --cache-redis's, else none) [RESHAPE_LIMITS_REDIS].",
+            "Replicas share their rate limits here: redis://host[:port][/db], or none to keep them local (default: --cache-redis's, else none) [RESHAPE_LIMITS_REDIS].",
             valueName: "url"))
     var limitsRedis: String?
 
@@ -336,11 +336,16 @@ struct ServeCommand: ParsableCommand {
             }
         }
         if let url = limitsRedis ?? environment["RESHAPE_LIMITS_REDIS"], !url.isEmpty {
-            switch RedisAddress.resolve(url) {
-            case .success(let address): configuration.limitsRedis = address
-            case .failure(let error):
-                Terminal.error("reshape: --limits-redis '\(RedisAddress.redacted(url))': \(error)")
-                throw ExitCode(2)
+            // `none` (or `off`): each process limits alone, even with --cache-redis.
+            if url == "none" || url == "off" {
+                configuration.limitsRedis = nil
+            } else {
+                switch RedisAddress.resolve(url) {
+                case .success(let address): configuration.limitsRedis = address
+                case .failure(let error):
+                    Terminal.error("reshape: --limits-redis '\(RedisAddress.redacted(url))': \(error)")
+                    throw ExitCode(2)
+                }
             }
         } else {
             configuration.limitsRedis = redis

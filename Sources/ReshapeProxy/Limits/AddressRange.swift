@@ -26,6 +26,9 @@ package struct AddressRange: Sendable, Equatable {
         return Self.masked(bytes, prefixLength) == network
     }
 
+    /// Whether an address's 16 bytes are in the range.
+    func contains(bytes: [UInt8]) -> Bool { Self.masked(bytes, prefixLength) == network }
+
     private static func masked(_ bytes: [UInt8], _ length: Int) -> [UInt8] {
         bytes.enumerated().map { index, byte in
             let bits = min(max(length - index * 8, 0), 8)
@@ -90,15 +93,62 @@ package struct AddressRange: Sendable, Equatable {
 /// peer is a trusted proxy, the first address in `X-Forwarded-For` from the right that is not
 /// one (each proxy appends the address it was reached from; only the trusted ones' entries can
 /// be believed, and a client can write anything to the left of them).
+///
+/// The key is the address's canonical form, so one client has one bucket however it is
+/// written: an IPv4 address (also IPv4-mapped, or with a `:port`) as `a.b.c.d`, an IPv6 one
+/// (also `[v6]` or `[v6]:port`) by its /64 prefix, `2001:db8:0:1::/64`: a host is usually given
+/// a whole /64, and could otherwise take a fresh address, and a fresh bucket, per request.
 package enum ClientAddress {
     package static func of(peer: String, forwardedFor: String?, trusted: [AddressRange]) -> String {
-        guard !trusted.isEmpty, trusted.contains(where: { $0.contains(peer) }), let forwardedFor else { return peer }
+        let peerKey = key(peer) ?? peer
+        guard !trusted.isEmpty, trusted.contains(where: { $0.contains(peer) }), let forwardedFor else {
+            return peerKey
+        }
         let hops = forwardedFor.split(separator: ",").map { $0.trimmingWhitespace }.filter { !$0.isEmpty }
-        for hop in hops.reversed() where !trusted.contains(where: { $0.contains(hop) }) {
-            return hop
+        // The trusted proxy that reported the hop being read: the peer, then each trusted hop.
+        var reporter = peerKey
+        for hop in hops.reversed() {
+            // Not an address (`unknown`, garbage): nothing left of it can be believed, and it
+            // is no key of its own; the request is counted under the proxy that reported it.
+            guard let address = bytes(hop), let hopKey = key(address) else { return reporter }
+            if !trusted.contains(where: { $0.contains(bytes: address) }) { return hopKey }
+            reporter = hopKey
         }
         // Every hop is a trusted proxy: the farthest one is the client as far as anyone knows.
-        return hops.first ?? peer
+        return reporter
+    }
+
+    /// The key of an address as text (a socket's, or an `X-Forwarded-For` entry); nil when it
+    /// is not an address.
+    package static func key(_ text: String) -> String? {
+        bytes(text).flatMap(key)
+    }
+
+    private static func key(_ bytes: [UInt8]) -> String? {
+        guard bytes.count == 16 else { return nil }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
+            return bytes[12...].map { String($0) }.joined(separator: ".")
+        }
+        let groups = (0..<4).map { String(UInt16(bytes[$0 * 2]) << 8 | UInt16(bytes[$0 * 2 + 1]), radix: 16) }
+        return groups.joined(separator: ":") + "::/64"
+    }
+
+    /// An entry's 16 bytes, without a port: `1.2.3.4:80`, `[2001:db8::1]:80`, `[2001:db8::1]`.
+    private static func bytes(_ text: String) -> [UInt8]? {
+        var text = Substring(text)
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            let port = text[text.index(after: close)...]
+            guard port.isEmpty || (port.hasPrefix(":") && port.count > 1 && port.dropFirst().allSatisfy(\.isNumber))
+            else { return nil }
+            text = text[text.index(after: text.startIndex)..<close]
+        } else if text.contains("."), let colon = text.firstIndex(of: ":"),
+            text.firstIndex(of: ":") == text.lastIndex(of: ":")
+        {
+            let port = text[text.index(after: colon)...]
+            guard !port.isEmpty, port.allSatisfy(\.isNumber) else { return nil }
+            text = text[..<colon]
+        }
+        return AddressRange.bytes(of: String(text))
     }
 }
 

@@ -103,6 +103,34 @@ package struct RateLimiter: Sendable {
         return verdicts
     }
 
+    /// What makes the request's key ambiguous, or nil: a `query.NAME` or `header.NAME` key
+    /// given more than once. The upstream gets every occurrence, so counting one of them (or
+    /// all joined) would let `?key=<random>&key=REAL` land each request in a fresh bucket.
+    package func repeatedKey(_ route: Route, policies: [String: LimitPolicy], request: HTTPRequest) -> String? {
+        for name in route.limit {
+            switch policies[name]?.key {
+            case .header(let header):
+                let lines = request.headers.filter { RequestFraming.equalsIgnoringCase($0.name, header) }.count
+                if lines > 1 { return "header \(header) appears \(lines) times; it keys a rate limit, send it once" }
+            case .query(let query):
+                let count = Self.queryCount(query, in: request.rawQuery)
+                if count > 1 {
+                    return "query parameter '\(query)' appears \(count) times; it keys a rate limit, send it once"
+                }
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    /// How many times query parameter `name` (percent-decoded) appears.
+    static func queryCount(_ name: String, in rawQuery: Substring) -> Int {
+        rawQuery.split(separator: "&", omittingEmptySubsequences: true).count { pair in
+            let equals = pair.firstIndex(of: "=")
+            return PercentEncoding.decode(equals.map { pair[..<$0] } ?? pair, plusIsSpace: true) == name
+        }
+    }
+
     /// The headers' items and the answer: the strictest refusal, the longest wait, answers.
     package static func check(_ entries: [Entry], _ verdicts: [Verdict]) -> Check {
         var check = Check()

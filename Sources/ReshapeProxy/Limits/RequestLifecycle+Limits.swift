@@ -16,6 +16,13 @@ extension RequestLifecycle {
         guard !match.route.limit.isEmpty, let limiter = settings.limits else {
             return goOn(match, after: phase, now: now, cacheWaiter: cacheWaiter)
         }
+        // A key given twice is refused before anything is counted, checked or fetched.
+        if case .beforeAuth = phase,
+            let detail = limiter.repeatedKey(match.route, policies: rules.ruleSet.limits, request: request)
+        {
+            let problem = Problem.badRequest(detail)
+            return respond(problem.response, AnswerRecord(routeName: match.route.name, errorCode: problem.code))
+        }
         let entries = limiter.entries(
             match.route, policies: rules.ruleSet.limits, phase: phase, request: request,
             parameters: match.parameters)

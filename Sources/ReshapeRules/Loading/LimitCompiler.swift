@@ -22,6 +22,12 @@ extension RuleSetBuilder {
                 report(
                     document, entry.pointer + "/rate",
                     "`rate` must be a count per second, minute or hour, like 10/s, 1000/m or 5000/h (found '\(text)')")
+            } else if let given = rate, given.count > given.seconds * 1_000_000 {
+                // Less than a microsecond between two requests: beyond what is measured.
+                report(
+                    document, entry.pointer + "/rate",
+                    "`rate` may be at most 1000000 per second (found '\(text)')")
+                rate = nil
             }
         }
         var burst = rate?.count

@@ -23,6 +23,13 @@ final class RedisClient {
     let role: Role
     /// The GCRA script's SHA-1 once Redis has it loaded (`SCRIPT LOAD` on connect); nil: EVAL.
     var scriptSHA: String?
+    /// Limit checks sent and not yet answered by hiredis (a reply or the disconnect), and the
+    /// checks that gave up waiting in a row: they bound what a hung Redis costs
+    /// (`RedisClient+Limits.swift`).
+    var outstandingLimitChecks = 0
+    var limitTimeoutsInARow = 0
+    /// When Redis last answered a limit check, late or not (or connected): the loop's ms.
+    var lastLimitReplyAt: UInt64 = 0
     /// Where the connection is. `reported`: the outage is logged already (once per outage, not
     /// once per failed command).
     private enum Connection {
@@ -184,6 +191,17 @@ final class RedisClient {
                 guard let timer, let data = timer.pointee.data else { return }
                 Unmanaged<RedisClient>.fromOpaque(data).takeUnretainedValue().connect()
             }, 1000, 0)
+    }
+
+    /// Drops a connection that has stopped answering: hiredis fails every command still
+    /// waiting (`redisAsyncDisconnect` would wait for their replies first), the outage is
+    /// logged once, and the reconnect timer tries again.
+    func abandon(_ reason: String) {
+        guard case .connected(let context) = connection else { return }
+        limitTimeoutsInARow = 0
+        down(reason)
+        scheduleReconnect()
+        redisAsyncFree(context)
     }
 
     /// The connection, when it is up.

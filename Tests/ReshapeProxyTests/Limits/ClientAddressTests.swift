@@ -36,4 +36,30 @@ final class ClientAddressTests: XCTestCase {
             ClientAddress.of(peer: "10.0.0.2", forwardedFor: "10.0.0.3,10.0.0.4", trusted: trusted), "10.0.0.3")
         XCTAssertEqual(ClientAddress.of(peer: "10.0.0.2", forwardedFor: nil, trusted: trusted), "10.0.0.2")
     }
+
+    func testIPv6IsKeyedByItsSlash64AndEntriesAreCanonical() throws {
+        let trusted = [try XCTUnwrap(AddressRange("10.0.0.0/8"))]
+        // Rotating within a /64 gives one key; another /64 another.
+        let one = ClientAddress.of(peer: "2001:db8:0:1::1", forwardedFor: nil, trusted: [])
+        XCTAssertEqual(one, "2001:db8:0:1::/64")
+        XCTAssertEqual(ClientAddress.of(peer: "2001:db8:0:1:ffff:2:3:4", forwardedFor: nil, trusted: []), one)
+        XCTAssertNotEqual(ClientAddress.of(peer: "2001:db8:0:2::1", forwardedFor: nil, trusted: []), one)
+        // A mapped IPv4 peer is its IPv4 address.
+        XCTAssertEqual(ClientAddress.of(peer: "::ffff:198.51.100.7", forwardedFor: nil, trusted: []), "198.51.100.7")
+        // X-Forwarded-For entries with ports or brackets: one key per client, not per connection.
+        for entry in ["198.51.100.7", "198.51.100.7:5123", "198.51.100.7:61000", "::ffff:198.51.100.7"] {
+            XCTAssertEqual(
+                ClientAddress.of(peer: "10.0.0.2", forwardedFor: "\(entry), 10.0.0.9", trusted: trusted),
+                "198.51.100.7", entry)
+        }
+        for entry in ["[2001:db8:0:1::5]:443", "[2001:db8:0:1::6]", "2001:DB8:0:1::7"] {
+            XCTAssertEqual(ClientAddress.of(peer: "10.0.0.2", forwardedFor: entry, trusted: trusted), one, entry)
+        }
+        // Not an address: nothing to its left is believed; counted under the proxy that reported it.
+        XCTAssertEqual(
+            ClientAddress.of(peer: "10.0.0.2", forwardedFor: "6.6.6.6, unknown, 10.0.0.9", trusted: trusted),
+            "10.0.0.9")
+        XCTAssertEqual(ClientAddress.of(peer: "10.0.0.2", forwardedFor: "1.2.3.4:x", trusted: trusted), "10.0.0.2")
+        XCTAssertEqual(ClientAddress.of(peer: "10.0.0.2", forwardedFor: "[::1]:", trusted: trusted), "10.0.0.2")
+    }
 }

@@ -18,7 +18,7 @@ final class RequestLifecycleLimitTests: XCTestCase {
 
     private func begin(
         limit: [String], auth: Bool = false, shared: Bool = false, table: LimitTable = LimitTable(capacity: 100),
-        peer: String = "192.0.2.1"
+        peer: String = "192.0.2.1", target: String = "/items", headers: [NameValue] = []
     ) -> (RequestLifecycle, RequestLifecycle.Action) {
         var route = Route(
             name: "items", method: "GET", path: clientTemplate("/items"),
@@ -33,8 +33,14 @@ final class RequestLifecycleLimitTests: XCTestCase {
                 name: "two", count: 2, intervalSeconds: 60, burst: 2, key: .clientAddress, location: location),
             "user": LimitPolicy(
                 name: "user", count: 1, intervalSeconds: 1, burst: 1, key: .auth("sub"), location: location),
+            "by-query": LimitPolicy(
+                name: "by-query", count: 2, intervalSeconds: 60, burst: 2, key: .query("key"), location: location),
+            "by-header": LimitPolicy(
+                name: "by-header", count: 2, intervalSeconds: 60, burst: 2, key: .header("X-Api-Key"),
+                location: location),
         ]
-        var request = HTTPRequest(method: "GET", target: "/items")
+        var request = HTTPRequest(method: "GET", target: target)
+        request.headers = headers
         request.peerAddress = peer
         var settings = LifecycleSettings(
             endpoints: .all, canFetch: true, accessLog: false, metrics: Metrics(),
@@ -60,6 +66,28 @@ final class RequestLifecycleLimitTests: XCTestCase {
         guard case .fetch = begin(limit: ["two"], table: table, peer: "192.0.2.2").1 else { return XCTFail() }
     }
 
+    func testARepeatedKeyQueryParameterOrHeaderIs400() {
+        let table = LimitTable(capacity: 100)
+        let (_, action) = begin(limit: ["by-query"], table: table, target: "/items?key=random&k=1&key=REAL")
+        guard case .respond(let response, _) = action else { return XCTFail("\(action)") }
+        XCTAssertEqual(response.status, 400)
+        XCTAssertTrue(String(decoding: response.body, as: UTF8.self).contains("query parameter 'key' appears 2 times"))
+        XCTAssertNil(response.header("RateLimit"), "nothing counted")
+
+        let key = NameValue(name: "X-Api-Key", value: "a")
+        let (_, twice) = begin(
+            limit: ["by-header"], table: table, headers: [key, NameValue(name: "x-api-key", value: "b")])
+        guard case .respond(let refused, _) = twice else { return XCTFail("\(twice)") }
+        XCTAssertEqual(refused.status, 400)
+        XCTAssertTrue(String(decoding: refused.body, as: UTF8.self).contains("header X-Api-Key appears 2 times"))
+
+        // Once each is fine; so is a repeated parameter that keys nothing.
+        guard case .fetch = begin(limit: ["by-query"], table: table, target: "/items?key=a&k=1&k=2").1 else {
+            return XCTFail()
+        }
+        guard case .fetch = begin(limit: ["by-header"], table: table, headers: [key]).1 else { return XCTFail() }
+    }
+
     func testSharedLimitsAskRedisAndTheTableDecidesWhenItDoesNotAnswer() {
         let (lifecycle, action) = begin(limit: ["two"], shared: true)
         guard case .checkLimits(let check) = action else { return XCTFail("\(action)") }
@@ -67,7 +95,7 @@ final class RequestLifecycleLimitTests: XCTestCase {
         XCTAssertEqual(check.keys.count, 1)
         XCTAssertTrue(check.keys[0].hasPrefix(SharedLimitCheck.keyPrefix))
         XCTAssertFalse(check.keys[0].contains("192.0.2.1"), "the address is hashed")
-        XCTAssertEqual(check.arguments, ["30000000", "2"])
+        XCTAssertEqual(check.arguments, ["30000000000", "2"])
         guard case .fetch = lifecycle.limitsChecked(nil, now: 0) else { return XCTFail("fell back to the table") }
         XCTAssertEqual(lifecycle.limitFallbacks, 1)
     }

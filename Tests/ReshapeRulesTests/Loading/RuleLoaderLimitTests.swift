@@ -101,6 +101,21 @@ final class RuleLoaderLimitTests: XCTestCase {
         XCTAssertEqual(lines.count, 11, lines.joined(separator: "\n"))
     }
 
+    func testCheckRefusesRatesFasterThanOnePerMicrosecond() {
+        let text =
+            plainUpstream + """
+                limits:
+                  fastest: { rate: 1000000/s, key: client-address }
+                  too-fast: { rate: 2000001/s, key: client-address }
+                  per-minute: { rate: 60000001/m, key: client-address }
+                """
+        let lines = diagnostics([("a.yaml", text)])
+        assertDiagnostic(
+            lines, at: "a.yaml:6:21", contains: "`rate` may be at most 1000000 per second (found '2000001/s')")
+        assertDiagnostic(lines, at: "a.yaml:7:23", contains: "found '60000001/m'")
+        XCTAssertEqual(lines.count, 2, lines.joined(separator: "\n"))
+    }
+
     func testUnknownTopLevelKeyNamesLimits() {
         let lines = diagnostics([("a.yaml", plainUpstream + "limit:\n  a: { rate: 1/s, key: client-address }\n")])
         XCTAssertTrue(
