@@ -72,14 +72,16 @@ extension RuleSetBuilder {
                     "filter field '\(path.name)' is also a parameter of \(owner)")
             }
         }
-        // `field[op]` is a filter of `field`: a name of the route's own with a `[` may only
-        // not begin with a filter field's name and `[` (`ids[]` is fine unless `ids` is one).
+        // A view reads `field[...]` of a filter field and `name[op]` of any name (`ClientView.reads`):
+        // a name of the route's own of either form would never reach the upstream
+        // (`ids[]` is fine unless `ids` is a filter field).
         for (name, owner) in taken.sorted(by: { $0.key < $1.key }) {
-            guard let open = name.firstIndex(of: "["), filterPaths.contains(where: { $0.name == name[..<open] })
+            guard let open = name.firstIndex(of: "["),
+                ClientView.reads(name, rule) || filterPaths.contains(where: { $0.name == name[..<open] })
             else { continue }
             reportAtKey(
                 document, pointer,
-                "'\(name)' in \(owner) would be read as a filter of '\(name[..<open])', a filter field")
+                "'\(name)' in \(owner) would be read as a client-query filter (`field[op]`); rename it")
         }
         rule.filter = filterPaths.map(\.name)
         rule.locations.filter = filterPaths.map(\.location)

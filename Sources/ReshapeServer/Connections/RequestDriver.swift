@@ -141,6 +141,9 @@ final class RequestDriver {
     /// Records the answer, then passes it on: a client that reads it finds it in the metrics.
     private func respond(_ id: Int, _ lifecycle: RequestLifecycle, _ response: HTTPResponse) {
         guard requests.removeValue(forKey: id) != nil else { return }
+        // A timer is the request's: once it is answered, none may stay behind (a stale answer
+        // with its refresh carries no settlement to say so).
+        routeTimers.removeValue(forKey: id)?.stop()
         perform(
             id, lifecycle,
             lifecycle.answered(response, now: Clock.monotonicSeconds(), wallClockMilliseconds: Clock.unixMilliseconds())

@@ -259,6 +259,9 @@ private final class PendingGet {
         self.timer = timer
         uv_timer_init(loop, timer)
         timer.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        // From now, not from the loop's cached time: a lookup sent after a long pipeline in this
+        // turn would otherwise be overdue as it is sent.
+        uv_update_time(loop)
         uv_timer_start(
             timer,
             { timer in

@@ -12,7 +12,7 @@ final class SharedCacheViewTests: XCTestCase {
         let redisPort = try freeLoopbackPort()
         let redis = try startRedisServer(port: redisPort)
         defer { redis.stop() }
-        let arguments = ["--cache-redis", "redis://127.0.0.1:\(redisPort)/0"]
+        let arguments = ["--cache-redis", "redis://127.0.0.1:\(redisPort)/0", "--cache-redis-timeout", "1000"]
         let rules = ClientViewTests.rules(port: upstream.port)
         let first = try ReshapeServer(rules: rules, arguments: arguments)
         defer { first.stop() }
