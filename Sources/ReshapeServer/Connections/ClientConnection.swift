@@ -44,6 +44,14 @@ final class LoopBound<Value: AnyObject>: @unchecked Sendable {
     init(_ value: Value?) { self.value = value }
 }
 
+/// As `LoopBound`, but holding the object: for an object that lives as long as its loop (a
+/// worker's upstream client), which a weak reference would only give a side table that
+/// LeakSanitizer cannot see the owner of.
+final class LoopOwned<Value: AnyObject>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
 /// One client socket: the I/O driver of an `HTTPConnectionStateMachine`. Bytes go to the
 /// parser adapter, its events to the state machine, and this class executes the actions that
 /// come back. Each of its three uv handles (socket, header-then-body timer, idle timer) holds a

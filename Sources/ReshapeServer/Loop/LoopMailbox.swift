@@ -18,7 +18,9 @@ final class LoopMailbox: @unchecked Sendable {
         async.pointee.data = Unmanaged.passRetained(self).toOpaque()
     }
 
-    func post(_ work: @escaping @Sendable () -> Void) {
+    /// False when the mailbox is closed: the work will never run.
+    @discardableResult
+    func post(_ work: @escaping @Sendable () -> Void) -> Bool {
         let accepted = queue.withLock { state -> Bool in
             guard !state.closed else { return false }
             state.work.append(work)
@@ -26,6 +28,7 @@ final class LoopMailbox: @unchecked Sendable {
         }
         // Several sends before the loop wakes coalesce into one callback, which takes them all.
         if accepted { uv_async_send(async) }
+        return accepted
     }
 
     private func runQueued() {

@@ -6,18 +6,14 @@ import ReshapeStateMachines
 // through this loop's mailbox), or is refused when its queue timer fires first.
 extension UpstreamClient {
     func admit(_ fetch: UpstreamFetch, rule: FetchAdmissionRule, admissions: UpstreamAdmissions) {
-        let client = LoopBound(self)
+        let client = LoopOwned(self)
         let queued = QueuedFetch(fetch)
         let mailbox = self.mailbox
         let upstream = fetch.request.upstreamName
         let waiter = UpstreamAdmissions.Waiter {
-            mailbox?.post {
-                guard let client = client.value else {
-                    // The loop is gone: the place must not be lost with it.
-                    return admissions.finished(upstream: upstream, rule: rule)
-                }
-                client.placeGiven(queued.fetch)
-            }
+            let posted = mailbox?.post { client.value.placeGiven(queued.fetch) } ?? false
+            // The loop is gone: the place must not be lost with it.
+            if !posted { admissions.finished(upstream: upstream, rule: rule) }
         }
         let action = admissions.arrive(upstream: upstream, rule: rule, waiter)
         switch action {

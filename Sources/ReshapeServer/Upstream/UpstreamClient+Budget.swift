@@ -9,16 +9,12 @@ import ReshapeStateMachines
 extension UpstreamClient {
     func reserve(_ fetch: UpstreamFetch, in inflight: InflightBytes) {
         let bytes = inflight.estimate(route: fetch.request.route)
-        let client = LoopBound(self)
+        let client = LoopOwned(self)
         let waiting = QueuedFetch(fetch)
         let mailbox = self.mailbox
         let waiter = InflightBytes.Waiter {
-            mailbox?.post {
-                guard let client = client.value else {
-                    return inflight.changed(by: -bytes)  // the loop is gone: the room must not be lost
-                }
-                client.roomMade(waiting.fetch, bytes: bytes)
-            }
+            let posted = mailbox?.post { client.value.roomMade(waiting.fetch, bytes: bytes) } ?? false
+            if !posted { inflight.changed(by: -bytes) }  // the loop is gone: the room must not be lost
         }
         let action = inflight.reserve(bytes, waiter)
         switch action {
@@ -73,15 +69,13 @@ extension UpstreamClient {
             }
             return true
         }
-        let client = LoopBound(self)
+        let client = LoopOwned(self)
         let paused = QueuedFetch(fetch)
         let mailbox = self.mailbox
         let delta = bytes - held
         let waiter = InflightBytes.Waiter {
-            mailbox?.post {
-                guard let client = client.value else { return inflight.changed(by: -delta) }
-                client.growthGranted(paused.fetch)
-            }
+            let posted = mailbox?.post { client.value.growthGranted(paused.fetch) } ?? false
+            if !posted { inflight.changed(by: -delta) }
         }
         switch inflight.grow(by: delta, holding: held, waiter) {
         case .wait(let ticket):
