@@ -4,11 +4,11 @@ import Glibc
 import ReshapeJSON
 import ReshapeProxy
 
-/// One worker's connection to the shared cache, driven by the worker's libuv loop through
-/// hiredis's adapter. Redis is never allowed to fail a request: every GET is bounded by its own
-/// loop timer (hiredis 0.14 has no asynchronous command timeout) and a late, failed or
+/// One worker's connection to the shared cache (or the shared rate limits), driven by the
+/// worker's libuv loop through hiredis's adapter. Redis is never allowed to fail a request:
+/// every GET is bounded by its own deadline (`PendingRedisCommand`) and a late, failed or
 /// impossible answer is a miss; SETs are fire-and-forget. A lost connection is logged once,
-/// counted, and retried every second.
+/// counted, and retried every second; one that stops answering is dropped the same way.
 final class RedisClient {
     let loop: UnsafeMutablePointer<uv_loop_t>
     private let address: RedisAddress
@@ -23,13 +23,20 @@ final class RedisClient {
     let role: Role
     /// The GCRA script's SHA-1 once Redis has it loaded (`SCRIPT LOAD` on connect); nil: EVAL.
     var scriptSHA: String?
-    /// Limit checks sent and not yet answered by hiredis (a reply or the disconnect), and the
-    /// checks that gave up waiting in a row: they bound what a hung Redis costs
-    /// (`RedisClient+Limits.swift`).
-    var outstandingLimitChecks = 0
-    var limitTimeoutsInARow = 0
-    /// When Redis last answered a limit check, late or not (or connected): the loop's ms.
-    var lastLimitReplyAt: UInt64 = 0
+    /// Commands sent and not yet answered by hiredis (a reply or the disconnect), and those
+    /// that gave up waiting in a row: they bound what a hung Redis costs.
+    private(set) var outstandingCommands = 0
+    private var timeoutsInARow = 0
+    /// When Redis last answered a command, late or not (or connected): the loop's ms.
+    private var lastReplyAt: UInt64 = 0
+    /// hiredis keeps every command it sent until its reply or the disconnect, so a Redis that
+    /// hangs (paused, blackholed) must not be sent more and more: beyond this many unanswered
+    /// commands the caller decides at once and nothing is sent.
+    static let maxOutstandingCommands = 256
+    /// After this many commands in a row gave up waiting, with no answer at all (late ones
+    /// count) for four timeouts, the connection is dropped (logged as an outage, then
+    /// reconnected every second).
+    static let maxTimeoutsInARow = 8
     /// Where the connection is. `reported`: the outage is logged already (once per outage, not
     /// once per failed command).
     private enum Connection {
@@ -62,28 +69,16 @@ final class RedisClient {
     /// The stored value, or nil (a miss, an error, no connection, or no answer in time).
     /// `completion` runs exactly once, on this loop.
     func get(_ key: String, completion: @escaping ([UInt8]?) -> Void) {
-        guard case .connected(let context) = connection else {
+        guard let context = connectedContext, outstandingCommands < Self.maxOutstandingCommands else {
             metrics.recordSharedCache(.unavailable)
             return completion(nil)
         }
         let pending = PendingGet(client: self, completion: completion)
-        let retained = Unmanaged.passRetained(pending).toOpaque()
-        let status = send(context, ["GET", key].map { Array($0.utf8) }, privateData: retained) { context, reply, data in
-            guard let data else { return }
-            let pending = Unmanaged<PendingGet>.fromOpaque(data).takeRetainedValue()
-            var length = 0
-            if let bytes = reshape_redis_reply_string(reply, &length) {
-                pending.finish(Array(UnsafeRawBufferPointer(start: bytes, count: length)), .hit)
-            } else {
-                pending.finish(nil, reshape_redis_reply_failed(reply) != 0 ? .error : .miss)
-            }
-        }
-        guard status == REDIS_OK else {
-            Unmanaged<PendingGet>.fromOpaque(retained).release()
+        guard pending.send(context, ["GET", key].map { Array($0.utf8) }) else {
             metrics.recordSharedCache(.error)
             return completion(nil)
         }
-        pending.startTimer(loop: loop, milliseconds: commandTimeoutMilliseconds)
+        pending.startDeadline()
     }
 
     /// Stores `value` for `milliseconds` (Redis expires it). Nothing waits for the answer.
@@ -161,6 +156,8 @@ final class RedisClient {
     private func up(_ context: UnsafeMutablePointer<redisAsyncContext>) {
         let wasReported = reported
         connection = .connected(context)
+        lastReplyAt = uv_now(loop)
+        timeoutsInARow = 0
         if role == .limits { loadScript(context) }
         if wasReported {
             Log.event(
@@ -198,10 +195,33 @@ final class RedisClient {
     /// logged once, and the reconnect timer tries again.
     func abandon(_ reason: String) {
         guard case .connected(let context) = connection else { return }
-        limitTimeoutsInARow = 0
+        timeoutsInARow = 0
         down(reason)
         scheduleReconnect()
         redisAsyncFree(context)
+    }
+
+    func commandSent() { outstandingCommands += 1 }
+
+    /// hiredis is done with a command: `replied`, in time or not (Redis is alive), or failed
+    /// by the disconnect.
+    func replyArrived(_ replied: Bool) {
+        outstandingCommands -= 1
+        guard replied else { return }
+        timeoutsInARow = 0
+        lastReplyAt = uv_now(loop)
+    }
+
+    /// A command gave up waiting: after too many in a row, with nothing heard from Redis for
+    /// a few timeouts (a slow Redis that still answers, late, is kept), it is taken as gone.
+    func commandTimedOut() {
+        timeoutsInARow += 1
+        let silence = uv_now(loop) &- lastReplyAt
+        guard timeoutsInARow >= Self.maxTimeoutsInARow,
+            silence >= UInt64(4 * max(1, commandTimeoutMilliseconds))
+        else { return }
+        let commands = role == .limits ? "rate-limit checks" : "cache lookups"
+        abandon("no answer to \(timeoutsInARow) \(commands) in a row")
     }
 
     /// The connection, when it is up.
@@ -242,48 +262,30 @@ typealias ReplyCallback =
     @convention(c) (UnsafeMutablePointer<redisAsyncContext>?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) ->
     Void
 
-/// One GET waiting for Redis or its deadline, whichever comes first.
-private final class PendingGet {
-    unowned let client: RedisClient
-    private var completion: (([UInt8]?) -> Void)?
-    private var timer: UnsafeMutablePointer<uv_timer_t>?
+/// One GET: its value, or nil for a miss, an error or no answer in time.
+private final class PendingGet: PendingRedisCommand {
+    private let completion: ([UInt8]?) -> Void
 
     init(client: RedisClient, completion: @escaping ([UInt8]?) -> Void) {
-        self.client = client
         self.completion = completion
+        super.init(client: client)
     }
 
-    func startTimer(loop: UnsafeMutablePointer<uv_loop_t>, milliseconds: Int) {
-        guard completion != nil else { return }  // answered already
-        let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
-        self.timer = timer
-        uv_timer_init(loop, timer)
-        timer.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-        // From now, not from the loop's cached time: a lookup sent after a long pipeline in this
-        // turn would otherwise be overdue as it is sent.
-        uv_update_time(loop)
-        uv_timer_start(
-            timer,
-            { timer in
-                guard let timer, let data = timer.pointee.data else { return }
-                // Still retained by hiredis until its reply (or disconnect) callback.
-                Unmanaged<PendingGet>.fromOpaque(data).takeUnretainedValue().finish(nil, .timeout)
-            }, UInt64(max(1, milliseconds)), 0)
-    }
-
-    func finish(_ value: [UInt8]?, _ outcome: Metrics.SharedCacheOutcome) {
-        guard let completion else { return }
-        self.completion = nil
-        if let timer {
-            self.timer = nil
-            uv_timer_stop(timer)
-            uv_close(reshape_timer_handle(timer)) { $0?.deallocate() }
+    override func answered(_ context: UnsafeMutablePointer<redisAsyncContext>?, _ reply: UnsafeMutableRawPointer?) {
+        var length = 0
+        if let bytes = reshape_redis_reply_string(reply, &length) {
+            finish(Array(UnsafeRawBufferPointer(start: bytes, count: length)), .hit)
+        } else {
+            finish(nil, reshape_redis_reply_failed(reply) != 0 ? .error : .miss)
         }
-        client.metricsRecord(outcome)
+    }
+
+    override func timedOut() { finish(nil, .timeout) }
+
+    private func finish(_ value: [UInt8]?, _ outcome: Metrics.SharedCacheOutcome) {
+        guard !isSettled else { return }
+        settle()
+        client.metrics.recordSharedCache(outcome)
         completion(value)
     }
-}
-
-extension RedisClient {
-    fileprivate func metricsRecord(_ outcome: Metrics.SharedCacheOutcome) { metrics.recordSharedCache(outcome) }
 }

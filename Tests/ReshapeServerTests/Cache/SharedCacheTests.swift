@@ -25,6 +25,13 @@ final class SharedCacheTests: XCTestCase {
         try upstream.log().filter { ($0["target"] as? String ?? "").hasPrefix(prefix) }.count
     }
 
+    private func sharedOutcome(_ server: ReshapeServer, _ outcome: String) throws -> Int {
+        let metrics = try RawHTTP.get(port: server.port, "/_reshape/metrics").text
+        let prefix = "reshape_cache_shared_total{outcome=\"\(outcome)\"} "
+        let line = metrics.split(separator: "\n").first { $0.hasPrefix(prefix) }
+        return line.flatMap { Int($0.dropFirst(prefix.count)) } ?? 0
+    }
+
     func testTwoReplicasShareOneAnswerAndLoseNoRequestWhenRedisDies() throws {
         let upstream = try DemoUpstream()
         defer { upstream.child.stop() }
@@ -67,5 +74,53 @@ final class SharedCacheTests: XCTestCase {
         XCTAssertEqual(
             first.child.stderr.components(separatedBy: "shared cache unavailable").count - 1, 2,
             "logged once per worker, not per request: \(first.child.stderr)")
+    }
+
+    /// A Redis that stops answering (paused, as a blackholed one) costs each lookup its
+    /// timeout only until a few in a row give up: then the connection is dropped, the outage
+    /// logged, and lookups answer at once; once Redis is back, the replicas share again.
+    func testAHungRedisIsDroppedAndUsedAgainWhenBack() throws {
+        let upstream = try DemoUpstream()
+        defer { upstream.child.stop() }
+        let redisPort = try freeLoopbackPort()
+        let redis = try startRedisServer(port: redisPort)
+        defer {
+            kill(redis.process.processIdentifier, SIGCONT)
+            redis.stop()
+        }
+        let arguments = [
+            "--cache-redis", "redis://127.0.0.1:\(redisPort)/0", "--cache-redis-timeout", "50", "--workers", "1",
+        ]
+        let first = try ReshapeServer(rules: rules(upstream.port), arguments: arguments)
+        defer { first.stop() }
+        let second = try ReshapeServer(rules: rules(upstream.port), arguments: arguments)
+        defer { second.stop() }
+        XCTAssertEqual(try RawHTTP.get(port: first.port, "/shared/warm").status, 200)
+        let unavailableBefore = try sharedOutcome(first, "unavailable")
+
+        XCTAssertEqual(kill(redis.process.processIdentifier, SIGSTOP), 0)
+        for index in 0..<12 {
+            let response = try RawHTTP.get(port: first.port, "/shared/hung-\(index)")
+            XCTAssertEqual(response.status, 200, "a hung Redis fails no request")
+        }
+        try first.child.waitFor(5, "the hung connection dropped") {
+            $0.stderr.contains("shared cache unavailable")
+                && $0.stderr.contains("no answer to 8 cache lookups in a row")
+        }
+        // Dropped: lookups are answered at once as unavailable, not after a timeout each.
+        for index in 0..<5 {
+            XCTAssertEqual(try RawHTTP.get(port: first.port, "/shared/down-\(index)").status, 200)
+        }
+        XCTAssertGreaterThanOrEqual(try sharedOutcome(first, "unavailable") - unavailableBefore, 4)
+
+        XCTAssertEqual(kill(redis.process.processIdentifier, SIGCONT), 0)
+        var round = 0
+        let sharedAgain = try waitUntil(timeout: 10) {
+            round += 1
+            XCTAssertEqual(try RawHTTP.get(port: first.port, "/shared/back-\(round)").status, 200)
+            Thread.sleep(forTimeInterval: 0.2)
+            return try RawHTTP.get(port: second.port, "/shared/back-\(round)").header("Reshape-Cache") == "hit"
+        }
+        XCTAssertTrue(sharedAgain, "the replicas share again once Redis answers")
     }
 }
