@@ -25,6 +25,7 @@ extension RedisClient {
         ) { context, reply, _ in
             guard let context, let data = reshape_redis_get_data(context) else { return }
             let client = Unmanaged<RedisClient>.fromOpaque(data).takeUnretainedValue()
+            if reply != nil { client.heardFrom() }
             var length = 0
             guard let bytes = reshape_redis_reply_string(reply, &length) else { return }
             client.scriptSHA = String(

@@ -44,7 +44,9 @@ final class RedisClient {
         case waiting(reported: Bool)
         /// hiredis is connecting; its connect callback says how it went.
         case connecting(UnsafeMutablePointer<redisAsyncContext>, reported: Bool)
-        case connected(UnsafeMutablePointer<redisAsyncContext>)
+        /// Connected; `reported`: the outage is still logged, for Redis has not answered since
+        /// (a paused Redis accepts connections it never answers on).
+        case connected(UnsafeMutablePointer<redisAsyncContext>, reported: Bool)
         /// Closed for good (the worker is stopping).
         case closed
     }
@@ -83,7 +85,7 @@ final class RedisClient {
 
     /// Stores `value` for `milliseconds` (Redis expires it). Nothing waits for the answer.
     func set(_ key: String, _ value: [UInt8], milliseconds: Int) {
-        guard case .connected(let context) = connection else { return }
+        guard case .connected(let context, _) = connection else { return }
         _ = send(
             context, [Array("SET".utf8), Array(key.utf8), value, Array("PX".utf8), Array(String(milliseconds).utf8)],
             privateData: nil, callback: nil)
@@ -92,7 +94,7 @@ final class RedisClient {
     func close() {
         let context: UnsafeMutablePointer<redisAsyncContext>? =
             switch connection {
-            case .connecting(let context, _), .connected(let context): context
+            case .connecting(let context, _), .connected(let context, _): context
             case .waiting, .closed: nil
             }
         // Closed first: freeing the context runs its disconnect callback, which must not reconnect.
@@ -105,8 +107,8 @@ final class RedisClient {
     /// Whether the outage in progress is logged already.
     private var reported: Bool {
         switch connection {
-        case .waiting(let reported), .connecting(_, let reported): reported
-        case .connected, .closed: false
+        case .waiting(let reported), .connecting(_, let reported), .connected(_, let reported): reported
+        case .closed: false
         }
     }
 
@@ -154,16 +156,26 @@ final class RedisClient {
     }
 
     private func up(_ context: UnsafeMutablePointer<redisAsyncContext>) {
-        let wasReported = reported
-        connection = .connected(context)
+        connection = .connected(context, reported: reported)
         lastReplyAt = uv_now(loop)
         timeoutsInARow = 0
         if role == .limits { loadScript(context) }
-        if wasReported {
-            Log.event(
-                role == .cache ? "shared cache reachable again" : "shared rate limits reachable again",
-                ["redis": .string("\(address.host):\(address.port)")])
+        // Its answer says Redis is back, and ends a logged outage.
+        _ = send(context, [Array("PING".utf8)], privateData: nil) { context, reply, _ in
+            guard reply != nil, let context, let data = reshape_redis_get_data(context) else { return }
+            Unmanaged<RedisClient>.fromOpaque(data).takeUnretainedValue().heardFrom()
         }
+    }
+
+    /// Redis answered something: it is alive, and an outage logged is over.
+    func heardFrom() {
+        timeoutsInARow = 0
+        lastReplyAt = uv_now(loop)
+        guard case .connected(let context, reported: true) = connection else { return }
+        connection = .connected(context, reported: false)
+        Log.event(
+            role == .cache ? "shared cache reachable again" : "shared rate limits reachable again",
+            ["redis": .string("\(address.host):\(address.port)")])
     }
 
     /// The connection failed or was lost (hiredis frees its context): logged once per outage.
@@ -194,7 +206,7 @@ final class RedisClient {
     /// waiting (`redisAsyncDisconnect` would wait for their replies first), the outage is
     /// logged once, and the reconnect timer tries again.
     func abandon(_ reason: String) {
-        guard case .connected(let context) = connection else { return }
+        guard case .connected(let context, _) = connection else { return }
         timeoutsInARow = 0
         down(reason)
         scheduleReconnect()
@@ -207,9 +219,7 @@ final class RedisClient {
     /// by the disconnect.
     func replyArrived(_ replied: Bool) {
         outstandingCommands -= 1
-        guard replied else { return }
-        timeoutsInARow = 0
-        lastReplyAt = uv_now(loop)
+        if replied { heardFrom() }
     }
 
     /// A command gave up waiting: after too many in a row, with nothing heard from Redis for
@@ -226,7 +236,7 @@ final class RedisClient {
 
     /// The connection, when it is up.
     var connectedContext: UnsafeMutablePointer<redisAsyncContext>? {
-        if case .connected(let context) = connection { return context }
+        if case .connected(let context, _) = connection { return context }
         return nil
     }
 

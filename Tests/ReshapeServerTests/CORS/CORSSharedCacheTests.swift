@@ -26,11 +26,12 @@ final class CORSSharedCacheTests: XCTestCase {
                 cache: { ttl: 60s }
                 transform: [ { keep: [path] } ]
             """
-        let arguments = ["--cache-redis", "redis://127.0.0.1:\(redisPort)/0"]
+        let arguments = ["--cache-redis", "redis://127.0.0.1:\(redisPort)/0", "--workers", "1"]
         let first = try ReshapeServer(rules: rules, arguments: arguments)
         defer { first.stop() }
         let second = try ReshapeServer(rules: rules, arguments: arguments)
         defer { second.stop() }
+        try waitForRedisClients(port: redisPort, count: 2)
 
         let stored = try RawHTTP.get(port: first.port, "/shared", headers: ["Origin: http://app.test"])
         XCTAssertEqual(stored.header("Reshape-Cache"), "miss")

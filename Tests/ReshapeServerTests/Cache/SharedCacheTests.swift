@@ -38,11 +38,12 @@ final class SharedCacheTests: XCTestCase {
         let redisPort = try freeLoopbackPort()
         let redis = try startRedisServer(port: redisPort)
         defer { redis.stop() }
-        let arguments = ["--cache-redis", "redis://127.0.0.1:\(redisPort)/0"]
+        let arguments = ["--cache-redis", "redis://127.0.0.1:\(redisPort)/0", "--workers", "2"]
         let first = try ReshapeServer(rules: rules(upstream.port), arguments: arguments)
         defer { first.stop() }
         let second = try ReshapeServer(rules: rules(upstream.port), arguments: arguments)
         defer { second.stop() }
+        try waitForRedisClients(port: redisPort, count: 4)
 
         let answer = try RawHTTP.get(port: first.port, "/shared/one")
         XCTAssertEqual(answer.status, 200, answer.text)
@@ -95,6 +96,7 @@ final class SharedCacheTests: XCTestCase {
         defer { first.stop() }
         let second = try ReshapeServer(rules: rules(upstream.port), arguments: arguments)
         defer { second.stop() }
+        try waitForRedisClients(port: redisPort, count: 2)
         XCTAssertEqual(try RawHTTP.get(port: first.port, "/shared/warm").status, 200)
         let unavailableBefore = try sharedOutcome(first, "unavailable")
 
@@ -113,7 +115,16 @@ final class SharedCacheTests: XCTestCase {
         }
         XCTAssertGreaterThanOrEqual(try sharedOutcome(first, "unavailable") - unavailableBefore, 4)
 
+        // A paused Redis still accepts the reconnection (each second) but never answers on it:
+        // the outage is not over, and not logged again.
+        Thread.sleep(forTimeInterval: 1.5)
+        XCTAssertFalse(first.child.stderr.contains("reachable again"), first.child.stderr)
+
         XCTAssertEqual(kill(redis.process.processIdentifier, SIGCONT), 0)
+        try first.child.waitFor(5, "the outage over") { $0.stderr.contains("shared cache reachable again") }
+        XCTAssertEqual(
+            first.child.stderr.components(separatedBy: "shared cache unavailable").count - 1, 1,
+            "one outage, logged once: \(first.child.stderr)")
         var round = 0
         let sharedAgain = try waitUntil(timeout: 10) {
             round += 1

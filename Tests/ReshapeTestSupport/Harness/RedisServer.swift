@@ -29,3 +29,21 @@ public func startRedisServer(port: Int) throws -> ChildProcess {
     try redis.waitFor(10, "redis to accept connections") { $0.stdout.contains("Ready to accept connections") }
     return redis
 }
+
+/// Waits until `count` clients besides the asker are connected to the Redis on `port` (each
+/// `reshape serve` worker connects on its own, after start-up): a test that stores through
+/// one replica and reads through another must not race those connections.
+public func waitForRedisClients(port: Int, count: Int, timeout: TimeInterval = 5) throws {
+    let connected = try waitUntil(timeout: timeout) {
+        let cli = Process()
+        cli.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
+        cli.arguments = ["-p", String(port), "CLIENT", "LIST"]
+        let output = Pipe()
+        cli.standardOutput = output
+        try cli.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        cli.waitUntilExit()
+        return text.split(separator: "\n").count - 1 >= count
+    }
+    guard connected else { throw HarnessError("fewer than \(count) clients connected to Redis in \(timeout) s") }
+}
