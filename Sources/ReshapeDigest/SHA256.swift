@@ -22,16 +22,18 @@ public enum SHA256Digest {
         return digest
     }
 
-    /// Lower-case hex of the digest.
+    /// Lower-case hex of the digest, written straight into the string's storage.
     public static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(byteCount * 2)
-        for byte in hash(bytes) {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+        let digest = hash(bytes)
+        return String(unsafeUninitializedCapacity: byteCount * 2) { text in
+            let digits: StaticString = "0123456789abcdef"
+            let table = digits.utf8Start
+            for (index, byte) in digest.enumerated() {
+                text[2 * index] = table[Int(byte >> 4)]
+                text[2 * index + 1] = table[Int(byte & 0x0F)]
+            }
+            return byteCount * 2
         }
-        return String(decoding: text, as: UTF8.self)
     }
 }
 

@@ -64,6 +64,23 @@ public final class JSONTextWriter {
         bytes.withUnsafeBufferPointer { if let base = $0.baseAddress { writer.sink.append(base, count: $0.count) } }
     }
 
+    /// Appends an integer as a JSON number, without a temporary string.
+    public func appendInteger(_ value: Int) {
+        if value < 0 { appendRaw("-") }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for any Int's 20 digits
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var start = buffer.count
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + start
+            writer.sink.append(base, count: buffer.count - start)
+        }
+    }
+
     /// Appends `text` as a quoted, escaped JSON string.
     public func appendString(_ text: String) { writer.writeString(text) }
 

@@ -19,10 +19,10 @@ package enum PercentEncoding {
     /// Decodes `%XX` (and `+` as a space when `plusIsSpace`); nil for a bad escape or for
     /// bytes that are not UTF-8, which would otherwise be silently replaced.
     package static func decode(_ text: Substring, plusIsSpace: Bool = false) -> String? {
+        // Most segments and values hold nothing to decode: no copy of their bytes for those.
+        let escaped = text.utf8.contains { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }
+        guard escaped else { return String(text) }
         let utf8 = Array(text.utf8)
-        guard utf8.contains(UInt8(ascii: "%")) || (plusIsSpace && utf8.contains(UInt8(ascii: "+"))) else {
-            return String(text)
-        }
         var output: [UInt8] = []
         output.reserveCapacity(utf8.count)
         var i = 0

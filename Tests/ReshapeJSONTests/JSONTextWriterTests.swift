@@ -50,4 +50,11 @@ final class JSONTextWriterTests: XCTestCase {
         }
         XCTAssertEqual(close.count, 95_000)
     }
+
+    func testIntegersAreWhatStringWrites() {
+        for value in [0, 9, 10, 1234, -1, -987, Int.max, Int.min] {
+            let bytes = JSONTextWriter.bytes(capacity: 8) { $0.appendInteger(value) }
+            XCTAssertEqual(String(decoding: bytes, as: UTF8.self), String(value))
+        }
+    }
 }

@@ -42,13 +42,18 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         }
         add(route.name)
         add(route.fingerprint)
-        for name in parameters.keys.sorted() {
+        if parameters.count == 1, let (name, value) = parameters.first {
             add(name)
-            add(parameters[name] ?? "")
+            add(value)
+        } else {
+            for name in parameters.keys.sorted() {
+                add(name)
+                add(parameters[name] ?? "")
+            }
         }
-        let queryNames = Set(route.forwardQuery + (route.cache?.varyQuery ?? []))
         var pairs: [(String, String)] = []
-        if !queryNames.isEmpty {
+        if !route.forwardQuery.isEmpty || !(route.cache?.varyQuery.isEmpty ?? true) {
+            let queryNames = Set(route.forwardQuery + (route.cache?.varyQuery ?? []))
             for pair in request.rawQuery.split(separator: "&", omittingEmptySubsequences: true) {
                 let equals = pair.firstIndex(of: "=")
                 guard let name = PercentEncoding.decode(equals.map { pair[..<$0] } ?? pair, plusIsSpace: true),

@@ -117,29 +117,29 @@ package struct HTTPResponse: Sendable {
         // Built as bytes into one allocation: this runs once per response on the loop thread.
         var bytes: [UInt8] = []
         bytes.reserveCapacity(160 + headers.count * 48)
-        bytes += "HTTP/1.1 ".utf8
-        bytes += String(status).utf8
-        bytes += " ".utf8
-        bytes += HTTPResponse.reason(status).utf8
-        bytes += "\r\n".utf8
+        bytes.appendUTF8("HTTP/1.1 ")
+        bytes.appendDecimal(status)
+        bytes.append(UInt8(ascii: " "))
+        bytes.appendUTF8(HTTPResponse.reason(status))
+        bytes.appendUTF8("\r\n")
         if !date.isEmpty {
-            bytes += "Date: ".utf8
-            bytes += date.utf8
-            bytes += "\r\n".utf8
+            bytes.appendUTF8("Date: ")
+            bytes.appendUTF8(date)
+            bytes.appendUTF8("\r\n")
         }
         for header in headers {
-            bytes += header.name.utf8
-            bytes += ": ".utf8
-            bytes += header.value.utf8
-            bytes += "\r\n".utf8
+            bytes.appendUTF8(header.name)
+            bytes.appendUTF8(": ")
+            bytes.appendUTF8(header.value)
+            bytes.appendUTF8("\r\n")
         }
         if status != 304 && status != 204 {
-            bytes += "Content-Length: ".utf8
-            bytes += String(bodyBytes).utf8
-            bytes += "\r\n".utf8
+            bytes.appendUTF8("Content-Length: ")
+            bytes.appendDecimal(bodyBytes)
+            bytes.appendUTF8("\r\n")
         }
-        if !keepAlive { bytes += "Connection: close\r\n".utf8 }
-        bytes += "\r\n".utf8
+        if !keepAlive { bytes.appendUTF8("Connection: close\r\n") }
+        bytes.appendUTF8("\r\n")
         return bytes
     }
 

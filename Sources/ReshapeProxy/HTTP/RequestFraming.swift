@@ -43,7 +43,16 @@ package enum RequestFraming {
     }
 
     static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { lower($0) == lower($1) }
+        guard a.utf8.count == b.utf8.count else { return false }
+        // Over the bytes, not the strings' indices: header names are compared on every request.
+        var a = a
+        var b = b
+        return a.withUTF8 { a in
+            b.withUTF8 { b in
+                for index in 0..<a.count where lower(a[index]) != lower(b[index]) { return false }
+                return true
+            }
+        }
     }
 
     private static func lower(_ byte: UInt8) -> UInt8 {

@@ -48,16 +48,18 @@ package struct AccessLogEntry: Sendable {
     /// The line, written member by member (no JSON tree is built for it): the same text
     /// `JSON.object(...).serialized()` would give, with the members in this order.
     package func line(redactor: Redactor) -> [UInt8] {
-        let out = JSONTextWriter(capacity: 256 + dropped.count * 160)
+        JSONTextWriter.bytes(capacity: 256 + dropped.count * 160) { write($0, redactor: redactor) }
+    }
+
+    private func write(_ out: JSONTextWriter, redactor: Redactor) {
         func name(_ key: StaticString, first: Bool = false) {
             out.appendRaw(first ? "\"" : ",\"")
             out.appendRaw(key)
             out.appendRaw("\":")
         }
-        func number(_ text: String) { out.appendRaw(Array(text.utf8)) }
         out.appendRaw("{")
         name("time_ms", first: true)
-        number(String(timeMilliseconds))
+        out.appendInteger(timeMilliseconds)
         name("method")
         out.appendString(method)
         name("path")
@@ -67,23 +69,23 @@ package struct AccessLogEntry: Sendable {
             out.appendString(route)
         }
         name("status")
-        number(String(status))
+        out.appendInteger(status)
         if let upstreamStatus {
             name("upstream_status")
-            number(String(upstreamStatus))
+            out.appendInteger(upstreamStatus)
         }
         name("duration_ms")
-        number(format3(durationMilliseconds))
+        writeThousandths(durationMilliseconds, to: out)
         if let upstreamMilliseconds {
             name("upstream_ms")
-            number(format3(upstreamMilliseconds))
+            writeThousandths(upstreamMilliseconds, to: out)
         }
         name("bytes")
-        number(String(bytes))
+        out.appendInteger(bytes)
         name("fetches")
-        number(String(fetches))
+        out.appendInteger(fetches)
         name("dropped")
-        number(String(dropped.count))
+        out.appendInteger(dropped.count)
         if !dropped.isEmpty {
             name("dropped_elements")
             out.appendRaw("[")
@@ -109,21 +111,22 @@ package struct AccessLogEntry: Sendable {
         }
         if let liveEvents {
             name("live_events")
-            number(String(liveEvents))
+            out.appendInteger(liveEvents)
         }
         if let authReason {
             name("auth_reason")
             out.appendString(authReason)
         }
         out.appendRaw("}\n")
-        var line: [UInt8] = []
-        out.copy(into: &line)
-        return line
     }
 
-    private func format3(_ value: Double) -> String {
+    /// Milliseconds with three decimals (`12.034`).
+    private func writeThousandths(_ value: Double, to out: JSONTextWriter) {
         let thousandths = Int((value * 1000).rounded())
-        let fraction = thousandths % 1000
-        return "\(thousandths / 1000).\(fraction < 10 ? "00" : fraction < 100 ? "0" : "")\(fraction)"
+        if thousandths < 0 { out.appendRaw("-") }
+        let fraction = thousandths.magnitude % 1000
+        out.appendInteger(Int(thousandths.magnitude / 1000))
+        out.appendRaw(fraction < 10 ? ".00" : fraction < 100 ? ".0" : ".")
+        out.appendInteger(Int(fraction))
     }
 }

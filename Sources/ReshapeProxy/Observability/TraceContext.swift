@@ -66,21 +66,24 @@ package struct TraceContext: Sendable, Equatable {
     }
 
     static func randomHex(bytes: Int, using random: inout some RandomNumberGenerator) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes * 2)
-        repeat {
-            text.removeAll(keepingCapacity: true)
-            // Eight bytes per draw: ids are made for every request and fetch.
-            var word: UInt64 = 0
-            for index in 0..<bytes {
-                if index % 8 == 0 { word = random.next() }
-                text.append(digits[Int(word >> 4 & 0x0F)])
-                text.append(digits[Int(word & 0x0F)])
-                word >>= 8
+        let digits: StaticString = "0123456789abcdef"
+        while true {
+            var allZero = true
+            // Written straight into the string: ids are made for every request and fetch.
+            let text = String(unsafeUninitializedCapacity: bytes * 2) { text in
+                var word: UInt64 = 0
+                for index in 0..<bytes {
+                    // Eight bytes per draw.
+                    if index % 8 == 0 { word = random.next() }
+                    if word & 0xFF != 0 { allZero = false }
+                    text[2 * index] = digits.utf8Start[Int(word >> 4 & 0x0F)]
+                    text[2 * index + 1] = digits.utf8Start[Int(word & 0x0F)]
+                    word >>= 8
+                }
+                return bytes * 2
             }
-        } while text.allSatisfy { $0 == 0x30 }  // all zeros is invalid
-        return String(decoding: text, as: UTF8.self)
+            if !allZero { return text }  // all zeros is invalid
+        }
     }
 
     private static func isLowerHex(_ bytes: ArraySlice<UInt8>) -> Bool {

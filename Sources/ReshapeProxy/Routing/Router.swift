@@ -1,3 +1,4 @@
+import Glibc
 import ReshapeRules
 
 /// Which endpoints a listener answers: all of them on one port (the default), or the rule
@@ -30,7 +31,9 @@ package struct Router: Sendable {
 
     package func match(method: String, path: Substring, endpoints: Endpoints = .all) -> Match {
         // Where the other kind lives on another port, its paths are unknown here, like any other.
-        if path.hasPrefix(Router.adminPrefix) {
+        if path.utf8.count >= Router.adminPrefix.utf8.count,
+            Router.sameBytes(path.prefix(Router.adminPrefix.utf8.count), Router.adminPrefix)
+        {
             return endpoints == .routes ? .notFound : .admin(String(path.dropFirst(Router.adminPrefix.count)))
         }
         if endpoints == .admin { return .notFound }
@@ -61,13 +64,25 @@ package struct Router: Sendable {
         var captured: [(String, Substring)] = []
         for (part, segment) in zip(template.segments, segments) {
             switch part {
-            case .literal(let text): guard segment.utf8.elementsEqual(text.utf8) else { return nil }
+            case .literal(let text): guard Router.sameBytes(segment, text) else { return nil }
             case .parameter(let name):
                 guard !segment.isEmpty else { return nil }
                 captured.append((name, segment))
             }
         }
         return captured
+    }
+
+    /// Byte for byte (not canonical equivalence, as `==` on strings), and at once over
+    /// contiguous storage: every request's segments are compared with the routes' literals.
+    static func sameBytes(_ a: Substring, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        let compared = a.utf8.withContiguousStorageIfAvailable { a in
+            b.utf8.withContiguousStorageIfAvailable { b in
+                a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
+            }
+        }
+        return (compared ?? nil) ?? a.utf8.elementsEqual(b.utf8)
     }
 
     /// A strict weak order: by segment count (templates of different lengths never compete),

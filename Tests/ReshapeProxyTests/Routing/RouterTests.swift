@@ -125,3 +125,15 @@ extension Router {
         ]
     }
 }
+
+final class RouterByteComparisonTests: XCTestCase {
+    /// Literal segments match byte for byte: a decomposed "é" is not the route's precomposed one
+    /// (`==` on strings would say they are equal).
+    func testLiteralsMatchByteForByte() {
+        XCTAssertTrue(Router.sameBytes("café"[...], "café"))
+        XCTAssertFalse(Router.sameBytes("cafe\u{301}"[...], "caf\u{E9}"))
+        XCTAssertFalse(Router.sameBytes("users"[...], "Users"))
+        XCTAssertTrue(Router.sameBytes(""[...], ""))
+        XCTAssertTrue(Router.sameBytes("/a/users/b".split(separator: "/")[1], "users"))
+    }
+}
