@@ -114,7 +114,8 @@ let package = Package(
         .testTarget(
             name: "ReshapeSchemaTests",
             dependencies: ["ReshapeSchema", "ReshapeJSON", "ReshapeRegex", "ReshapeTestSupport"]),
-        .testTarget(name: "ReshapeRulesTests", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
+        .testTarget(
+            name: "ReshapeRulesTests", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON", "ReshapeTestSupport"]),
         .testTarget(name: "ReshapeContractTests", dependencies: ["ReshapeContract", "ReshapeRules", "ReshapeJSON"]),
         .testTarget(
             name: "ReshapeProxyTests",

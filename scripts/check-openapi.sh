@@ -9,6 +9,11 @@
 #   2b. openapi-python-client generates a client from the document of every example rule set
 #      (examples/rules, bench/peers/rules) without a warning (a warning means it left a part
 #      of the API out of the client);
+#   2c. swift-openapi-generator makes a Swift client from the examples' document, without a
+#      warning, in the package scripts/openapi-swift-client (built in .build-swift-client: the
+#      generator and its runtime take a couple of minutes the first time); against the live
+#      server it walks the users route's client-query pages (fields, a filter, sort, limit,
+#      the Link header's cursor) and checks the decoded records;
 #   3. schemathesis runs against the live server with that document: every response must have
 #      a documented status, its documented content type, and a body its schema accepts.
 # Usage: scripts/check-openapi.sh [BIN_DIR]      (default .build/debug)
@@ -62,6 +67,30 @@ for rules in examples/rules bench/peers/rules; do
   echo "ok   $rules: $(find "$work/client-$name" -name '*.py' | wc -l) Python files, no warning"
 done
 
+echo "check-openapi: a generated Swift client (swift-openapi-generator) for examples/rules"
+swift_client=scripts/openapi-swift-client
+swift_scratch=.build-swift-client
+# The generator's build plugin reads the document beside the target's sources; copied only when
+# it changed, so an unchanged document rebuilds nothing.
+swift_document=$swift_client/Sources/reshape-client-check/openapi.json
+cmp -s "$work/openapi.json" "$swift_document" 2>/dev/null || cp "$work/openapi.json" "$swift_document"
+swift_started=$SECONDS
+swift build --package-path "$swift_client" --scratch-path "$swift_scratch" >"$work/swift-client.out" 2>&1 \
+  || { tail -60 "$work/swift-client.out" >&2; echo "check-openapi: the generated Swift client did not build" >&2; exit 1; }
+swift_bin=$(swift build --package-path "$swift_client" --scratch-path "$swift_scratch" --show-bin-path)
+# The plugin prints its warnings only when it runs, which an unchanged document skips: ask the
+# generator itself, every time.
+"$swift_bin/swift-openapi-generator-tool" generate "$work/openapi.json" \
+  --config "$swift_client/Sources/reshape-client-check/openapi-generator-config.yaml" \
+  --output-directory "$work/swift-client-sources" >"$work/swift-generator.out" 2>&1 \
+  || { cat "$work/swift-generator.out" >&2; echo "check-openapi: swift-openapi-generator failed" >&2; exit 1; }
+if grep -qiE "(warning|error):" "$work/swift-generator.out"; then
+  grep -iE "(warning|error):" "$work/swift-generator.out" >&2
+  echo "check-openapi: swift-openapi-generator warned; its client leaves that part out" >&2
+  exit 1
+fi
+echo "ok   examples/rules: a Swift client built, no warning ($((SECONDS - swift_started)) s)"
+
 echo "check-openapi: starting the demo upstream and reshape serve"
 start_demo_upstream "$bin" "$work"
 start_reshape "$bin" "$work" --rules examples/rules --admin-listen 127.0.0.1:0
@@ -72,6 +101,8 @@ import json, sys
 assert json.load(open(sys.argv[1])) == json.load(open(sys.argv[2])), "/_reshape/openapi.json differs from `reshape openapi`"
 PY
 echo "check-openapi: /_reshape/openapi.json is the same document"
+
+"$swift_bin/reshape-client-check" "http://$address"
 
 # Checks: only what the document promises. not_a_server_error is left out: 502 and 504 are
 # documented answers of a proxy (an upstream 4xx/5xx, a body that does not normalize), not

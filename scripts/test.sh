@@ -10,8 +10,8 @@
 #      and what it runs (reshape, reshape-demo-upstream); not the benchmark executables, which
 #      the bench scripts build when they need them
 #   3. the example rules' own examples, the demo upstream, the quick start end to end, the
-#      OpenAPI document (validator, generated client, schemathesis against the live demo;
-#      scripts/check-openapi.sh), and REDbot on live answers (scripts/check-http.sh)
+#      OpenAPI document (validator, generated Python and Swift clients, schemathesis against
+#      the live demo; scripts/check-openapi.sh), and REDbot on live answers (scripts/check-http.sh)
 #   4. shipping: hadolint, Kubernetes manifests, the Grafana dashboard against live metrics,
 #      runtime libraries of the release binary, and the runtime stage itself run for real (a
 #      debootstrap root, the binaries inside it)
@@ -74,7 +74,7 @@ if ! $quick; then
   scripts/check-demo-upstream.sh .build/debug/reshape-demo-upstream
   scripts/demo.sh --smoke
 
-  step "OpenAPI export and HTTP semantics: spec validator, client, schemathesis, REDbot"
+  step "OpenAPI export and HTTP semantics: spec validator, clients, schemathesis, REDbot"
   scripts/check-openapi.sh .build/debug
   scripts/check-http.sh .build/debug
 

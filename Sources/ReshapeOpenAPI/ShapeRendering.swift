@@ -41,11 +41,35 @@ extension Shape {
             }
             return .object(object)
         case .anyOf(let parts):
-            return .object(JSONObject([JSONMember(key: "anyOf", value: .array(parts.map { $0.jsonSchema(types) }))]))
+            let rendered = Self.unionParts(parts, types)
+            if rendered.count == 1 { return rendered[0] }
+            return .object(JSONObject([JSONMember(key: "anyOf", value: .array(rendered))]))
         case .allOf(let parts):
             return .object(JSONObject([JSONMember(key: "allOf", value: .array(parts.map { $0.jsonSchema(types) }))]))
         case .schema(let schema):
             return types.rewritingReferences(schema)
         }
+    }
+
+    /// A union's parts as schemas, a part that is `null` alone folded into the `type` of the
+    /// first array or object part (`"type": ["null", "object"]`): the same values, since that
+    /// part's other keywords apply only to arrays or objects. swift-openapi-generator supports
+    /// no schema of type `null` and leaves out the whole member that holds one; the folded
+    /// form it reads as an optional.
+    private static func unionParts(_ parts: [Shape], _ types: TypeCatalog) -> [JSON] {
+        var rendered = parts.map { $0.jsonSchema(types) }
+        let null = parts.firstIndex { if case .scalars(let kinds) = $0 { kinds == .null } else { false } }
+        let host = parts.firstIndex { part in
+            switch part {
+            case .array, .object: true
+            default: false
+            }
+        }
+        guard let null, let host, case .object(var schema) = rendered[host], case .string(let type)? = schema["type"]
+        else { return rendered }
+        schema["type"] = .array([.string("null"), .string(type)])
+        rendered[host] = .object(schema)
+        rendered.remove(at: null)
+        return rendered
     }
 }

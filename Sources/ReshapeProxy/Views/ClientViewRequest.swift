@@ -58,16 +58,16 @@ struct ClientViewRequest {
     /// The view of a 200 JSON answer; any other answer is sent as it is.
     func render(_ response: HTTPResponse) -> HTTPResponse {
         guard response.status == 200, let answer = tapes.tape(of: response.body) else { return response }
-        let outcome: ViewOutcome
+        let outcome: TapeViewOutcome
         do {
-            // On the tape: only the page's records are built whole.
+            // On the tape: records are compared on its nodes and the page copied from its text.
             outcome = try view.apply(toTape: answer, rule: rule, fingerprint: fingerprint)
         } catch {
             return Self.problem(error).response
         }
         guard let total = outcome.total else { return response }
         var rendered = response
-        rendered.body = outcome.body.serialized()
+        rendered.body = outcome.body
         for index in rendered.headers.indices where rendered.headers[index].name == "ETag" {
             rendered.headers[index].value = EntityTag.of(rendered.body)
         }

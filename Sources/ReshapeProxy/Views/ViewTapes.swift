@@ -2,8 +2,9 @@ import Glibc
 import ReshapeJSON
 
 /// The tapes of the last answers views were made of, so that twenty views of one cached answer
-/// parse it once (issue 26's cost: the parse is a third of a view). Found by the answer's
-/// bytes, compared whole: a cache hit hands over the same buffer, which compares at once.
+/// parse it once (issue 26's cost: the parse costs more than the view made on its tape). Found
+/// by the answer's bytes, compared whole: a cache hit hands over the same buffer, which
+/// compares at once.
 /// Bounded in count and bytes; one per rule set (`ServingRules`), shared by the workers.
 package final class ViewTapes: Sendable {
     private let entries = Locked<[(bytes: [UInt8], tape: JSONTape)]>([])

@@ -121,6 +121,13 @@ struct SortKeys {
         numbers.append(number)
     }
 
+    /// Appends a key that orders its value alone (`isExact`, or a rank without a value).
+    mutating func append(exact key: Key) {
+        keys.append(key)
+        texts.append("")
+        numbers.append(nil)
+    }
+
     /// A value's key, and its text or number when the key alone cannot order it.
     @inline(__always)
     static func key(of value: JSON?) -> (Key, String, JSONNumber?) {
