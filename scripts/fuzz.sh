@@ -2,7 +2,7 @@
 # Builds and runs Reshape's libFuzzer targets (fuzz/Package.swift); see docs/hardening.md.
 #   scripts/fuzz.sh --list              the target names
 #   scripts/fuzz.sh TARGET SECONDS      build, then fuzz TARGET for SECONDS
-#   scripts/fuzz.sh all SECONDS         build, then fuzz every target for SECONDS each
+#   scripts/fuzz.sh all SECONDS         build, then fuzz every target for SECONDS each, one per core
 # Exits non-zero when a target crashes, trips ASan or breaks one of its properties; the input
 # is saved as fuzz/crashes/TARGET-crash-<sha1> (or -timeout-, -leak-, -oom-). Replay one with
 #   .build-fuzz/debug/fuzz-TARGET fuzz/crashes/FILE
@@ -64,8 +64,21 @@ case $1 in
   all)
     [ $# -eq 2 ] || usage
     build
-    failed=0
-    for target in "${targets[@]}"; do run "$target" "$2" || failed=1; done
+    # Each target is one process on one core: as many run side by side as there are cores,
+    # and each one's report is printed whole, in the targets' order.
+    failed=0 jobs=$(nproc) pids=() reports=()
+    mkdir -p "$scratch/logs"
+    finish_oldest() {
+      wait "${pids[0]}" || failed=1
+      cat "${reports[0]}"
+      pids=("${pids[@]:1}") reports=("${reports[@]:1}")
+    }
+    for target in "${targets[@]}"; do
+      run "$target" "$2" >"$scratch/logs/$target.report" 2>&1 &
+      pids+=($!) reports+=("$scratch/logs/$target.report")
+      [ "${#pids[@]}" -lt "$jobs" ] || finish_oldest
+    done
+    while [ "${#pids[@]}" -gt 0 ]; do finish_oldest; done
     exit "$failed"
     ;;
   *)

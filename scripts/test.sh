@@ -2,8 +2,8 @@
 # Sets up the machine and runs every check CI runs: the README's second command.
 #   scripts/test.sh           all of it, what CI runs
 #   scripts/test.sh --quick   the developer's loop: steps 1, 2 and 6 only (setup but not the
-#                             shipping linters, format, build, swift test); no examples, demo,
-#                             OpenAPI or HTTP checks, shipping, fuzzing or sanitizers
+#                             shipping linters, format, build, swift test without a sanitizer);
+#                             no examples, demo, OpenAPI or HTTP checks, shipping, fuzzing or TSan
 #   1. system packages (scripts/setup.sh, apt-get), the Python linters (a venv in .build-tools)
 #      and the pinned JSON-Schema-Test-Suite (scripts/fetch-conformance.sh)
 #   2. swift format lint --strict over Sources and Tests, then a debug build of the test bundle
@@ -15,11 +15,12 @@
 #   4. shipping: hadolint, Kubernetes manifests, the Grafana dashboard against live metrics,
 #      runtime libraries of the release binary, and the runtime stage itself run for real (a
 #      debootstrap root, the binaries inside it)
-#   5. hardening (docs/hardening.md): every fuzz target for a short bound, the test suite
-#      under AddressSanitizer, the server tests under ThreadSanitizer; each in its own
-#      scratch path (.build-fuzz, .build-asan, .build-tsan)
-#   6. swift test, last, so its summary closes the output; the time each earlier step took is
-#      printed just before it (swift test's summary gives its own)
+#   5. hardening (docs/hardening.md): every fuzz target for a short bound (one per core), the
+#      server tests under ThreadSanitizer; each in its own scratch path (.build-fuzz, .build-tsan)
+#   6. the whole test suite (unit, conformance, integration), last, so its summary closes the
+#      output: under AddressSanitizer and LeakSanitizer (.build-asan), which is the plain run and
+#      more, so it runs once; with --quick, plain `swift test`. The time each earlier step took
+#      is printed just before it (the tests' summary gives their own)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -85,11 +86,9 @@ if ! $quick; then
   scripts/check-runtime-deps.sh
   scripts/check-image-runtime.sh
 
-  step "fuzzing: each target for 20 s from its seed corpus"
+  step "fuzzing: each target for 20 s from its seed corpus, one per core"
   scripts/fuzz.sh all 20
 
-  step "sanitizers: all tests under ASan (and LSan)"
-  scripts/sanitize.sh address
   step "sanitizers: the server tests under TSan"
   scripts/sanitize.sh thread --filter ReshapeServerTests
 fi
@@ -99,5 +98,10 @@ printf '\n== time of each step (the tests give theirs in the summary that ends t
 printf '%s\n' "${timings[@]}"
 printf '%6d s  in all before the tests\n' "$SECONDS"
 
-step "unit, conformance and integration tests"
-swift test --skip-build --disable-swift-testing
+if $quick; then
+  step "unit, conformance and integration tests"
+  swift test --skip-build --disable-swift-testing
+else
+  step "unit, conformance and integration tests, under ASan (and LSan)"
+  scripts/sanitize.sh address
+fi
