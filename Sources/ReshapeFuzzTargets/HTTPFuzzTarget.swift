@@ -159,7 +159,7 @@ private final class ConnectionSimulation {
             require(!closed, "an action after close: \(action)")
             switch action {
             case .dispatch(let id, let request): dispatch(id, request)
-            case .write(let head, let body):
+            case .write(let head, let body, _):
                 // The last write before a close must say so; earlier ones in the same batch not.
                 let next = actions[(index + 1)...].first { if case .write = $0 { true } else { $0 == .close } }
                 written(head, body, closing: next == .close)

@@ -388,7 +388,7 @@ package struct HTTPConnectionStateMachine: Sendable {
                 actions.append(
                     .write(
                         head: response.head(bodyBytes: response.body.count, keepAlive: keepAlive, date: date),
-                        body: first.headOnly ? [] : response.body))
+                        body: first.headOnly ? [] : response.body, answer: first.id))
                 if !keepAlive {
                     state = .closed
                     actions += slots.filter(\.hasWork).map { .cancel(id: $0.id) }

@@ -406,6 +406,7 @@ package final class RequestLifecycle {
         finished.shedReason = shedReason
         finished.rateLimited = rateLimited
         finished.limitFallbacks = limitFallbacks
+        finished.tapeBytes = record.exchange?.tapeBytes ?? 0
         finished.cacheSkip = cacheSkip(response, record)
         finished.corsPreflight = record.preflight.map { (record.routeName ?? "-", $0.rawValue) }
         if !record.dropped.isEmpty {

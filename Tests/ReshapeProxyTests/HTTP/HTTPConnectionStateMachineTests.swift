@@ -35,7 +35,7 @@ final class HTTPConnectionStateMachineTests: XCTestCase {
     }
 
     private func writes(_ actions: [HTTPConnectionStateMachine.Action]) -> [String] {
-        actions.compactMap { if case .write(let head, let body) = $0 { (head + body).text } else { nil } }
+        actions.compactMap { if case .write(let head, let body, _) = $0 { (head + body).text } else { nil } }
     }
 
     private func dispatchedIDs(_ actions: [HTTPConnectionStateMachine.Action]) -> [Int] {
@@ -66,6 +66,21 @@ final class HTTPConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(writes(connection.handle(.responseReady(id: 1, ok("2")))), [])
         let written = writes(connection.handle(.responseReady(id: 0, ok("1"))))
         XCTAssertEqual(written.map { $0.last }, ["1", "2", "3"])
+    }
+
+    func testEachAnswersWriteNamesTheRequestItAnswers() {
+        // The server holds an answer's memory until the write that carries it is done.
+        send(get("/first"))
+        send(get("/second"))
+        XCTAssertEqual(connection.handle(.responseReady(id: 1, ok("2"))).filter(isWrite), [])
+        let answers = connection.handle(.responseReady(id: 0, ok("1"))).compactMap { action -> Int? in
+            if case .write(_, _, let answer) = action { answer } else { nil }
+        }
+        XCTAssertEqual(answers, [0, 1])
+    }
+
+    private func isWrite(_ action: HTTPConnectionStateMachine.Action) -> Bool {
+        if case .write = action { true } else { false }
     }
 
     func testReadingPausesPastThePipelineDepthAndResumesWhenAnswered() {
