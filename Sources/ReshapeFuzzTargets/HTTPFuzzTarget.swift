@@ -180,6 +180,8 @@ private final class ConnectionSimulation {
             // The head's timer, then its body's: they share the connection's one timer.
             case .startBodyTimer: headerTimerRunning = true
             case .stopBodyTimer: headerTimerRunning = false
+            // This harness's loop never runs late.
+            case .shedAtHead: require(false, "a request shed though the loop never ran late")
             case .startIdleTimer: idleTimerRunning = true
             case .stopIdleTimer: idleTimerRunning = false
             // This harness answers every request with a response, never with a stream.

@@ -91,6 +91,9 @@ extension HTTPConnectionStateMachine {
         case startBodyTimer
         /// The body is complete, or the request was refused.
         case stopBodyTimer
+        /// A request was refused `503 load-shed` at its head, its body unread, because the loop
+        /// runs late (`shedding`): count it as shed.
+        case shedAtHead
         /// No request is being read and none awaits its answer.
         case startIdleTimer
         /// A request begins.

@@ -302,8 +302,7 @@ package final class RequestLifecycle {
             if draining { return respond(Problem.shuttingDown.response, AnswerRecord()) }
             if shedding {
                 shedReason = "loop-lag"
-                let problem = Problem.loadShed(
-                    retryAfter: 1, detail: "this worker's event loop runs late; retry in 1 s")
+                let problem = Problem.loadShed(retryAfter: 1, detail: Problem.loopLagDetail)
                 return respond(problem.response, AnswerRecord(routeName: route.name, errorCode: problem.code))
             }
             switch ClientViewRequest.prepare(route, request, tapes: rules.viewTapes) {

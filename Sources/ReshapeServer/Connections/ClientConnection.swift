@@ -169,6 +169,7 @@ final class ClientConnection {
         }
         processing = true
         state.date = owner.answerDate.current()
+        state.shedding = owner.shedding
         for action in state.handle(event) { execute(action) }
         while !pendingEvents.isEmpty {
             let next = pendingEvents.removeFirst()
@@ -200,6 +201,7 @@ final class ClientConnection {
         case .startBodyTimer:
             startTimer(headerTimer, owner.shared.configuration.limits.bodyTimeoutMilliseconds, .bodyTimeout)
         case .stopBodyTimer: if !handles.isClosed { uv_timer_stop(headerTimer) }
+        case .shedAtHead: owner.metrics.recordShed(reason: "loop-lag")
         case .startIdleTimer:
             startTimer(idleTimer, owner.shared.configuration.limits.idleTimeoutMilliseconds, .idleTimeout)
         case .stopIdleTimer: if !handles.isClosed { uv_timer_stop(idleTimer) }
