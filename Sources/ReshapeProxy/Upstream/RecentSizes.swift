@@ -1,8 +1,9 @@
 /// What a route's requests recently needed in memory, the estimates a new fetch of the route
 /// reserves in the memory budget: before its headers come, the largest need per fetch of the
-/// last few requests; once its `Content-Length` (or its growth) is known, that many bytes times
-/// the largest need per body byte. A request's need is all it holds at once while its answer
-/// is made and written: its upstream bodies, the tapes they were parsed into, and the answer.
+/// last few requests; once its `Content-Length` (or its growth) is known and passes the bodies
+/// that estimate was made from, that many bytes times the largest need per body byte. A
+/// request's need is all it holds at once while its answer is made and written: its upstream
+/// bodies, the tapes they were parsed into, and the answer.
 package struct RecentSizes: Sendable {
     /// A route not yet seen: a small JSON document's worth, its tape and its answer.
     package static let unseen = 64 << 10
@@ -18,11 +19,25 @@ package struct RecentSizes: Sendable {
     package static let perByteRange = 1.0...16.0
     private static let kept = 8
 
-    /// One request: its need spread over its fetches, and its need per body byte (nil: its
-    /// bodies were too small to say).
+    /// One request: its need and its bodies spread over its fetches, and its need per body
+    /// byte (nil: its bodies were too small to say).
     private struct Entry: Sendable {
         var perFetch: Int
+        var bodyPerFetch: Int
         var perByte: Double?
+    }
+
+    /// What a fetch of the route goes by, taken when it reserves.
+    package struct Sizing: Sendable, Equatable {
+        /// What it reserves before its headers come.
+        package var estimate: Int
+        /// The largest body per fetch the estimate was made from: a body up to this size is
+        /// covered by it.
+        package var coveredBody: Int
+        package var perByte: Double
+
+        /// What a fetch whose body is `bytes` long is expected to need.
+        package func need(forBody bytes: Int) -> Int { Int((Double(bytes) * perByte).rounded(.up)) }
     }
 
     private var entries: [Entry] = []
@@ -36,8 +51,13 @@ package struct RecentSizes: Sendable {
     /// The need per body byte to reserve once a body's size is known.
     package var perByte: Double { entries.lazy.compactMap(\.perByte).max() ?? Self.unseenPerByte }
 
-    /// What a fetch whose body is `bytes` long is expected to need.
-    package func need(forBody bytes: Int) -> Int { Int((Double(bytes) * perByte).rounded(.up)) }
+    /// The largest body per fetch of the recent requests (0: none seen).
+    package var largestBody: Int { entries.lazy.map(\.bodyPerFetch).max() ?? 0 }
+
+    package var sizing: Sizing { Sizing(estimate: estimate, coveredBody: largestBody, perByte: perByte) }
+
+    /// A route not yet seen: the unseen estimate, covering no body.
+    package static let unseenSizing = Sizing(estimate: unseen, coveredBody: 0, perByte: unseenPerByte)
 
     /// A request of the route answered: `need` bytes in all (bodies, tapes and answer), of
     /// which `bodies` were its `fetches` upstream bodies.
@@ -46,7 +66,7 @@ package struct RecentSizes: Sendable {
             bodies >= Self.bodiesForRatio
             ? min(max(Double(need) / Double(bodies), Self.perByteRange.lowerBound), Self.perByteRange.upperBound)
             : nil
-        let entry = Entry(perFetch: need / max(1, fetches), perByte: perByte)
+        let entry = Entry(perFetch: need / max(1, fetches), bodyPerFetch: bodies / max(1, fetches), perByte: perByte)
         if entries.count < Self.kept {
             entries.append(entry)
         } else {

@@ -30,14 +30,12 @@ final class InflightBytes: Sendable {
     var limit: Int { state.withLock { $0.budget.limit } }
 
     /// A fetch of `route` asks for what its route's recent requests say it will need: `start`,
-    /// or `wait` (the waiter is made, for the bytes asked, only then). Also returned: the bytes
-    /// asked, and the need per body byte to size the reservation by once the body's size is known.
-    func reserve(route: String, _ waiter: (Int) -> Waiter) -> (action: Action, bytes: Int, perByte: Double) {
+    /// or `wait` (the waiter is made, for the bytes asked, only then). Also returned: the
+    /// sizing the bytes asked came from, to correct the reservation by once the body's size is known.
+    func reserve(route: String, _ waiter: (Int) -> Waiter) -> (action: Action, sizing: RecentSizes.Sizing) {
         state.withLock { state in
-            let recent = state.recent[route]
-            let bytes = recent?.estimate ?? RecentSizes.unseen
-            let action = state.budget.reserve(bytes, waiter(bytes))
-            return (action, bytes, recent?.perByte ?? RecentSizes.unseenPerByte)
+            let sizing = state.recent[route]?.sizing ?? RecentSizes.unseenSizing
+            return (state.budget.reserve(sizing.estimate, waiter(sizing.estimate)), sizing)
         }
     }
 

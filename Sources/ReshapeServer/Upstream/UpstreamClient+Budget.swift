@@ -9,7 +9,7 @@ import ReshapeStateMachines
 // (`takeHeldBytes`), which holds them until its answer is written.
 extension UpstreamClient {
     func reserve(_ fetch: UpstreamFetch, in inflight: InflightBytes) {
-        let (action, bytes, perByte) = inflight.reserve(route: fetch.request.route) { bytes in
+        let (action, sizing) = inflight.reserve(route: fetch.request.route) { bytes in
             let client = LoopOwned(self)
             let waiting = QueuedFetch(fetch)
             let mailbox = self.mailbox
@@ -18,7 +18,8 @@ extension UpstreamClient {
                 if !posted { inflight.changed(by: -bytes) }  // the loop is gone: the room must not be lost
             }
         }
-        fetch.needPerByte = perByte
+        fetch.sizing = sizing
+        let bytes = sizing.estimate
         switch action {
         case .start:
             fetch.reservation = .holding(bytes: bytes)
@@ -60,14 +61,15 @@ extension UpstreamClient {
     }
 
     /// In the transfer's write callback: the body needs `bytes` (`exact`: its `Content-Length`),
-    /// and so the fetch its route's need per body byte times that. The reservation grows to
-    /// it, or, for a known length under half of what is held, gives the rest back (a smaller
-    /// difference is kept: sparing the lock is worth more than the bytes). False pauses the
-    /// transfer when the budget has no room for the growth, until `growthGranted`.
+    /// and so the fetch its route's need per body byte times that. A body larger than those the
+    /// estimate was made from grows the reservation to it; a known length needing under half of
+    /// what is held gives the rest back. Anything else keeps the reservation as it is: sparing
+    /// the lock is worth more than the difference. False pauses the transfer when the budget has
+    /// no room for the growth, until `growthGranted`.
     func bodyNeeds(_ bytes: Int, exact: Bool, for fetch: UpstreamFetch, in inflight: InflightBytes) -> Bool {
         guard case .holding(let held) = fetch.reservation else { return true }
-        let needed = Int((Double(bytes) * fetch.needPerByte).rounded(.up))
-        guard needed > held else {
+        let needed = fetch.sizing.need(forBody: bytes)
+        guard needed > held, bytes > fetch.sizing.coveredBody else {
             if exact, needed < held / 2 {
                 fetch.reservation = .holding(bytes: needed)
                 inflight.changed(by: needed - held)

@@ -45,9 +45,9 @@ final class UpstreamFetch {
     private(set) var phase = Phase.between
     var place = Place.unlimited
     var reservation = Reservation.none
-    /// What its route's requests needed per body byte, to size the reservation by once the
+    /// What its route's recent requests needed, which its reservation is corrected by once the
     /// body's size is known.
-    var needPerByte = RecentSizes.unseenPerByte
+    var sizing = RecentSizes.unseenSizing
     /// The budget its reservation is in; nil: none is kept.
     let inflight: InflightBytes?
     /// Where a place is given back; nil when the upstream has no `max-in-flight`.

@@ -135,15 +135,26 @@ final class InflightBudgetTests: XCTestCase {
         XCTAssertEqual(sizes.estimate, 8, "the large ones have aged out")
     }
 
+    func testRecentSizesSayWhichBodiesTheirEstimateCovers() {
+        var sizes = RecentSizes()
+        XCTAssertEqual(sizes.sizing, RecentSizes.unseenSizing)
+        XCTAssertEqual(RecentSizes.unseenSizing.coveredBody, 0, "not seen: any body may outgrow the estimate")
+        sizes.record(need: 12_000, bodies: 3_000, fetches: 1)
+        sizes.record(need: 1_000_000, bodies: 300_000, fetches: 2)
+        XCTAssertEqual(sizes.sizing.estimate, 500_000)
+        XCTAssertEqual(sizes.sizing.coveredBody, 150_000, "the largest body per fetch")
+    }
+
     func testRecentSizesNeedPerBodyByteComesFromLargeEnoughBodiesWithinBounds() {
         var sizes = RecentSizes()
-        XCTAssertEqual(sizes.need(forBody: 1_000_000), Int(RecentSizes.unseenPerByte * 1_000_000), "not seen yet")
+        XCTAssertEqual(
+            sizes.sizing.need(forBody: 1_000_000), Int(RecentSizes.unseenPerByte * 1_000_000), "not seen yet")
         // A small body says nothing of the need per byte: its answer's fixed costs dominate.
         sizes.record(need: 20_000, bodies: 100, fetches: 1)
         XCTAssertEqual(sizes.perByte, RecentSizes.unseenPerByte)
         sizes.record(need: 250_000, bodies: 100_000, fetches: 1)
         XCTAssertEqual(sizes.perByte, 2.5)
-        XCTAssertEqual(sizes.need(forBody: 1_000_000), 2_500_000)
+        XCTAssertEqual(sizes.sizing.need(forBody: 1_000_000), 2_500_000)
         sizes.record(need: 300_000, bodies: 100_000, fetches: 1)
         XCTAssertEqual(sizes.perByte, 3, "the largest of the recent requests")
         sizes.record(need: 100_000_000, bodies: 100_000, fetches: 1)
