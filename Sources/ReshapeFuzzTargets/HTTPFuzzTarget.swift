@@ -159,7 +159,7 @@ private final class ConnectionSimulation {
             require(!closed, "an action after close: \(action)")
             switch action {
             case .dispatch(let id, let request): dispatch(id, request)
-            case .write(let head, let body):
+            case .write(let head, let body, _):
                 // The last write before a close must say so; earlier ones in the same batch not.
                 let next = actions[(index + 1)...].first { if case .write = $0 { true } else { $0 == .close } }
                 written(head, body, closing: next == .close)
@@ -180,6 +180,8 @@ private final class ConnectionSimulation {
             // The head's timer, then its body's: they share the connection's one timer.
             case .startBodyTimer: headerTimerRunning = true
             case .stopBodyTimer: headerTimerRunning = false
+            // This harness's loop never runs late.
+            case .shedAtHead: require(false, "a request shed though the loop never ran late")
             case .startIdleTimer: idleTimerRunning = true
             case .stopIdleTimer: idleTimerRunning = false
             // This harness answers every request with a response, never with a stream.

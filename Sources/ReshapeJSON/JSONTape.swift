@@ -54,6 +54,11 @@ public final class JSONTape: @unchecked Sendable {
     /// far more node bytes than text bytes.
     public var nodeBytes: Int { nodeCapacity * MemoryLayout<TapeNode>.stride }
 
+    /// Bytes of the nodes the document needs (its nodes × their size), whichever block they
+    /// were written into: what parsing it takes, for an estimate of the next such document (a
+    /// block kept for reuse may be larger, and is held whether or not a parse uses it).
+    public var usedNodeBytes: Int { nodeCount * MemoryLayout<TapeNode>.stride }
+
     init(bytes: [UInt8], nodes: UnsafeMutablePointer<TapeNode>, count: Int, capacity: Int) {
         self.bytes = bytes
         self.nodes = nodes

@@ -168,7 +168,7 @@ struct ServeCommand: ParsableCommand {
     @Option(
         name: .customLong("max-inflight-bytes"),
         help: ArgumentHelp(
-            "Memory budget for the upstream bodies of requests in flight, like 256MiB; beyond it fetches wait, then 503 load-shed; 0 turns it off (default: half the container's memory limit, else 1GiB) [RESHAPE_MAX_INFLIGHT_BYTES].",
+            "Memory budget for requests in flight (their upstream bodies, tapes and answers, until written), like 256MiB; beyond it fetches wait, then 503 load-shed; 0 turns it off (default: half the container's memory limit, else 1GiB) [RESHAPE_MAX_INFLIGHT_BYTES].",
             valueName: "size"))
     var maxInflightBytes: String?
 

@@ -47,6 +47,20 @@ final class TapeNodeBlocksTests: XCTestCase {
         _ = try JSONTape.parse(document(records: 40_000))
     }
 
+    func testATapeInAReusedBlockSaysWhatItsNodesNeedApartFromTheBlock() throws {
+        let needed = try JSONTape.parse(document(records: 60_000)).usedNodeBytes
+        TapeNodeBlocks.drain()
+        var big: JSONTape? = try JSONTape.parse(document(records: 100_000))
+        let bigNodes = big!.nodes
+        big = nil
+        let reused = try JSONTape.parse(document(records: 60_000))
+        XCTAssertEqual(reused.nodes, bigNodes, "it took the larger block")
+        XCTAssertEqual(reused.usedNodeBytes, needed, "the nodes are the document's")
+        XCTAssertGreaterThan(reused.nodeBytes, reused.usedNodeBytes, "the larger block it took")
+        XCTAssertEqual(reused.usedNodeBytes, reused.nodeCount * MemoryLayout<TapeNode>.stride)
+        TapeNodeBlocks.drain()
+    }
+
     func testASmallParseDoesNotTakeAMuchLargerBlock() throws {
         TapeNodeBlocks.drain()
         var big: JSONTape? = try JSONTape.parse(document(records: 200_000))  // a block of about 11 MB

@@ -58,9 +58,10 @@ package enum CORSAnswer: Sendable, Equatable {
         }
     }
 
-    /// The headers a live stream's head adds (it has no other non-safelisted header).
-    package var streamHeaders: [NameValue] {
-        apply(to: HTTPResponse(status: 200)).headers
+    /// The headers a live stream's head adds: `own` (its rate limits', which a page may read
+    /// as on any answer) and these (it has no other non-safelisted header).
+    package func streamHeaders(adding own: [NameValue] = []) -> [NameValue] {
+        apply(to: HTTPResponse(status: 200, headers: own)).headers
     }
 
     /// `names` without the safelisted ones, the CORS headers themselves, `Vary` (it tells caches,

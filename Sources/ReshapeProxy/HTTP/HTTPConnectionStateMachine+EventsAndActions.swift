@@ -65,8 +65,10 @@ extension HTTPConnectionStateMachine {
         /// Run the request; its answer comes back as `responseReady(id:)`.
         case dispatch(id: Int, HTTPRequest)
         /// A response's head and body, kept apart so a large body is written from where it was
-        /// rendered (one `writev`) instead of being copied behind its head.
-        case write(head: [UInt8], body: [UInt8])
+        /// rendered (one `writev`) instead of being copied behind its head. `answer`: the id of
+        /// the request it answers, whose memory is held until the write is done; nil for an
+        /// interim `100 Continue` or a stream's head and end.
+        case write(head: [UInt8], body: [UInt8], answer: Int? = nil)
         /// Close once queued writes are done.
         case close
         /// The client is gone: stop the upstream work for this request.
@@ -89,6 +91,9 @@ extension HTTPConnectionStateMachine {
         case startBodyTimer
         /// The body is complete, or the request was refused.
         case stopBodyTimer
+        /// A request was refused `503 load-shed` at its head, its body unread, because the loop
+        /// runs late (`shedding`): count it as shed.
+        case shedAtHead
         /// No request is being read and none awaits its answer.
         case startIdleTimer
         /// A request begins.

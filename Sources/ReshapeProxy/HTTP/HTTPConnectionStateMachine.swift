@@ -82,6 +82,12 @@ package struct HTTPConnectionStateMachine: Sendable {
     /// The `Date` every answer written from now on carries. The machine has no clock: the
     /// driver keeps this current (formatting it at most once a second); empty sends none.
     package var date = ""
+    /// The worker's loop runs late (`--max-loop-lag`): a head that promises a body is answered
+    /// `503 load-shed` before the body is read (the connection then closes: the unread body
+    /// would be taken for the next request). Kept current by the driver, like `date`.
+    /// Requests without a body are shed once routed (`RequestLifecycle.begin`), where their
+    /// route is known.
+    package var shedding = false
 
     package init(limits: ServerLimits) {
         self.limits = limits
@@ -183,6 +189,9 @@ package struct HTTPConnectionStateMachine: Sendable {
             // (or waits for a `100 Continue` that would only invite it).
             if let length = head.contentLength, length > limits.maxBodyBytes {
                 return fail(.bodyTooLarge(limit: limits.maxBodyBytes))
+            }
+            if shedding, head.bodyExpected, !head.toAdmin {
+                return [.shedAtHead] + fail(Problem.loadShed(retryAfter: 1, detail: Problem.loopLagDetail))
             }
             guard head.bodyExpected else {
                 state = .readingBody(counts, .none)
@@ -388,7 +397,7 @@ package struct HTTPConnectionStateMachine: Sendable {
                 actions.append(
                     .write(
                         head: response.head(bodyBytes: response.body.count, keepAlive: keepAlive, date: date),
-                        body: first.headOnly ? [] : response.body))
+                        body: first.headOnly ? [] : response.body, answer: first.id))
                 if !keepAlive {
                     state = .closed
                     actions += slots.filter(\.hasWork).map { .cancel(id: $0.id) }

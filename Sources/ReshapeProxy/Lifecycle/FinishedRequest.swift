@@ -31,6 +31,9 @@ package struct FinishedRequest: Sendable {
     package var auth: AuthCheck?
     /// Why it was shed (`loop-lag`), when it was.
     package var shedReason: String?
+    /// The memory the tapes of its upstream bodies held (`RouteExchange.tapeBytes`), for the
+    /// memory budget's estimates of its route.
+    package var tapeBytes = 0
 
     /// One bearer token check: the verifier and its result label.
     package struct AuthCheck: Sendable, Equatable {

@@ -302,8 +302,7 @@ package final class RequestLifecycle {
             if draining { return respond(Problem.shuttingDown.response, AnswerRecord()) }
             if shedding {
                 shedReason = "loop-lag"
-                let problem = Problem.loadShed(
-                    retryAfter: 1, detail: "this worker's event loop runs late; retry in 1 s")
+                let problem = Problem.loadShed(retryAfter: 1, detail: Problem.loopLagDetail)
                 return respond(problem.response, AnswerRecord(routeName: route.name, errorCode: problem.code))
             }
             switch ClientViewRequest.prepare(route, request, tapes: rules.viewTapes) {
@@ -406,6 +405,7 @@ package final class RequestLifecycle {
         finished.shedReason = shedReason
         finished.rateLimited = rateLimited
         finished.limitFallbacks = limitFallbacks
+        finished.tapeBytes = record.exchange?.tapeBytes ?? 0
         finished.cacheSkip = cacheSkip(response, record)
         finished.corsPreflight = record.preflight.map { (record.routeName ?? "-", $0.rawValue) }
         if !record.dropped.isEmpty {

@@ -82,6 +82,9 @@ final class RouteExchange {
     private(set) var upstreamSeconds: Double = 0
     /// What the upstreams' `Cache-Control` allows for the answer built from them.
     private(set) var cacheControl = CacheControl()
+    /// The memory of the tapes the bodies were parsed into (the nodes they need; the text is
+    /// the body's): the memory budget learns a route's needs from it.
+    private(set) var tapeBytes = 0
     /// The request's trace, and the tracer whose ids each fetch's own span takes.
     private let trace: (context: TraceContext, tracer: Tracer)?
     /// What `conditional: true` does to the fetch and the answer, and the ETag Firebase sent.
@@ -241,6 +244,7 @@ final class RouteExchange {
                     problem,
                     cancel: fetched.indices.filter { $0 != id && fetched[$0] == nil }.map { FetchCancel(id: $0) })
             case .success(let value):
+                if case .tape(let tape) = value { tapeBytes += tape.usedNodeBytes }
                 fetched[id] = value
             }
             guard !fetched.contains(where: { $0 == nil }) else {
@@ -257,7 +261,9 @@ final class RouteExchange {
             switch followUpOutcome(result, value: value, rule: followUps.rule) {
             case .failure(let problem):
                 return fail(problem, cancel: followUps.inFlight.keys.sorted().map { FetchCancel(id: $0) })
-            case .success(let outcome): followUps.outcomes[value] = outcome
+            case .success(let outcome):
+                if case .body(let tape) = outcome { tapeBytes += tape.usedNodeBytes }
+                followUps.outcomes[value] = outcome
             }
             return continueFollowUps(&followUps)
         case .finished, .modifying:

@@ -79,12 +79,20 @@ extension RequestLifecycle {
         }
     }
 
-    /// `RateLimit-Policy` and `RateLimit` for the policies checked so far.
+    /// `RateLimit-Policy` and `RateLimit` for the policies checked so far: on every answer, and
+    /// on a live stream's head.
+    var limitHeaders: [NameValue] {
+        guard !limitPolicyItems.isEmpty else { return [] }
+        return [
+            NameValue(name: "RateLimit-Policy", value: limitPolicyItems.joined(separator: ", ")),
+            NameValue(name: "RateLimit", value: limitStateItems.joined(separator: ", ")),
+        ]
+    }
+
     func withLimitHeaders(_ response: HTTPResponse) -> HTTPResponse {
         guard !limitPolicyItems.isEmpty else { return response }
         var response = response
-        response.headers.append(NameValue(name: "RateLimit-Policy", value: limitPolicyItems.joined(separator: ", ")))
-        response.headers.append(NameValue(name: "RateLimit", value: limitStateItems.joined(separator: ", ")))
+        response.headers += limitHeaders
         return response
     }
 }

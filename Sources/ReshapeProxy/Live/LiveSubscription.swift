@@ -19,7 +19,8 @@ package struct LiveSubscription: Sendable {
     /// On an `auth` route: when the subscriber's token expires (seconds since the Unix epoch),
     /// and the subscription ends with `token-expired`.
     package let tokenExpiresAt: Double?
-    /// Headers the stream's head carries besides its own: CORS, for a page of another origin.
+    /// Headers the stream's head carries besides its own: CORS, for a page of another origin,
+    /// and a `limit:` route's `RateLimit-Policy` and `RateLimit`.
     package var headHeaders: [NameValue] = []
     /// The subscriber's client view (`client-query`); nil: the whole answer.
     package var view: LiveView?

@@ -19,7 +19,7 @@ extension RequestLifecycle {
             var subscription = LiveSubscription(
                 route: match.route, parameters: match.parameters, request: orders[0].request, policy: policy,
                 rules: rules, tokenExpiresAt: tokenExpiresAt)
-            subscription.headHeaders = cors.streamHeaders
+            subscription.headHeaders = cors.streamHeaders(adding: limitHeaders)
             subscription.view = clientView?.liveView
             return .subscribe(subscription)
         case .fetch, .wait:

@@ -1,11 +1,13 @@
 import ReshapeStateMachines
 
 /// The process's memory budget for requests in flight (`--max-inflight-bytes`), as pure
-/// bookkeeping: the bytes each fetch is expected to need are reserved before it starts (its
-/// route's recent sizes), corrected when its `Content-Length` comes and as its body grows, and
-/// given back when its answer has been made. A fetch that does not fit waits in FIFO order;
-/// one arriving while others wait queues behind them, whatever its size. The server keeps one
-/// behind a lock shared by the loops; each waiter's loop runs its own timer.
+/// bookkeeping: the bytes each fetch is expected to need (its body, the tape it is parsed into
+/// and its share of the answer: `RecentSizes`) are reserved before it starts, corrected when
+/// its `Content-Length` comes and as its body grows, and given back when its request's answer
+/// has been written to the client (or the request ended without one). A fetch that does not
+/// fit waits in FIFO order; one arriving while others wait queues behind them, whatever its
+/// size. The server keeps one behind a lock shared by the loops; each waiter's loop runs its
+/// own timer.
 ///
 /// A transfer whose body would pass the budget waits the same way (`grow`), paused, holding
 /// what it has. With nothing held by a fetch that runs (none, or every holder paused), the
@@ -78,19 +80,19 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
 
     private static func paused(_ queue: [Queued]) -> Int { queue.reduce(0) { $0 + $1.holding } }
 
-    /// A fetch expected to need `bytes` asks to start.
-    package mutating func reserve(_ bytes: Int, _ waiter: Waiter) -> Action {
+    /// A fetch expected to need `bytes` asks to start; `waiter` is made only if it waits.
+    package mutating func reserve(_ bytes: Int, _ waiter: @autoclosure () -> Waiter) -> Action {
         switch state {
         case .open(let used) where fits(bytes, used: used, paused: 0):
             state = .open(used: used + bytes)
             return .start
         case .open(let used):
             nextTicket += 1
-            state = .waiting(used: used, queue: [Queued(ticket: nextTicket, bytes: bytes, waiter: waiter)])
+            state = .waiting(used: used, queue: [Queued(ticket: nextTicket, bytes: bytes, waiter: waiter())])
             return .wait(ticket: nextTicket)
         case .waiting(let used, var queue):
             nextTicket += 1
-            queue.append(Queued(ticket: nextTicket, bytes: bytes, waiter: waiter))
+            queue.append(Queued(ticket: nextTicket, bytes: bytes, waiter: waiter()))
             state = .waiting(used: used, queue: queue)
             return .wait(ticket: nextTicket)
         }
@@ -113,7 +115,7 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
     /// A running transfer holding `holding` needs `delta` more (its `Content-Length` came, or
     /// its body grew): `start` (go on, reserved) if they fit or no other running fetch holds
     /// bytes, else `wait`: it pauses, holding what it has, until a `wake`.
-    package mutating func grow(by delta: Int, holding: Int, _ waiter: Waiter) -> Action {
+    package mutating func grow(by delta: Int, holding: Int, _ waiter: @autoclosure () -> Waiter) -> Action {
         let (used, queue): (Int, [Queued])
         switch state {
         case .open(let open): (used, queue) = (open, [])
@@ -125,7 +127,7 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
         }
         nextTicket += 1
         state = .waiting(
-            used: used, queue: queue + [Queued(ticket: nextTicket, bytes: delta, holding: holding, waiter: waiter)])
+            used: used, queue: queue + [Queued(ticket: nextTicket, bytes: delta, holding: holding, waiter: waiter())])
         return .wait(ticket: nextTicket)
     }
 

@@ -11,4 +11,7 @@ extension Problem {
         problem.extraHeaders.append(Header(name: "Retry-After", value: String(max(1, retryAfter))))
         return problem
     }
+
+    /// Why a request is shed while its worker's loop runs late.
+    package static let loopLagDetail = "this worker's event loop runs late; retry in 1 s"
 }

@@ -109,11 +109,15 @@ final class ClientConnection {
     private var streamOutputs: [Int: StreamOutput] = [:]
     /// The live stream's chunks: one write on its way, the rest waiting together.
     private var chunks = ChunkQueue()
+    /// What answered requests hold of the memory budget, by request id, until their answer's
+    /// write (which then holds it) is made.
+    private var heldAnswers: [Int: HeldBytes] = [:]
 
     init(owner: any ConnectionOwner) {
         self.owner = owner
         state = HTTPConnectionStateMachine(limits: owner.shared.configuration.limits)
-        driver = RequestDriver(owner: owner) { [unowned self] id, response in
+        driver = RequestDriver(owner: owner) { [unowned self] id, response, held in
+            if let held, !self.handles.isClosed { self.heldAnswers[id] = held }
             self.send(.responseReady(id: id, response))
         }
         driver.host = self
@@ -165,6 +169,7 @@ final class ClientConnection {
         }
         processing = true
         state.date = owner.answerDate.current()
+        state.shedding = owner.shedding
         for action in state.handle(event) { execute(action) }
         while !pendingEvents.isEmpty {
             let next = pendingEvents.removeFirst()
@@ -176,7 +181,8 @@ final class ClientConnection {
     private func execute(_ action: HTTPConnectionStateMachine.Action) {
         switch action {
         case .dispatch(let id, let request): dispatch(id, request)
-        case .write(let head, let body): write(head, body)
+        case .write(let head, let body, let answer):
+            write(head, body, holding: answer.flatMap { heldAnswers.removeValue(forKey: $0) })
         case .close: requestClose()
         case .cancel(let id):
             driver.cancel(id)
@@ -195,6 +201,7 @@ final class ClientConnection {
         case .startBodyTimer:
             startTimer(headerTimer, owner.shared.configuration.limits.bodyTimeoutMilliseconds, .bodyTimeout)
         case .stopBodyTimer: if !handles.isClosed { uv_timer_stop(headerTimer) }
+        case .shedAtHead: owner.metrics.recordShed(reason: "loop-lag")
         case .startIdleTimer:
             startTimer(idleTimer, owner.shared.configuration.limits.idleTimeoutMilliseconds, .idleTimeout)
         case .stopIdleTimer: if !handles.isClosed { uv_timer_stop(idleTimer) }
@@ -229,20 +236,27 @@ final class ClientConnection {
         let connection: ClientConnection
         /// Runs once the bytes are written (a live stream sends what waited meanwhile).
         let done: (() -> Void)?
+        /// The answered request's memory, given back with this write's end.
+        let held: HeldBytes?
 
-        init(head: [UInt8], body: [UInt8], connection: ClientConnection, done: (() -> Void)?) {
+        init(
+            head: [UInt8], body: [UInt8], connection: ClientConnection, held: HeldBytes?, done: (() -> Void)?
+        ) {
             self.head = head
             self.body = body
             self.connection = connection
+            self.held = held
             self.done = done
         }
 
         deinit { request.deallocate() }
     }
 
-    private func write(_ head: [UInt8], _ body: [UInt8], then done: (() -> Void)? = nil) {
+    private func write(
+        _ head: [UInt8], _ body: [UInt8], holding held: HeldBytes? = nil, then done: (() -> Void)? = nil
+    ) {
         guard !handles.isClosed, !(head.isEmpty && body.isEmpty) else { return }
-        let pending = WriteRequest(head: head, body: body, connection: self, done: done)
+        let pending = WriteRequest(head: head, body: body, connection: self, held: held, done: done)
         pending.request.pointee.data = Unmanaged.passRetained(pending).toOpaque()
         pendingWrites += 1
         let status = withBuffers(pending.head, pending.body) { buffers, count in
@@ -327,6 +341,8 @@ final class ClientConnection {
         if case .lingering(let timer) = handles { timer.stop() }
         guard !handles.isClosed else { return }
         handles = .closed
+        // Answers never written give their memory back now.
+        heldAnswers.removeAll()
         if owner.forget(self) { owner.metrics.connectionClosed() }
         let onClose: uv_close_cb = { handle in
             guard let handle, let data = handle.pointee.data else { return }

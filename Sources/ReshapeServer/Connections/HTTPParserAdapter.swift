@@ -101,7 +101,7 @@ package final class HTTPParserAdapter {
         inTrailers = true
         let head = RequestHead(
             headers: headers, versionMajor: Int(parser.pointee.http_major),
-            versionMinor: Int(parser.pointee.http_minor))
+            versionMinor: Int(parser.pointee.http_minor), target: url)
         return deliver(.headersComplete(head)) ? 0 : 1
     }
 

@@ -17,7 +17,7 @@ import ReshapeStateMachines
 /// never reports. So the lifecycle may treat any event after its answer as impossible.
 final class RequestDriver {
     private unowned let owner: any ConnectionOwner
-    private let answered: (Int, HTTPResponse) -> Void
+    private let answered: (Int, HTTPResponse, HeldBytes?) -> Void
     private var requests: [Int: RequestLifecycle] = [:]
     /// A fetch in flight: its request and the lifecycle's id for it.
     private struct FetchKey: Hashable {
@@ -30,13 +30,17 @@ final class RequestDriver {
     private var inFlight: [FetchKey: UpstreamFetch] = [:]
     /// The route `timeout` of requests that have one, until they are answered.
     private var routeTimers: [Int: RouteTimer] = [:]
+    /// What requests hold of the memory budget from their fetches' ends until they are
+    /// answered; then the answer's write holds it.
+    private var held: [Int: HeldBytes] = [:]
     /// Requests answered with a live stream, until the stream ends or the client leaves.
     private var subscriptions: [Int: (lifecycle: RequestLifecycle, subscriber: LiveSubscriber)] = [:]
     /// The connection a subscription streams to; nil for a driver without a client.
     weak var host: (any StreamHost)?
 
-    /// `answered` gets each request's answer once it is settled and recorded.
-    init(owner: any ConnectionOwner, answered: @escaping (Int, HTTPResponse) -> Void) {
+    /// `answered` gets each request's answer once it is settled and recorded, with what it
+    /// holds of the memory budget, given back when that is let go of (after the write).
+    init(owner: any ConnectionOwner, answered: @escaping (Int, HTTPResponse, HeldBytes?) -> Void) {
         self.owner = owner
         self.answered = answered
     }
@@ -127,6 +131,7 @@ final class RequestDriver {
             record(finished)
         case .cancel(let settlement, let finished):
             requests[id] = nil
+            held[id] = nil
             settle(id, settlement)
             record(finished)
         case .unsubscribe(let finished):
@@ -144,11 +149,14 @@ final class RequestDriver {
         // A timer is the request's: once it is answered, none may stay behind (a stale answer
         // with its refresh carries no settlement to say so).
         routeTimers.removeValue(forKey: id)?.stop()
-        perform(
-            id, lifecycle,
-            lifecycle.answered(response, now: Clock.monotonicSeconds(), wallClockMilliseconds: Clock.unixMilliseconds())
-        )
-        answered(id, response)
+        let next = lifecycle.answered(
+            response, now: Clock.monotonicSeconds(), wallClockMilliseconds: Clock.unixMilliseconds())
+        let bytes = held.removeValue(forKey: id)
+        if case .record(let finished) = next {
+            bytes?.answerMade(tapeBytes: finished.tapeBytes, answerBytes: response.body.count)
+        }
+        perform(id, lifecycle, next)
+        answered(id, response, bytes)
     }
 
     /// What an answer (or a client leaving) settles, in this loop turn: the route timer, the
@@ -214,9 +222,11 @@ final class RequestDriver {
         let counted = order.counted
         let transfer = owner.upstream?.start(order.request) { [weak self] result, seconds in
             guard let self else { return }
+            let fetch = self.inFlight.removeValue(forKey: key)
             // How many times the upstream client retried it, for its span.
-            let retries = self.inFlight.removeValue(forKey: key)?.plan.retries ?? 0
+            let retries = fetch?.plan.retries ?? 0
             guard let lifecycle = self.requests[id] else { return }
+            if let fetch { self.hold(fetch, result, for: id) }
             counted.record(result, seconds: seconds, in: self.owner.metrics)
             let action = lifecycle.fetchFinished(
                 fetchID, result, seconds: seconds, now: Clock.monotonicSeconds(), retries: retries)
@@ -229,6 +239,16 @@ final class RequestDriver {
         } else {
             owner.upstream?.cancel(transfer)  // the request was settled meanwhile: nobody waits for it
         }
+    }
+
+    /// The request takes over what its finished fetch holds of the memory budget.
+    private func hold(_ fetch: UpstreamFetch, _ result: UpstreamResult, for id: Int) {
+        guard let inflight = fetch.inflight, let bytes = fetch.takeHeldBytes() else { return }
+        var body: Int?
+        if case .response(let response) = result { body = response.body.count }
+        let request = held[id] ?? HeldBytes(inflight: inflight, route: fetch.request.route)
+        request.add(bytes, body: body)
+        held[id] = request
     }
 
     // MARK: - Live streams

@@ -96,7 +96,7 @@ final class Worker: ConnectionOwner {
                 commandTimeoutMilliseconds: shared.configuration.limitsRedisTimeoutMilliseconds, metrics: metrics,
                 role: .limits)
         }
-        background = RequestDriver(owner: self) { _, _ in }
+        background = RequestDriver(owner: self) { _, _, _ in }
         uv_tcp_init(loop, listener)
         uv_tcp_open(listener, fd)
         listener.pointee.data = Unmanaged.passUnretained(self).toOpaque()

@@ -1,8 +1,11 @@
 import ReshapeProxy
 
 /// The process's memory budget for requests in flight (`--max-inflight-bytes`), shared by the
-/// worker loops behind one lock, and each route's recent body sizes (its fetches' estimates).
-/// Room made on one loop wakes a waiter through its own loop's mailbox, after the lock is let go.
+/// worker loops behind one lock, and each route's recent sizes (its fetches' estimates). A
+/// fetch takes the lock to reserve, and its request once more to give the bytes back after
+/// its answer is written; only a body that outgrows its reservation, or turns out far
+/// smaller, takes it in between. Room made on one loop wakes a waiter through its own loop's
+/// mailbox, after the lock is let go.
 final class InflightBytes: Sendable {
     /// What wakes a waiting fetch: a post to its loop's mailbox.
     struct Waiter: Sendable {
@@ -10,6 +13,13 @@ final class InflightBytes: Sendable {
     }
 
     typealias Action = InflightBudget<Waiter>.Action
+
+    /// What a request of a route took, for the route's next estimates (`RecentSizes.record`).
+    struct Sizes {
+        let need: Int
+        let bodies: Int
+        let fetches: Int
+    }
 
     private let state: Locked<(budget: InflightBudget<Waiter>, recent: [String: RecentSizes])>
 
@@ -19,19 +29,20 @@ final class InflightBytes: Sendable {
 
     var limit: Int { state.withLock { $0.budget.limit } }
 
-    /// What a fetch of `route` is expected to need before its headers come.
-    func estimate(route: String) -> Int {
-        state.withLock { $0.recent[route]?.estimate ?? RecentSizes.unseen }
-    }
-
-    func reserve(_ bytes: Int, _ waiter: Waiter) -> Action {
-        state.withLock { $0.budget.reserve(bytes, waiter) }
+    /// A fetch of `route` asks for what its route's recent requests say it will need: `start`,
+    /// or `wait` (the waiter is made, for the bytes asked, only then). Also returned: the
+    /// sizing the bytes asked came from, to correct the reservation by once the body's size is known.
+    func reserve(route: String, _ waiter: (Int) -> Waiter) -> (action: Action, sizing: RecentSizes.Sizing) {
+        state.withLock { state in
+            let sizing = state.recent[route]?.sizing ?? RecentSizes.unseenSizing
+            return (state.budget.reserve(sizing.estimate, waiter(sizing.estimate)), sizing)
+        }
     }
 
     /// A running transfer holding `holding` needs `delta` more: `start` (go on) or `wait`
     /// (paused until its waiter is woken).
-    func grow(by delta: Int, holding: Int, _ waiter: Waiter) -> Action {
-        state.withLock { $0.budget.grow(by: delta, holding: holding, waiter) }
+    func grow(by delta: Int, holding: Int, _ waiter: @autoclosure () -> Waiter) -> Action {
+        state.withLock { $0.budget.grow(by: delta, holding: holding, waiter()) }
     }
 
     /// A started fetch's bytes changed by `delta`.
@@ -40,12 +51,17 @@ final class InflightBytes: Sendable {
         wake(state.withLock { $0.budget.changed(by: delta) })
     }
 
-    /// A fetch of `route` that held `reserved` is over; its body was `actual` bytes.
-    func finished(route: String, reserved: Int, actual: Int?) {
+    /// `bytes` a request of `route` held are given back; `sizes`, when its answer was made
+    /// from upstream bodies, teach the route's next estimates.
+    func release(_ bytes: Int, route: String, sizes: Sizes?) {
+        guard bytes != 0 || sizes != nil else { return }
         wake(
             state.withLock { state in
-                if let actual { state.recent[route, default: RecentSizes()].record(actual) }
-                return state.budget.changed(by: -reserved)
+                if let sizes {
+                    state.recent[route, default: RecentSizes()].record(
+                        need: sizes.need, bodies: sizes.bodies, fetches: sizes.fetches)
+                }
+                return state.budget.changed(by: -bytes)
             })
     }
 

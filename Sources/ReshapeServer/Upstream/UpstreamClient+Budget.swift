@@ -2,21 +2,24 @@ import CCurl
 import ReshapeProxy
 import ReshapeStateMachines
 
-// The memory budget in front of every fetch: the bytes its route's recent bodies needed are
+// The memory budget in front of every fetch: the bytes its route's recent requests needed are
 // reserved before it starts, or it waits, in order, for room another fetch gives back (on any
 // loop: the wake comes through this loop's mailbox). A fetch that waits until just before its
-// route's timeout is shed: 503 `load-shed`.
+// route's timeout is shed: 503 `load-shed`. A finished fetch's bytes pass to its request
+// (`takeHeldBytes`), which holds them until its answer is written.
 extension UpstreamClient {
     func reserve(_ fetch: UpstreamFetch, in inflight: InflightBytes) {
-        let bytes = inflight.estimate(route: fetch.request.route)
-        let client = LoopOwned(self)
-        let waiting = QueuedFetch(fetch)
-        let mailbox = self.mailbox
-        let waiter = InflightBytes.Waiter {
-            let posted = mailbox?.post { client.value.roomMade(waiting.fetch, bytes: bytes) } ?? false
-            if !posted { inflight.changed(by: -bytes) }  // the loop is gone: the room must not be lost
+        let (action, sizing) = inflight.reserve(route: fetch.request.route) { bytes in
+            let client = LoopOwned(self)
+            let waiting = QueuedFetch(fetch)
+            let mailbox = self.mailbox
+            return InflightBytes.Waiter {
+                let posted = mailbox?.post { client.value.roomMade(waiting.fetch, bytes: bytes) } ?? false
+                if !posted { inflight.changed(by: -bytes) }  // the loop is gone: the room must not be lost
+            }
         }
-        let action = inflight.reserve(bytes, waiter)
+        fetch.sizing = sizing
+        let bytes = sizing.estimate
         switch action {
         case .start:
             fetch.reservation = .holding(bytes: bytes)
@@ -57,33 +60,41 @@ extension UpstreamClient {
         )
     }
 
-    /// In the transfer's write callback: the body needs `bytes` (`exact`: its `Content-Length`).
-    /// The reservation follows (a growing body never shrinks it); false pauses the transfer
-    /// when the budget has no room for the growth, until `growthGranted`.
+    /// In the transfer's write callback: the body needs `bytes` (`exact`: its `Content-Length`),
+    /// and so the fetch its route's need per body byte times that. A body larger than those the
+    /// estimate was made from grows the reservation to it; a known length needing under half of
+    /// what is held gives the rest back. Anything else keeps the reservation as it is: sparing
+    /// the lock is worth more than the difference. False pauses the transfer when the budget has
+    /// no room for the growth, until `growthGranted`.
     func bodyNeeds(_ bytes: Int, exact: Bool, for fetch: UpstreamFetch, in inflight: InflightBytes) -> Bool {
         guard case .holding(let held) = fetch.reservation else { return true }
-        guard bytes > held else {
-            if exact, bytes < held {
-                fetch.reservation = .holding(bytes: bytes)
-                inflight.changed(by: bytes - held)
+        let needed = fetch.sizing.need(forBody: bytes)
+        guard needed > held, bytes > fetch.sizing.coveredBody else {
+            if exact, needed < held / 2 {
+                fetch.reservation = .holding(bytes: needed)
+                inflight.changed(by: needed - held)
             }
             return true
         }
-        let client = LoopOwned(self)
-        let paused = QueuedFetch(fetch)
-        let mailbox = self.mailbox
-        let delta = bytes - held
-        let waiter = InflightBytes.Waiter {
-            let posted = mailbox?.post { client.value.growthGranted(paused.fetch) } ?? false
-            if !posted { inflight.changed(by: -delta) }
-        }
-        switch inflight.grow(by: delta, holding: held, waiter) {
+        let delta = needed - held
+        switch inflight.grow(by: delta, holding: held, growthWaiter(fetch, delta: delta, inflight: inflight)) {
         case .wait(let ticket):
             fetch.reservation = .paused(holding: held, ticket: ticket, bytes: delta)
             return false
         case .start, .wake, .shed, .none:
-            fetch.reservation = .holding(bytes: bytes)
+            fetch.reservation = .holding(bytes: needed)
             return true
+        }
+    }
+
+    /// What wakes a transfer paused for `delta` more bytes, on this loop.
+    private func growthWaiter(_ fetch: UpstreamFetch, delta: Int, inflight: InflightBytes) -> InflightBytes.Waiter {
+        let client = LoopOwned(self)
+        let paused = QueuedFetch(fetch)
+        let mailbox = self.mailbox
+        return InflightBytes.Waiter {
+            let posted = mailbox?.post { client.value.growthGranted(paused.fetch) } ?? false
+            if !posted { inflight.changed(by: -delta) }
         }
     }
 

@@ -33,7 +33,8 @@ final class UpstreamFetch {
         case none
         /// Waiting under `ticket` for `bytes` of room; the timer sheds it.
         case waiting(ticket: Int, bytes: Int, timer: RouteTimer)
-        /// `bytes` are reserved until the fetch's answer has been made.
+        /// `bytes` are reserved; once the fetch is over, they pass to its request
+        /// (`takeHeldBytes`) or are given back.
         case holding(bytes: Int)
         /// Its transfer is paused, holding `holding`, until `bytes` more are granted (`ticket`).
         case paused(holding: Int, ticket: Int, bytes: Int)
@@ -44,6 +45,9 @@ final class UpstreamFetch {
     private(set) var phase = Phase.between
     var place = Place.unlimited
     var reservation = Reservation.none
+    /// What its route's recent requests needed, which its reservation is corrected by once the
+    /// body's size is known.
+    var sizing = RecentSizes.unseenSizing
     /// The budget its reservation is in; nil: none is kept.
     let inflight: InflightBytes?
     /// Where a place is given back; nil when the upstream has no `max-in-flight`.
@@ -115,25 +119,30 @@ final class UpstreamFetch {
         phase = .done
         givePlaceBack()
         completion(result, Clock.seconds(since: started))
-        // After the completion: the answer made from the body (its tape, its encoding) counts too.
-        var actual: Int?
-        if case .response(let response) = result { actual = response.body.count }
-        giveBytesBack(actual: actual)
+        // The completion took the reservation for its request, unless nobody waits for the answer.
+        giveBytesBack()
     }
 
-    /// Gives the fetch's reservation back, or leaves the budget's queue; `actual` is the body's
-    /// size, remembered for the route's next estimate.
-    private func giveBytesBack(actual: Int?) {
+    /// The bytes the finished fetch holds in the memory budget, handed to its request (in the
+    /// completion) to give back once its answer is written; nil when it holds none.
+    func takeHeldBytes() -> Int? {
+        guard inflight != nil, isDone, case .holding(let bytes) = reservation else { return nil }
+        reservation = .none
+        return bytes
+    }
+
+    /// Gives the fetch's reservation back, or leaves the budget's queue.
+    private func giveBytesBack() {
         guard let inflight else { return }
         switch reservation {
         case .holding(let bytes):
-            inflight.finished(route: request.route, reserved: bytes, actual: actual)
+            inflight.changed(by: -bytes)
         case .waiting(let ticket, let bytes, let timer):
             timer.stop()
             inflight.left(ticket: ticket, bytes: bytes)
         case .paused(let holding, let ticket, let bytes):
             inflight.left(ticket: ticket, bytes: bytes)
-            inflight.finished(route: request.route, reserved: holding, actual: actual)
+            inflight.changed(by: -holding)
         case .none:
             break
         }
@@ -162,7 +171,7 @@ final class UpstreamFetch {
         defer { phase = .done }
         if !isDone {
             givePlaceBack()
-            giveBytesBack(actual: nil)
+            giveBytesBack()
         }
         switch phase {
         case .transferring(let transfer): return transfer

@@ -14,10 +14,10 @@ final class CORSStreamHeadTests: XCTestCase {
                 + machine.handle(.messageComplete(HTTPRequest(method: "GET", target: "/a")))
         }
         let cors = CORSAnswer.allowed(origin: "https://app.example.com", credentials: true, exposeHeaders: [])
-        XCTAssertEqual(machine.handle(.streamReady(id: 1, headers: cors.streamHeaders)), [], "request 0 is first")
+        XCTAssertEqual(machine.handle(.streamReady(id: 1, headers: cors.streamHeaders())), [], "request 0 is first")
         let actions = machine.handle(.responseReady(id: 0, HTTPResponse.json(200, Array("1".utf8))))
         let heads = actions.compactMap { action -> String? in
-            guard case .write(let head, _) = action else { return nil }
+            guard case .write(let head, _, _) = action else { return nil }
             return String(decoding: head, as: UTF8.self)
         }
         XCTAssertEqual(heads.count, 2)

@@ -134,13 +134,13 @@ final class ContentNegotiationTests: XCTestCase {
         _ = machine.handle(.headersComplete(RequestHead()))
         _ = machine.handle(.messageComplete(HTTPRequest(method: "GET", target: "/")))
         let written = machine.handle(.responseReady(id: 0, json(10))).compactMap { action -> String? in
-            if case .write(let head, _) = action { return String(decoding: head, as: UTF8.self) }
+            if case .write(let head, _, _) = action { return String(decoding: head, as: UTF8.self) }
             return nil
         }
         XCTAssertEqual(written.count, 1)
         XCTAssertTrue(written[0].contains("\r\nDate: \(date)\r\n"))
         let refused = machine.handle(.parseError(reason: "HPE_INVALID_METHOD")).compactMap { action -> String? in
-            if case .write(let head, _) = action { return String(decoding: head, as: UTF8.self) }
+            if case .write(let head, _, _) = action { return String(decoding: head, as: UTF8.self) }
             return nil
         }
         XCTAssertTrue(refused.first?.contains("\r\nDate: \(date)\r\n") ?? false, "refusals carry it too")

@@ -18,7 +18,7 @@ final class HTTPConnectionStateMachineStreamingTests: XCTestCase {
     }
 
     private func writes(_ actions: [Machine.Action]) -> [String] {
-        actions.compactMap { if case .write(let head, let body) = $0 { (head + body).text } else { nil } }
+        actions.compactMap { if case .write(let head, let body, _) = $0 { (head + body).text } else { nil } }
     }
 
     func testAStreamWritesItsHeadAndStopsReadingRequests() {

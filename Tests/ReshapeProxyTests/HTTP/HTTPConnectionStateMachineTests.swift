@@ -35,7 +35,7 @@ final class HTTPConnectionStateMachineTests: XCTestCase {
     }
 
     private func writes(_ actions: [HTTPConnectionStateMachine.Action]) -> [String] {
-        actions.compactMap { if case .write(let head, let body) = $0 { (head + body).text } else { nil } }
+        actions.compactMap { if case .write(let head, let body, _) = $0 { (head + body).text } else { nil } }
     }
 
     private func dispatchedIDs(_ actions: [HTTPConnectionStateMachine.Action]) -> [Int] {
@@ -66,6 +66,21 @@ final class HTTPConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(writes(connection.handle(.responseReady(id: 1, ok("2")))), [])
         let written = writes(connection.handle(.responseReady(id: 0, ok("1"))))
         XCTAssertEqual(written.map { $0.last }, ["1", "2", "3"])
+    }
+
+    func testEachAnswersWriteNamesTheRequestItAnswers() {
+        // The server holds an answer's memory until the write that carries it is done.
+        send(get("/first"))
+        send(get("/second"))
+        XCTAssertEqual(connection.handle(.responseReady(id: 1, ok("2"))).filter(isWrite), [])
+        let answers = connection.handle(.responseReady(id: 0, ok("1"))).compactMap { action -> Int? in
+            if case .write(_, _, let answer) = action { answer } else { nil }
+        }
+        XCTAssertEqual(answers, [0, 1])
+    }
+
+    private func isWrite(_ action: HTTPConnectionStateMachine.Action) -> Bool {
+        if case .write = action { true } else { false }
     }
 
     func testReadingPausesPastThePipelineDepthAndResumesWhenAnswered() {
@@ -318,8 +333,42 @@ final class HTTPConnectionStateMachineTests: XCTestCase {
             .headersComplete(
                 RequestHead(
                     headers: request.headers, versionMajor: request.versionMajor,
-                    versionMinor: request.versionMinor)))
+                    versionMinor: request.versionMinor, target: Array(request.target.utf8))))
         return actions
+    }
+
+    func testWhileTheLoopRunsLateAHeadWithABodyIsShedBeforeTheBodyIsRead() {
+        connection.shedding = true
+        let actions = head(of: post("/users", length: 5))
+        XCTAssertEqual(actions.first(where: { $0 == .shedAtHead }), .shedAtHead, "counted as shed")
+        XCTAssertTrue(actions.contains(.stopReading), "the body is never read")
+        XCTAssertEqual(actions.last, .close)
+        XCTAssertEqual(dispatchedIDs(actions), [])
+        let written = writes(actions)
+        XCTAssertEqual(written.count, 1, "no 100 Continue: only the refusal")
+        XCTAssertTrue(written[0].hasPrefix("HTTP/1.1 503 "))
+        XCTAssertTrue(written[0].contains("Retry-After: 1\r\n"))
+        XCTAssertTrue(written[0].contains("Connection: close\r\n"))
+        XCTAssertTrue(written[0].contains("\"code\":\"load-shed\""))
+        XCTAssertEqual(connection.stateName, "closed")
+    }
+
+    func testWhileTheLoopRunsLateRequestsWithoutABodyAndAdminEndpointsAreRead() {
+        connection.shedding = true
+        // Without a body, the request is shed once routed, where the route is known.
+        XCTAssertEqual(dispatchedIDs(send(get("/users"))), [0])
+        _ = connection.handle(.responseReady(id: 0, ok("1")))
+        // Health and metrics are never shed, whatever they carry.
+        let admin = post("/_reshape/cache/purge", length: 3, expect: false)
+        XCTAssertFalse(head(of: admin).contains(.shedAtHead))
+        _ = connection.handle(.bodyBytes(3))
+        XCTAssertEqual(dispatchedIDs(connection.handle(.messageComplete(admin))), [1])
+        // Nor is a body whose head came before the loop ran late.
+        connection = HTTPConnectionStateMachine(limits: ServerLimits())
+        _ = head(of: post("/users", length: 3, expect: false))
+        connection.shedding = true
+        _ = connection.handle(.bodyBytes(3))
+        XCTAssertEqual(dispatchedIDs(connection.handle(.messageComplete(post("/users", length: 3)))), [0])
     }
 
     func testExpectContinueIsAnsweredOnceTheHeadIsCompleteAndTheBodyTimerRuns() {

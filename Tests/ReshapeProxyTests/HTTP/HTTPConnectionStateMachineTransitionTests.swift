@@ -66,7 +66,7 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
     }
 
     private func writes(_ actions: [Machine.Action]) -> [String] {
-        actions.compactMap { if case .write(let head, let body) = $0 { (head + body).text } else { nil } }
+        actions.compactMap { if case .write(let head, let body, _) = $0 { (head + body).text } else { nil } }
     }
 
     /// `event` changes nothing: no action, same state.

@@ -29,4 +29,15 @@ final class RequestHeadTests: XCTestCase {
                 versionMajor: 1, versionMinor: 1
             ).expectsContinue)
     }
+
+    func testRequestHeadKnowsAnAdminTarget() {
+        func head(_ target: String) -> RequestHead {
+            RequestHead(headers: [], versionMajor: 1, versionMinor: 1, target: Array(target.utf8))
+        }
+        XCTAssertTrue(head("/_reshape/live").toAdmin)
+        XCTAssertTrue(head("/_reshape/cache/purge?route=users").toAdmin)
+        XCTAssertFalse(head("/users").toAdmin)
+        XCTAssertFalse(head("/users/_reshape/live").toAdmin)
+        XCTAssertFalse(head("/_reshape").toAdmin, "the router's prefix: not an admin endpoint")
+    }
 }

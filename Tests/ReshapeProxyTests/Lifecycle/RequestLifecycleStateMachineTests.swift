@@ -123,6 +123,7 @@ final class RequestLifecycleStateMachineTests: XCTestCase {
         XCTAssertEqual(finished.outcome, .answered(status: 200, seconds: 1))
         XCTAssertEqual(finished.route, "users")
         XCTAssertNil(finished.accessLogLine, "no line when access logging is off")
+        XCTAssertGreaterThan(finished.tapeBytes, 0, "what its body's tape took, for the memory budget")
         finished.record(in: metrics)
         let text = Metrics.exposition([metrics], digest: "d", reloads: 0, reloadFailures: 0)
         XCTAssertTrue(text.contains("reshape_requests_in_flight 0"), text)

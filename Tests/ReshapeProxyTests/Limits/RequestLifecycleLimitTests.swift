@@ -18,7 +18,7 @@ final class RequestLifecycleLimitTests: XCTestCase {
 
     private func begin(
         limit: [String], auth: Bool = false, shared: Bool = false, table: LimitTable = LimitTable(capacity: 100),
-        peer: String = "192.0.2.1", target: String = "/items", headers: [NameValue] = []
+        peer: String = "192.0.2.1", target: String = "/items", headers: [NameValue] = [], live: Bool = false
     ) -> (RequestLifecycle, RequestLifecycle.Action) {
         var route = Route(
             name: "items", method: "GET", path: clientTemplate("/items"),
@@ -26,6 +26,7 @@ final class RequestLifecycleLimitTests: XCTestCase {
             pipeline: Pipeline(steps: []), location: location)
         route.limit = limit
         if auth { route.auth = RouteAuth(verifier: "users") }
+        if live { route.live = LivePolicy() }
         var ruleSet = RuleSet(upstreams: ["api": makeUpstream()], routes: [route], digest: "d")
         ruleSet.verifiers = ["users": verifier]
         ruleSet.limits = [
@@ -64,6 +65,25 @@ final class RequestLifecycleLimitTests: XCTestCase {
         XCTAssertEqual(lifecycle.rateLimited, FinishedRequest.RateLimited(route: "items", policy: "two"))
         // Another address has its own key.
         guard case .fetch = begin(limit: ["two"], table: table, peer: "192.0.2.2").1 else { return XCTFail() }
+    }
+
+    func testAnAdmittedStreamsHeadCarriesTheLimitHeaders() {
+        let table = LimitTable(capacity: 100)
+        let accept = NameValue(name: "Accept", value: "text/event-stream")
+        let (_, action) = begin(limit: ["two"], table: table, headers: [accept], live: true)
+        guard case .subscribe(let subscription) = action else { return XCTFail("\(action)") }
+        XCTAssertEqual(
+            subscription.headHeaders,
+            [
+                NameValue(name: "RateLimit-Policy", value: "\"two\";q=2;w=60"),
+                NameValue(name: "RateLimit", value: "\"two\";r=1;t=0"),
+            ])
+        // Refused, it is a 429 with them, as any answer of the route.
+        _ = begin(limit: ["two"], table: table, headers: [accept], live: true)
+        guard case .respond(let refused, _) = begin(limit: ["two"], table: table, headers: [accept], live: true).1
+        else { return XCTFail("not refused") }
+        XCTAssertEqual(refused.status, 429)
+        XCTAssertEqual(refused.header("RateLimit"), "\"two\";r=0;t=30")
     }
 
     func testARepeatedKeyQueryParameterOrHeaderIs400() {

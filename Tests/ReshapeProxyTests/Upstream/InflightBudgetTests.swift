@@ -122,13 +122,60 @@ final class InflightBudgetTests: XCTestCase {
         XCTAssertEqual(Budget.StateName.allCases.map(\.rawValue), ["open", "waiting"])
     }
 
-    func testRecentSizesEstimateTheLargestOfTheLastEight() {
+    func testRecentSizesEstimateTheLargestNeedPerFetchOfTheLastEightRequests() {
         var sizes = RecentSizes()
         XCTAssertEqual(sizes.estimate, RecentSizes.unseen)
-        sizes.record(1000)
-        XCTAssertEqual(sizes.estimate, 1000)
-        for size in 1...8 { sizes.record(size) }
-        XCTAssertEqual(sizes.estimate, 8, "the 1000 has aged out")
+        // A body, its tape and its answer: all the request held at once.
+        sizes.record(need: 400_000, bodies: 100_000, fetches: 1)
+        XCTAssertEqual(sizes.estimate, 400_000)
+        // Two fetches of a request share its need.
+        sizes.record(need: 1_000_000, bodies: 300_000, fetches: 2)
+        XCTAssertEqual(sizes.estimate, 500_000)
+        for need in 1...8 { sizes.record(need: need, bodies: 0, fetches: 1) }
+        XCTAssertEqual(sizes.estimate, 8, "the large ones have aged out")
+    }
+
+    func testRecentSizesSayWhichBodiesTheirEstimateCovers() {
+        var sizes = RecentSizes()
+        XCTAssertEqual(sizes.sizing, RecentSizes.unseenSizing)
+        XCTAssertEqual(RecentSizes.unseenSizing.coveredBody, 0, "not seen: any body may outgrow the estimate")
+        sizes.record(need: 12_000, bodies: 3_000, fetches: 1)
+        sizes.record(need: 1_000_000, bodies: 300_000, fetches: 2)
+        XCTAssertEqual(sizes.sizing.estimate, 500_000)
+        XCTAssertEqual(sizes.sizing.coveredBody, 150_000, "the largest body per fetch")
+    }
+
+    func testRecentSizesNeedPerBodyByteComesFromLargeEnoughBodiesWithinBounds() {
+        var sizes = RecentSizes()
+        XCTAssertEqual(
+            sizes.sizing.need(forBody: 1_000_000), Int(RecentSizes.unseenPerByte * 1_000_000), "not seen yet")
+        // A small body says nothing of the need per byte: its answer's fixed costs dominate.
+        sizes.record(need: 20_000, bodies: 100, fetches: 1)
+        XCTAssertEqual(sizes.perByte, RecentSizes.unseenPerByte)
+        sizes.record(need: 250_000, bodies: 100_000, fetches: 1)
+        XCTAssertEqual(sizes.perByte, 2.5)
+        XCTAssertEqual(sizes.sizing.need(forBody: 1_000_000), 2_500_000)
+        sizes.record(need: 300_000, bodies: 100_000, fetches: 1)
+        XCTAssertEqual(sizes.perByte, 3, "the largest of the recent requests")
+        sizes.record(need: 100_000_000, bodies: 100_000, fetches: 1)
+        XCTAssertEqual(sizes.perByte, RecentSizes.perByteRange.upperBound, "bounded above")
+        var lean = RecentSizes()
+        lean.record(need: 50_000, bodies: 100_000, fetches: 1)
+        XCTAssertEqual(lean.perByte, 1, "never less than the body itself")
+    }
+
+    func testAWaiterIsMadeOnlyForAFetchThatWaits() throws {
+        var budget = Budget(limit: 100)
+        var made = 0
+        func waiter(_ name: String) -> String {
+            made += 1
+            return name
+        }
+        XCTAssertTrue(isStart(budget.reserve(60, waiter("a"))))
+        XCTAssertTrue(isStart(budget.grow(by: 10, holding: 60, waiter("a"))))
+        XCTAssertEqual(made, 0, "nothing is made for the fast path")
+        _ = try ticket(budget.reserve(50, waiter("b")))
+        XCTAssertEqual(made, 1)
     }
 
     func testGivingBackMoreThanIsHeldTraps() throws {

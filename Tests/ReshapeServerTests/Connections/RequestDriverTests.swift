@@ -109,7 +109,7 @@ final class RequestDriverTests: XCTestCase {
         defer { owner.close() }
         var answers: [(id: Int, status: Int, state: String)] = []
         var lifecycle: RequestLifecycle?
-        let driver = RequestDriver(owner: owner) { id, response in
+        let driver = RequestDriver(owner: owner) { id, response, _ in
             answers.append((id, response.status, lifecycle?.stateName ?? ""))
         }
         let (begun, action) = begin("/slow", owner)
@@ -133,7 +133,7 @@ final class RequestDriverTests: XCTestCase {
         let owner = Owner(rules: slowRules(silent))
         defer { owner.close() }
         var answers = 0
-        let driver = RequestDriver(owner: owner) { _, _ in answers += 1 }
+        let driver = RequestDriver(owner: owner) { _, _, _ in answers += 1 }
         let (lifecycle, action) = begin("/slow", owner)
         driver.run(1, lifecycle, action)
         XCTAssertEqual(lifecycle.fetchesInFlight, [0])
@@ -150,7 +150,7 @@ final class RequestDriverTests: XCTestCase {
         let owner = Owner(rules: ServingRules(RuleSet(upstreams: ["api": api], routes: [users], digest: "d")))
         defer { owner.close() }
         var answers: [(status: Int, metrics: String)] = []
-        let driver = RequestDriver(owner: owner) { _, response in
+        let driver = RequestDriver(owner: owner) { _, response, _ in
             answers.append(
                 (response.status, Metrics.exposition([owner.metrics], digest: "d", reloads: 0, reloadFailures: 0)))
         }
@@ -182,7 +182,7 @@ final class RequestDriverTests: XCTestCase {
                     status: 200, contentType: "application/json",
                     body: Array("[]".utf8))), seconds: 0)
         var answers: [HTTPResponse] = []
-        let driver = RequestDriver(owner: owner) { _, response in answers.append(response) }
+        let driver = RequestDriver(owner: owner) { _, response, _ in answers.append(response) }
         let (stale, action) = begin("/users", owner, now: 12)
         guard case .respondAndRefresh = action else { return XCTFail("\(action)") }
         driver.run(3, stale, action)

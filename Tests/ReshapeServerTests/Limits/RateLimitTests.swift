@@ -27,6 +27,13 @@ final class RateLimitTests: XCTestCase {
             path: /echo/{tag}
             limit: [loose, per-minute]
             transform: [ { keep: [path] } ]
+          - name: live
+            request: GET /live
+            upstream: demo
+            path: /scores.json
+            live: true
+            limit: [per-minute]
+            transform: []
           - name: open
             request: GET /open/{tag}
             upstream: demo
@@ -158,6 +165,39 @@ final class RateLimitTests: XCTestCase {
         XCTAssertEqual(answer.status, 200)
         let exposed = answer.header("Access-Control-Expose-Headers") ?? ""
         XCTAssertTrue(exposed.contains("RateLimit-Policy") && exposed.contains("RateLimit"), exposed)
+        // An event stream's head too.
+        let stream = try EventStreamClient(
+            port: server.port, "/live", headers: ["Origin: https://app.example.com", "X-Api-Key: k"])
+        defer { stream.close() }
+        try stream.readHead()
+        XCTAssertEqual(stream.status, 200)
+        XCTAssertNotNil(stream.header("RateLimit"))
+        let streamExposed = stream.header("Access-Control-Expose-Headers") ?? ""
+        XCTAssertTrue(
+            streamExposed.contains("RateLimit-Policy") && streamExposed.contains("RateLimit"), streamExposed)
+    }
+
+    func testAnEventStreamsHeadSaysWhereItsClientStands() throws {
+        let upstream = try DemoUpstream()
+        defer { upstream.child.stop() }
+        let server = try ReshapeServer(rules: Self.rules(upstream.port))
+        defer { server.stop() }
+        var streams: [EventStreamClient] = []
+        defer { for stream in streams { stream.close() } }
+        for left in [1, 0] {
+            let stream = try EventStreamClient(port: server.port, "/live", headers: ["X-Api-Key: s"])
+            streams.append(stream)
+            try stream.readHead()
+            XCTAssertEqual(stream.status, 200)
+            XCTAssertEqual(stream.header("Content-Type"), "text/event-stream")
+            XCTAssertEqual(stream.header("RateLimit-Policy"), "\"per-minute\";q=2;w=60")
+            XCTAssertEqual(stream.header("RateLimit"), "\"per-minute\";r=\(left);t=0")
+        }
+        var client = try RawHTTP(port: server.port)
+        defer { client.close() }
+        let refused = try get(&client, "/live", headers: ["X-Api-Key: s", "Accept: text/event-stream"])
+        XCTAssertEqual(refused.status, 429)
+        XCTAssertEqual(refused.header("RateLimit-Policy"), "\"per-minute\";q=2;w=60")
     }
 
     func testOneLimitForTheProcessAcrossFourWorkers() throws {

@@ -4,7 +4,9 @@ import XCTest
 
 /// `--max-inflight-bytes` end to end (issue 29): a fetch that its route's recent sizes say
 /// will not fit waits for room, in order, and is served when room comes, or is shed with
-/// `503 load-shed` just before its route's timeout.
+/// `503 load-shed` just before its route's timeout. A request holds its room (its body, its
+/// tape and its answer: about four times the body for these documents) until its answer has
+/// been written to the client.
 final class MemoryBudgetTests: XCTestCase {
     nonisolated(unsafe) static var upstream: DemoUpstream!
     nonisolated(unsafe) static var server: ReshapeServer!
@@ -18,6 +20,7 @@ final class MemoryBudgetTests: XCTestCase {
           - { name: big, request: "GET /big/{tag}", upstream: demo, path: "/fault/big", forward-query: [bytes, tag], transform: [] }
           - { name: grow, request: "GET /grow/{tag}", upstream: demo, path: "/fault/big", forward-query: [bytes, tag], transform: [] }
           - { name: hasty, request: "GET /hasty/{tag}", upstream: demo, path: "/fault/big", forward-query: [bytes, tag], timeout: 500ms, transform: [] }
+          - { name: unread, request: "GET /unread/{tag}", upstream: demo, path: "/fault/big", forward-query: [bytes, tag], transform: [] }
         """
     }
 
@@ -27,7 +30,7 @@ final class MemoryBudgetTests: XCTestCase {
             upstream = try DemoUpstream()
             server = try ReshapeServer(
                 rules: rules(upstreamPort: upstream.port),
-                arguments: ["--workers", "2", "--max-inflight-bytes", "100KiB"])
+                arguments: ["--workers", "2", "--max-inflight-bytes", "1MiB"])
         } catch {
             XCTFail("could not start the servers: \(error)")
         }
@@ -59,9 +62,10 @@ final class MemoryBudgetTests: XCTestCase {
         return Int(line.split(separator: " ").last ?? "")
     }
 
-    /// Teaches the route at `path` that its bodies are about 90 KB.
+    /// Teaches the route at `path` that its bodies are about 200 KB: one such request needs
+    /// most of the budget, two do not fit.
     private func warm(_ path: String) throws {
-        XCTAssertEqual(try RawHTTP.get(port: port, path + "?bytes=90000").status, 200)
+        XCTAssertEqual(try RawHTTP.get(port: port, path + "?bytes=200000").status, 200)
         // Given back just after the answer is made, on the worker's thread.
         XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_bytes") == 0 }, "given back")
     }
@@ -69,11 +73,11 @@ final class MemoryBudgetTests: XCTestCase {
     func testAFetchThatDoesNotFitWaitsAndIsServedWhenRoomComes() throws {
         try warm("/big/warm")
         try warm("/hold/0/warm")
-        let holder = try send("/hold/700/h1?bytes=90000&tag=h1")
+        let holder = try send("/hold/700/h1?bytes=200000&tag=h1")
         try Self.upstream.waitForRequest("/delay/700/fault/big")
-        let waiter = try send("/big/w1?bytes=90000&tag=w1")
+        let waiter = try send("/big/w1?bytes=200000&tag=w1")
         XCTAssertTrue(try waitUntil(timeout: 3) { try gauge("reshape_inflight_waiting") == 1 }, "it waits")
-        XCTAssertTrue(try Self.upstream.entries("/fault/big?bytes=90000&tag=w1").isEmpty, "not fetched yet")
+        XCTAssertTrue(try Self.upstream.entries("/fault/big?bytes=200000&tag=w1").isEmpty, "not fetched yet")
         XCTAssertEqual(try answer(holder).status, 200)
         let served = try answer(waiter)
         XCTAssertEqual(served.status, 200, served.text)
@@ -84,17 +88,17 @@ final class MemoryBudgetTests: XCTestCase {
     func testAFetchWaitingUntilItsRouteTimeoutIsShed() throws {
         try warm("/hasty/warm")
         try warm("/hold/0/warm")
-        let holder = try send("/hold/1500/h2?bytes=90000&tag=h2")
-        try Self.upstream.waitForRequest("/delay/1500/fault/big?bytes=90000&tag=h2")
+        let holder = try send("/hold/1500/h2?bytes=200000&tag=h2")
+        try Self.upstream.waitForRequest("/delay/1500/fault/big?bytes=200000&tag=h2")
         let started = Date()
-        let shed = try RawHTTP.get(port: port, "/hasty/w2?bytes=90000&tag=w2")
+        let shed = try RawHTTP.get(port: port, "/hasty/w2?bytes=200000&tag=w2")
         let seconds = Date().timeIntervalSince(started)
         XCTAssertEqual(shed.status, 503, shed.text)
         XCTAssertEqual(shed.json["code"] as? String, "load-shed")
         XCTAssertEqual(shed.header("Retry-After"), "1")
         XCTAssertGreaterThan(seconds, 0.4, "it waited for room")
         XCTAssertLessThan(seconds, 1.2)
-        XCTAssertTrue(try Self.upstream.entries("/fault/big?bytes=90000&tag=w2").isEmpty, "never fetched")
+        XCTAssertTrue(try Self.upstream.entries("/fault/big?bytes=200000&tag=w2").isEmpty, "never fetched")
         XCTAssertEqual(try answer(holder).status, 200)
         XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_bytes") == 0 })
     }
@@ -104,20 +108,42 @@ final class MemoryBudgetTests: XCTestCase {
         // for room the holder has.
         XCTAssertEqual(try RawHTTP.get(port: port, "/grow/warm?bytes=1000").status, 200)
         try warm("/hold/0/warm")
-        let holder = try send("/hold/1000/h3?bytes=90000&tag=h3")
-        try Self.upstream.waitForRequest("/delay/1000/fault/big?bytes=90000&tag=h3")
+        let holder = try send("/hold/1000/h3?bytes=200000&tag=h3")
+        try Self.upstream.waitForRequest("/delay/1000/fault/big?bytes=200000&tag=h3")
         let started = Date()
-        let grower = try send("/grow/g3?bytes=90000&tag=g3")
-        let entry = try XCTUnwrap(Self.upstream.waitForEntries("/fault/big?bytes=90000&tag=g3", count: 1).first)
+        let grower = try send("/grow/g3?bytes=200000&tag=g3")
+        let entry = try XCTUnwrap(Self.upstream.waitForEntries("/fault/big?bytes=200000&tag=g3", count: 1).first)
         XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_waiting") == 1 }, "paused, waiting")
         let grown = try answer(grower)
         let grownAfter = Date().timeIntervalSince(started)
         XCTAssertEqual(grown.status, 200, grown.text)
-        XCTAssertGreaterThan(grown.body.count, 80_000, "the whole body, after the pause")
+        XCTAssertGreaterThan(grown.body.count, 190_000, "the whole body, after the pause")
         XCTAssertNotNil(entry.answeredMs, "the upstream answered at once")
         XCTAssertGreaterThan(grownAfter, 0.6, "answered only once the holder (1 s) gave its room back")
         XCTAssertEqual(try answer(holder).status, 200)
         XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_bytes") == 0 })
+    }
+
+    func testAnAnswerHoldsItsRoomUntilWrittenAndAClientLeavingGivesItBack() throws {
+        try warm("/big/warm")
+        // A client that reads nothing: most of its 8 MB answer waits in the server's memory.
+        let reader = try RawHTTP(port: port)
+        var small: Int32 = 4096
+        setsockopt(reader.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        reader.send("GET /unread/u1?bytes=8000000&tag=u1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let ended = try Self.upstream.waitForAllEnded("/fault/big?bytes=8000000&tag=u1", timeout: 10)
+        XCTAssertEqual(ended.count, 1)
+        // The answer is made (the body and its tape are gone) and is being written: still held.
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertGreaterThan(try gauge("reshape_inflight_bytes") ?? 0, 8_000_000, "held while unread")
+        let waiter = try send("/big/w4?bytes=200000&tag=w4")
+        XCTAssertTrue(try waitUntil(timeout: 3) { try gauge("reshape_inflight_waiting") == 1 }, "no room meanwhile")
+        XCTAssertTrue(try Self.upstream.entries("/fault/big?bytes=200000&tag=w4").isEmpty, "not fetched yet")
+        // The client leaves without reading: its room goes to the waiter.
+        reader.close()
+        let served = try answer(waiter)
+        XCTAssertEqual(served.status, 200, served.text)
+        XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_bytes") == 0 }, "all given back")
     }
 
     func testABadBudgetIsRefusedAtStart() throws {

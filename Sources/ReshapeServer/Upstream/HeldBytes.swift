@@ -1,0 +1,46 @@
+/// What a request holds of the memory budget once its fetches are over: the bytes they
+/// reserved for their bodies, the tapes those are parsed into and the answer made of them. An
+/// answer waits in memory until the client has read it, a slow client's for long, so the
+/// request keeps them until the answer's write is done. They are given back once, when the
+/// last holder lets go: the connection after the write, or, for a request that ends without
+/// an answer written (its client left, the connection closed, a refresh nobody waits for),
+/// whoever drops it then. Confined to its request's loop.
+final class HeldBytes {
+    private let inflight: InflightBytes
+    private let route: String
+    private var bytes = 0
+    private var bodies = 0
+    private var fetches = 0
+    /// Some fetch brought a body: the request's sizes say something of its route.
+    private var answeredUpstream = false
+    /// All the request held at once (bodies, tapes, answer), once its answer is made.
+    private var need: Int?
+
+    init(inflight: InflightBytes, route: String) {
+        self.inflight = inflight
+        self.route = route
+    }
+
+    /// A fetch of the request ended holding `bytes`; `body`: its upstream body's size, nil
+    /// when it got no answer.
+    func add(_ bytes: Int, body: Int?) {
+        self.bytes += bytes
+        fetches += 1
+        if let body {
+            bodies += body
+            answeredUpstream = true
+        }
+    }
+
+    /// The answer is made: of `answerBytes`, from bodies parsed into tapes of `tapeBytes`.
+    func answerMade(tapeBytes: Int, answerBytes: Int) {
+        guard answeredUpstream else { return }
+        need = bodies + tapeBytes + answerBytes
+    }
+
+    deinit {
+        inflight.release(
+            bytes, route: route,
+            sizes: need.map { InflightBytes.Sizes(need: $0, bodies: bodies, fetches: fetches) })
+    }
+}
