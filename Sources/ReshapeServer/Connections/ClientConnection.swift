@@ -221,18 +221,21 @@ final class ClientConnection {
 
     /// One `uv_write` in flight. It holds the arrays it writes, so their storage stays put
     /// and unchanged until libuv is done with it: the bytes are written where they were
-    /// rendered, not copied.
+    /// rendered, not copied. A live stream's chunk has a third (its CRLF, after bytes shared
+    /// with other subscribers); an answer has two.
     private final class WriteRequest {
         let request = UnsafeMutablePointer<uv_write_t>.allocate(capacity: 1)
         let head: [UInt8]
         let body: [UInt8]
+        let tail: [UInt8]
         let connection: ClientConnection
         /// Runs once the bytes are written (a live stream sends what waited meanwhile).
         let done: (() -> Void)?
 
-        init(head: [UInt8], body: [UInt8], connection: ClientConnection, done: (() -> Void)?) {
+        init(head: [UInt8], body: [UInt8], tail: [UInt8], connection: ClientConnection, done: (() -> Void)?) {
             self.head = head
             self.body = body
+            self.tail = tail
             self.connection = connection
             self.done = done
         }
@@ -240,12 +243,12 @@ final class ClientConnection {
         deinit { request.deallocate() }
     }
 
-    private func write(_ head: [UInt8], _ body: [UInt8], then done: (() -> Void)? = nil) {
-        guard !handles.isClosed, !(head.isEmpty && body.isEmpty) else { return }
-        let pending = WriteRequest(head: head, body: body, connection: self, done: done)
+    private func write(_ head: [UInt8], _ body: [UInt8], _ tail: [UInt8] = [], then done: (() -> Void)? = nil) {
+        guard !handles.isClosed, !(head.isEmpty && body.isEmpty && tail.isEmpty) else { return }
+        let pending = WriteRequest(head: head, body: body, tail: tail, connection: self, done: done)
         pending.request.pointee.data = Unmanaged.passRetained(pending).toOpaque()
         pendingWrites += 1
-        let status = withBuffers(pending.head, pending.body) { buffers, count in
+        let status = withBuffers(pending.head, pending.body, pending.tail) { buffers, count in
             uv_write(pending.request, reshape_tcp_stream(tcp), buffers, count) { request, _ in
                 guard let request, let data = request.pointee.data else { return }
                 let pending = Unmanaged<WriteRequest>.fromOpaque(data).takeRetainedValue()
@@ -261,31 +264,29 @@ final class ClientConnection {
         }
     }
 
-    /// Calls `call` with uv buffers over the non-empty arrays. libuv copies the `uv_buf_t`s
-    /// themselves but not the bytes, which the `WriteRequest` keeps alive.
+    /// Calls `call` with uv buffers over the non-empty arrays, in order. libuv copies the
+    /// `uv_buf_t`s themselves but not the bytes, which the `WriteRequest` keeps alive.
     private func withBuffers(
-        _ head: [UInt8], _ body: [UInt8],
+        _ head: [UInt8], _ body: [UInt8], _ tail: [UInt8],
         _ call: (UnsafePointer<uv_buf_t>, UInt32) -> Int32
     ) -> Int32 {
         head.withUnsafeBufferPointer { head in
             body.withUnsafeBufferPointer { body in
-                func buffer(_ part: UnsafeBufferPointer<UInt8>) -> uv_buf_t {
-                    uv_buf_init(
-                        UnsafeMutableRawPointer(mutating: part.baseAddress!).assumingMemoryBound(to: CChar.self),
-                        UInt32(part.count))
-                }
-                var buffers = (uv_buf_t(), uv_buf_t())
-                var count: UInt32 = 0
-                if !head.isEmpty {
-                    buffers.0 = buffer(head)
-                    count = 1
-                }
-                if !body.isEmpty {
-                    if count == 0 { buffers.0 = buffer(body) } else { buffers.1 = buffer(body) }
-                    count += 1
-                }
-                return withUnsafePointer(to: &buffers) { pair in
-                    pair.withMemoryRebound(to: uv_buf_t.self, capacity: 2) { call($0, count) }
+                tail.withUnsafeBufferPointer { tail in
+                    withUnsafeTemporaryAllocation(of: uv_buf_t.self, capacity: 3) { buffers in
+                        var count = 0
+                        func add(_ part: UnsafeBufferPointer<UInt8>) {
+                            guard let base = part.baseAddress, !part.isEmpty else { return }
+                            buffers[count] = uv_buf_init(
+                                UnsafeMutableRawPointer(mutating: base).assumingMemoryBound(to: CChar.self),
+                                UInt32(part.count))
+                            count += 1
+                        }
+                        add(head)
+                        add(body)
+                        add(tail)
+                        return call(UnsafePointer(buffers.baseAddress!), UInt32(count))
+                    }
                 }
             }
         }
@@ -395,11 +396,14 @@ extension ClientConnection: StreamHost {
 
     func streamReady(_ id: Int, headers: [NameValue]) { send(.streamReady(id: id, headers: headers)) }
 
-    /// One chunk: its size in hex, the bytes, CRLF; behind a write still on its way, it waits
-    /// with the others in `chunks` and goes out with them.
-    func writeChunk(_ bytes: [UInt8]) {
-        guard handles.isOpen, state.isStreaming, !bytes.isEmpty else { return }
-        if let (head, body) = chunks.add(bytes) { write(head, body) { [unowned self] in self.chunkWritten() } }
+    /// One chunk: its size in hex, the bytes, CRLF, in one write of up to three buffers (the
+    /// shared bytes where they are); behind a write still on its way, it waits with the others
+    /// in `chunks` and goes out with them.
+    func writeChunk(_ chunk: StreamChunk) {
+        guard handles.isOpen, state.isStreaming, chunk.count > 0 else { return }
+        if let write = chunks.add(chunk) {
+            self.write(write.head, write.body, write.tail) { [unowned self] in self.chunkWritten() }
+        }
     }
 
     private func chunkWritten() {
