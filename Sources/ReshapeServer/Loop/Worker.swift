@@ -169,6 +169,14 @@ final class Worker: ConnectionOwner {
         background.run(nextBackgroundID, refresh, refresh.startRefresh())
     }
 
+    /// A load has ended: the easy handles kept for it go, but a few, and the allocator hands
+    /// the free memory of every arena back to the system (`MemoryTrim` decides when).
+    func releaseSpareMemory() {
+        assertOnLoopThread()
+        upstream?.releaseIdleHandles(keeping: UpstreamClient.idleHandlesAfterLoad)
+        _ = reshape_malloc_trim()
+    }
+
     /// libuv asks for a buffer before each read; the bytes are parsed before the next read,
     /// so one buffer per loop serves every connection.
     func fillReadBuffer(_ buffer: UnsafeMutablePointer<uv_buf_t>?) {
