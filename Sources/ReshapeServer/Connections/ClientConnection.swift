@@ -19,6 +19,8 @@ protocol ConnectionOwner: AnyObject {
     var upstream: UpstreamClient? { get }
     /// The live routes' shared upstream streams; nil where none are served.
     var liveHub: LiveHub? { get }
+    /// Where this loop's connections keep their uv handles.
+    var handleSlab: BlockSlab { get }
     /// The `auth` verifiers' key sets; nil where no route is served.
     var keyStore: KeyStore? { get }
     /// The loop runs later than `--max-loop-lag`: new route requests are shed.
@@ -83,12 +85,16 @@ final class ClientConnection {
         var isClosed: Bool { if case .closed = self { true } else { false } }
     }
 
-    private let tcp = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
-    private let headerTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
-    private let idleTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
+    private let uvHandles: ConnectionHandles
+    private var tcp: UnsafeMutablePointer<uv_tcp_t> { uvHandles.tcp }
+    private var headerTimer: UnsafeMutablePointer<uv_timer_t> { uvHandles.headerTimer }
+    private var idleTimer: UnsafeMutablePointer<uv_timer_t> { uvHandles.idleTimer }
+    /// Handles not closed yet: their block is freed when the last close callback has run.
+    private var handlesOpen = 3
     fileprivate unowned let owner: any ConnectionOwner
     private var state: HTTPConnectionStateMachine
-    private var parser: HTTPParserAdapter!
+    /// Parses the requests; made when bytes come, let go once the connection has idled a while.
+    private var parser: HTTPParserAdapter?
     private var handles = Handles.open
     /// Events raised while another is being handled, in order.
     private var pendingEvents: [HTTPConnectionStateMachine.Event] = []
@@ -98,8 +104,9 @@ final class ClientConnection {
     /// `uv_write`s in flight. A count beside `handles`: writes are in flight while open too,
     /// and only the last one to finish lets a closing connection close.
     private var pendingWrites = 0
-    /// The lifecycles of this connection's requests and their fetches.
-    private var driver: RequestDriver!
+    /// The lifecycles of this connection's requests and their fetches; made for a request,
+    /// let go with the parser.
+    private var driver: RequestDriver?
     /// The peer is on a loopback address (admin endpoints without their own port answer only it).
     private var peerIsLoopback = false
     /// The peer's address as text, for `client-address` rate limits.
@@ -112,15 +119,8 @@ final class ClientConnection {
 
     init(owner: any ConnectionOwner) {
         self.owner = owner
+        uvHandles = ConnectionHandles(in: owner.handleSlab.allocate())
         state = HTTPConnectionStateMachine(limits: owner.shared.configuration.limits)
-        driver = RequestDriver(owner: owner) { [unowned self] id, response in
-            self.send(.responseReady(id: id, response))
-        }
-        driver.host = self
-        parser = HTTPParserAdapter { [unowned self] event in
-            self.send(event)
-            return self.state.readsRequests
-        }
         uv_tcp_init(owner.loop, tcp)
         uv_timer_init(owner.loop, headerTimer)
         uv_timer_init(owner.loop, idleTimer)
@@ -179,7 +179,7 @@ final class ClientConnection {
         case .write(let head, let body): write(head, body)
         case .close: requestClose()
         case .cancel(let id):
-            driver.cancel(id)
+            driver?.cancel(id)
         case .streamOpened(let id):
             if case .open = handles { handles = .streaming }
             streamOutputs[id]?.opened()
@@ -197,8 +197,59 @@ final class ClientConnection {
         case .stopBodyTimer: if !handles.isClosed { uv_timer_stop(headerTimer) }
         case .startIdleTimer:
             startTimer(idleTimer, owner.shared.configuration.limits.idleTimeoutMilliseconds, .idleTimeout)
+            startReleaseTimer()
         case .stopIdleTimer: if !handles.isClosed { uv_timer_stop(idleTimer) }
         }
+    }
+
+    // MARK: - What a request needs
+
+    private func requestParser() -> HTTPParserAdapter {
+        if let parser { return parser }
+        let made = HTTPParserAdapter { [unowned self] event in
+            self.send(event)
+            return self.state.readsRequests
+        }
+        parser = made
+        return made
+    }
+
+    private func requestDriver() -> RequestDriver {
+        if let driver { return driver }
+        let made = RequestDriver(owner: owner) { [unowned self] id, response in
+            self.send(.responseReady(id: id, response))
+        }
+        made.host = self
+        driver = made
+        return made
+    }
+
+    /// A connection idle this long lets go of its parser, its driver and what its requests left
+    /// in storage: ten thousand idle keep-alive connections would otherwise each hold a
+    /// request's worth of small blocks, allocated among that request's passing ones, which then
+    /// keep the allocator from handing those pages back. Requests that follow each other closer
+    /// than this reuse them.
+    static let releaseAfterIdleMilliseconds = 1000
+
+    /// Runs `releaseWhileIdle` once the connection has been idle for a while, on the header
+    /// timer: it runs only while a request head arrives, and the next one restarts it.
+    private func startReleaseTimer() {
+        guard !handles.isClosed else { return }
+        uv_timer_start(
+            headerTimer,
+            { timer in
+                guard let timer, let data = timer.pointee.data else { return }
+                Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().releaseWhileIdle()
+            }, UInt64(Self.releaseAfterIdleMilliseconds), 0)
+    }
+
+    private func releaseWhileIdle() {
+        guard !processing, state.holdsNoRequest, driver?.isIdle ?? true else { return }
+        parser = nil
+        driver = nil
+        state.releaseStorage()
+        pendingEvents = []
+        streamOutputs = [:]
     }
 
     /// Runs a request's lifecycle: what to fetch and what to answer is `RequestLifecycle`'s to
@@ -213,8 +264,8 @@ final class ClientConnection {
             request, rules: owner.shared.rules,
             draining: owner.shared.draining.load(ordering: .relaxed), shedding: owner.shedding,
             settings: owner.lifecycleSettings, now: Clock.monotonicSeconds(),
-            cacheWaiter: driver.cacheWaiter(for: id))
-        driver.run(id, lifecycle, action)
+            cacheWaiter: requestDriver().cacheWaiter(for: id))
+        requestDriver().run(id, lifecycle, action)
     }
 
     // MARK: - Socket
@@ -311,12 +362,12 @@ final class ClientConnection {
         case .open: streamed = false
         case .streaming: streamed = true
         case .closingAfterWrites, .lingering, .closed:
-            driver.cancelAll()
+            driver?.cancelAll()
             if pendingWrites == 0 { closeHandles() }
             return
         }
         handles = .closingAfterWrites
-        driver.cancelAll()
+        driver?.cancelAll()
         if pendingWrites == 0 { return closeHandles() }
         guard streamed, case .closingAfterWrites = handles else { return }
         let milliseconds = owner.shared.configuration.limits.idleTimeoutMilliseconds
@@ -331,12 +382,18 @@ final class ClientConnection {
         if owner.forget(self) { owner.metrics.connectionClosed() }
         let onClose: uv_close_cb = { handle in
             guard let handle, let data = handle.pointee.data else { return }
-            Unmanaged<ClientConnection>.fromOpaque(data).release()
-            handle.deallocate()
+            let connection = Unmanaged<ClientConnection>.fromOpaque(data)
+            connection.takeUnretainedValue().handleClosed()
+            connection.release()
         }
         uv_close(reshape_tcp_handle(tcp), onClose)
         uv_close(reshape_timer_handle(headerTimer), onClose)
         uv_close(reshape_timer_handle(idleTimer), onClose)
+    }
+
+    private func handleClosed() {
+        handlesOpen -= 1
+        if handlesOpen == 0 { owner.handleSlab.deallocate(uvHandles.block) }
     }
 
     private func resumeReading() {
@@ -351,7 +408,7 @@ final class ClientConnection {
                 let connection = Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue()
                 if count > 0, let base = buffer?.pointee.base {
                     guard connection.state.readsRequests else { return }
-                    connection.parser.feed(UnsafeRawBufferPointer(start: base, count: count))
+                    connection.requestParser().feed(UnsafeRawBufferPointer(start: base, count: count))
                 } else if count < 0 {
                     connection.send(.peerClosed)
                 }

@@ -37,6 +37,7 @@ final class Worker: ConnectionOwner {
     private let listener = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
     let commands = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
+    let handleSlab = BlockSlab(byteCount: ConnectionHandles.byteCount)
     /// Work other threads hand this loop (cached answers another worker fetched).
     private(set) var mailbox: LoopMailbox?
     /// Cache refreshes: requests without a client.
