@@ -156,18 +156,27 @@ package final class Server {
     }
 
     /// Every few seconds, a sample of the workers' metrics: the status page's rates and
-    /// latencies are over the last minute of them.
+    /// latencies are over the last minute of them, and a load that has ended is when memory
+    /// goes back to the system.
     private func startStatusSampler() {
         uv_timer_init(loop, statusSampler)
         statusSampler.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-        shared.sampleMetrics(now: Clock.monotonicSeconds())
+        sampleMetrics()
         uv_timer_start(
             statusSampler,
             { timer in
                 guard let timer, let data = timer.pointee.data else { return }
-                Unmanaged<Server>.fromOpaque(data).takeUnretainedValue().shared.sampleMetrics(
-                    now: Clock.monotonicSeconds())
+                Unmanaged<Server>.fromOpaque(data).takeUnretainedValue().sampleMetrics()
             }, 5000, 5000)
+    }
+
+    private func sampleMetrics() {
+        guard shared.sampleMetrics(now: Clock.monotonicSeconds()) else { return }
+        // Each worker frees what it keeps for a load on its own loop, then trims.
+        for worker in workers {
+            let reference = LoopBound(worker)
+            worker.mailbox?.post { reference.value?.releaseSpareMemory() }
+        }
     }
 
     /// What asked for a reload: SIGHUP, or a change the rules watch saw.

@@ -51,22 +51,31 @@ final class SharedState: Sendable {
     func reloadRefused() { counters.withLock { $0.refused += 1 } }
 
     /// Takes a sample of the workers' metrics for the status page's window (`now`: monotonic).
-    func sampleMetrics(now: Double) {
+    /// True when a load has just ended and the workers should hand their spare memory back.
+    func sampleMetrics(now: Double) -> Bool {
         let snapshot = MetricsSnapshot.of(metrics)
         window.withLock { $0.record(snapshot, at: now) }
-        trimAfterLoad()
+        return loadEnded()
     }
 
-    /// Whether the memory budget held anything at the last sample.
-    private let budgetWasBusy = Atomic<Bool>(false)
+    /// Decides when freed memory goes back to the system, from the samples.
+    private let memoryTrim = Locked(MemoryTrim())
 
-    /// Once a load has ended (the budget held bytes at the last sample and holds none now), asks
-    /// the allocator to hand its free memory back: glibc keeps freed large-body and tape memory
-    /// in its arenas otherwise, and RSS stays at the load's peak.
-    private func trimAfterLoad() {
-        guard let gauges = inflight?.gauges else { return }
-        let busy = gauges.used > 0 || gauges.waiting > 0
-        if budgetWasBusy.exchange(busy, ordering: .relaxed), !busy { _ = reshape_malloc_trim() }
+    /// Whether a load has ended (many connections or requests in flight fewer than at its
+    /// height, or the memory budget just emptied), so that free memory should go back to the
+    /// system: glibc keeps it in its arenas otherwise, and RSS stays at the load's peak.
+    private func loadEnded() -> Bool {
+        var peak = MemoryTrim.Load(connections: 0, requests: 0)
+        var now = peak
+        for worker in metrics {
+            let load = worker.takeLoad()
+            peak.connections += load.peak.connections
+            peak.requests += load.peak.requests
+            now.connections += load.now.connections
+            now.requests += load.now.requests
+        }
+        let budgetBusy = inflight.map { $0.gauges.used > 0 || $0.gauges.waiting > 0 } ?? false
+        return memoryTrim.withLock { $0.sampled(peak: peak, now: now, budgetBusy: budgetBusy) }
     }
 
     /// `/_reshape/`: the status page, from the window, the routes and the upstreams' circuits.

@@ -31,6 +31,9 @@ package final class Metrics: Sendable {
         var sharedCache: [String: Int] = [:]  // outcome
         var connections = 0
         var inFlight = 0
+        /// The most connections, and requests in flight, at once since `takeLoad` last read them.
+        var connectionsPeak = 0
+        var inFlightPeak = 0
         var upstreamConnectionsOpened = 0
         var resilience = Resilience()
         /// What only the status page shows (`Metrics+Status.swift`).
@@ -110,11 +113,35 @@ package final class Metrics: Sendable {
     }
 
     /// A request was dispatched (to an upstream or an admin endpoint) and is not answered yet.
-    package func requestStarted() { state.withLock { $0.inFlight += 1 } }
+    package func requestStarted() {
+        state.withLock {
+            $0.inFlight += 1
+            $0.inFlightPeak = max($0.inFlightPeak, $0.inFlight)
+        }
+    }
     package func requestFinished() { state.withLock { $0.inFlight -= 1 } }
 
-    package func connectionOpened() { state.withLock { $0.connections += 1 } }
+    package func connectionOpened() {
+        state.withLock {
+            $0.connections += 1
+            $0.connectionsPeak = max($0.connectionsPeak, $0.connections)
+        }
+    }
     package func connectionClosed() { state.withLock { $0.connections -= 1 } }
+
+    /// Connections and requests in flight: the most at once since the last call, and now. For
+    /// `MemoryTrim`, which must see a burst that came and went between two samples.
+    package func takeLoad() -> (peak: MemoryTrim.Load, now: MemoryTrim.Load) {
+        state.withLock { state in
+            let now = MemoryTrim.Load(connections: state.connections, requests: state.inFlight)
+            let peak = MemoryTrim.Load(
+                connections: max(state.connectionsPeak, now.connections),
+                requests: max(state.inFlightPeak, now.requests))
+            state.connectionsPeak = now.connections
+            state.inFlightPeak = now.requests
+            return (peak, now)
+        }
+    }
 
     package var openConnections: Int { state.withLock { $0.connections } }
     package var requestsInFlight: Int { state.withLock { $0.inFlight } }

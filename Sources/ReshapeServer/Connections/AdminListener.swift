@@ -19,6 +19,7 @@ final class AdminListener: ConnectionOwner {
     let shedding = false
     private let listener = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
+    let handleSlab = BlockSlab(byteCount: ConnectionHandles.byteCount)
     private let readBuffer = UnsafeMutableRawPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
     init(loop: UnsafeMutablePointer<uv_loop_t>, listeningSocket fd: Int32, shared: SharedState) {

@@ -19,6 +19,8 @@ protocol ConnectionOwner: AnyObject {
     var upstream: UpstreamClient? { get }
     /// The live routes' shared upstream streams; nil where none are served.
     var liveHub: LiveHub? { get }
+    /// Where this loop's connections keep their uv handles.
+    var handleSlab: BlockSlab { get }
     /// The `auth` verifiers' key sets; nil where no route is served.
     var keyStore: KeyStore? { get }
     /// The loop runs later than `--max-loop-lag`: new route requests are shed.
@@ -83,12 +85,16 @@ final class ClientConnection {
         var isClosed: Bool { if case .closed = self { true } else { false } }
     }
 
-    private let tcp = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
-    private let headerTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
-    private let idleTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
+    private let uvHandles: ConnectionHandles
+    private var tcp: UnsafeMutablePointer<uv_tcp_t> { uvHandles.tcp }
+    private var headerTimer: UnsafeMutablePointer<uv_timer_t> { uvHandles.headerTimer }
+    private var idleTimer: UnsafeMutablePointer<uv_timer_t> { uvHandles.idleTimer }
+    /// Handles not closed yet: their block is freed when the last close callback has run.
+    private var handlesOpen = 3
     fileprivate unowned let owner: any ConnectionOwner
     private var state: HTTPConnectionStateMachine
-    private var parser: HTTPParserAdapter!
+    /// Parses the requests; made when bytes come, let go once the connection has idled a while.
+    private var parser: HTTPParserAdapter?
     private var handles = Handles.open
     /// Events raised while another is being handled, in order.
     private var pendingEvents: [HTTPConnectionStateMachine.Event] = []
@@ -98,8 +104,9 @@ final class ClientConnection {
     /// `uv_write`s in flight. A count beside `handles`: writes are in flight while open too,
     /// and only the last one to finish lets a closing connection close.
     private var pendingWrites = 0
-    /// The lifecycles of this connection's requests and their fetches.
-    private var driver: RequestDriver!
+    /// The lifecycles of this connection's requests and their fetches; made for a request,
+    /// let go with the parser.
+    private var driver: RequestDriver?
     /// The peer is on a loopback address (admin endpoints without their own port answer only it).
     private var peerIsLoopback = false
     /// The peer's address as text, for `client-address` rate limits.
@@ -115,16 +122,8 @@ final class ClientConnection {
 
     init(owner: any ConnectionOwner) {
         self.owner = owner
+        uvHandles = ConnectionHandles(in: owner.handleSlab.allocate())
         state = HTTPConnectionStateMachine(limits: owner.shared.configuration.limits)
-        driver = RequestDriver(owner: owner) { [unowned self] id, response, held in
-            if let held, !self.handles.isClosed { self.heldAnswers[id] = held }
-            self.send(.responseReady(id: id, response))
-        }
-        driver.host = self
-        parser = HTTPParserAdapter { [unowned self] event in
-            self.send(event)
-            return self.state.readsRequests
-        }
         uv_tcp_init(owner.loop, tcp)
         uv_timer_init(owner.loop, headerTimer)
         uv_timer_init(owner.loop, idleTimer)
@@ -185,7 +184,7 @@ final class ClientConnection {
             write(head, body, holding: answer.flatMap { heldAnswers.removeValue(forKey: $0) })
         case .close: requestClose()
         case .cancel(let id):
-            driver.cancel(id)
+            driver?.cancel(id)
         case .streamOpened(let id):
             if case .open = handles { handles = .streaming }
             streamOutputs[id]?.opened()
@@ -204,8 +203,60 @@ final class ClientConnection {
         case .shedAtHead: owner.metrics.recordShed(reason: "loop-lag")
         case .startIdleTimer:
             startTimer(idleTimer, owner.shared.configuration.limits.idleTimeoutMilliseconds, .idleTimeout)
+            startReleaseTimer()
         case .stopIdleTimer: if !handles.isClosed { uv_timer_stop(idleTimer) }
         }
+    }
+
+    // MARK: - What a request needs
+
+    private func requestParser() -> HTTPParserAdapter {
+        if let parser { return parser }
+        let made = HTTPParserAdapter { [unowned self] event in
+            self.send(event)
+            return self.state.readsRequests
+        }
+        parser = made
+        return made
+    }
+
+    private func requestDriver() -> RequestDriver {
+        if let driver { return driver }
+        let made = RequestDriver(owner: owner) { [unowned self] id, response, held in
+            if let held, !self.handles.isClosed { self.heldAnswers[id] = held }
+            self.send(.responseReady(id: id, response))
+        }
+        made.host = self
+        driver = made
+        return made
+    }
+
+    /// A connection idle this long lets go of its parser, its driver and what its requests left
+    /// in storage: ten thousand idle keep-alive connections would otherwise each hold a
+    /// request's worth of small blocks, allocated among that request's passing ones, which then
+    /// keep the allocator from handing those pages back. Requests that follow each other closer
+    /// than this reuse them.
+    static let releaseAfterIdleMilliseconds = 1000
+
+    /// Runs `releaseWhileIdle` once the connection has been idle for a while, on the header
+    /// timer: it runs only while a request head arrives, and the next one restarts it.
+    private func startReleaseTimer() {
+        guard !handles.isClosed else { return }
+        uv_timer_start(
+            headerTimer,
+            { timer in
+                guard let timer, let data = timer.pointee.data else { return }
+                Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().releaseWhileIdle()
+            }, UInt64(Self.releaseAfterIdleMilliseconds), 0)
+    }
+
+    private func releaseWhileIdle() {
+        guard !processing, state.holdsNoRequest, driver?.isIdle ?? true else { return }
+        parser = nil
+        driver = nil
+        state.releaseStorage()
+        pendingEvents = []
+        streamOutputs = [:]
     }
 
     /// Runs a request's lifecycle: what to fetch and what to answer is `RequestLifecycle`'s to
@@ -220,19 +271,21 @@ final class ClientConnection {
             request, rules: owner.shared.rules,
             draining: owner.shared.draining.load(ordering: .relaxed), shedding: owner.shedding,
             settings: owner.lifecycleSettings, now: Clock.monotonicSeconds(),
-            cacheWaiter: driver.cacheWaiter(for: id))
-        driver.run(id, lifecycle, action)
+            cacheWaiter: requestDriver().cacheWaiter(for: id))
+        requestDriver().run(id, lifecycle, action)
     }
 
     // MARK: - Socket
 
     /// One `uv_write` in flight. It holds the arrays it writes, so their storage stays put
     /// and unchanged until libuv is done with it: the bytes are written where they were
-    /// rendered, not copied.
+    /// rendered, not copied. A live stream's chunk has a third (its CRLF, after bytes shared
+    /// with other subscribers); an answer has two.
     private final class WriteRequest {
         let request = UnsafeMutablePointer<uv_write_t>.allocate(capacity: 1)
         let head: [UInt8]
         let body: [UInt8]
+        let tail: [UInt8]
         let connection: ClientConnection
         /// Runs once the bytes are written (a live stream sends what waited meanwhile).
         let done: (() -> Void)?
@@ -240,10 +293,12 @@ final class ClientConnection {
         let held: HeldBytes?
 
         init(
-            head: [UInt8], body: [UInt8], connection: ClientConnection, held: HeldBytes?, done: (() -> Void)?
+            head: [UInt8], body: [UInt8], tail: [UInt8], connection: ClientConnection, held: HeldBytes?,
+            done: (() -> Void)?
         ) {
             self.head = head
             self.body = body
+            self.tail = tail
             self.connection = connection
             self.held = held
             self.done = done
@@ -253,13 +308,14 @@ final class ClientConnection {
     }
 
     private func write(
-        _ head: [UInt8], _ body: [UInt8], holding held: HeldBytes? = nil, then done: (() -> Void)? = nil
+        _ head: [UInt8], _ body: [UInt8], _ tail: [UInt8] = [], holding held: HeldBytes? = nil,
+        then done: (() -> Void)? = nil
     ) {
-        guard !handles.isClosed, !(head.isEmpty && body.isEmpty) else { return }
-        let pending = WriteRequest(head: head, body: body, connection: self, held: held, done: done)
+        guard !handles.isClosed, !(head.isEmpty && body.isEmpty && tail.isEmpty) else { return }
+        let pending = WriteRequest(head: head, body: body, tail: tail, connection: self, held: held, done: done)
         pending.request.pointee.data = Unmanaged.passRetained(pending).toOpaque()
         pendingWrites += 1
-        let status = withBuffers(pending.head, pending.body) { buffers, count in
+        let status = withBuffers(pending.head, pending.body, pending.tail) { buffers, count in
             uv_write(pending.request, reshape_tcp_stream(tcp), buffers, count) { request, _ in
                 guard let request, let data = request.pointee.data else { return }
                 let pending = Unmanaged<WriteRequest>.fromOpaque(data).takeRetainedValue()
@@ -275,31 +331,29 @@ final class ClientConnection {
         }
     }
 
-    /// Calls `call` with uv buffers over the non-empty arrays. libuv copies the `uv_buf_t`s
-    /// themselves but not the bytes, which the `WriteRequest` keeps alive.
+    /// Calls `call` with uv buffers over the non-empty arrays, in order. libuv copies the
+    /// `uv_buf_t`s themselves but not the bytes, which the `WriteRequest` keeps alive.
     private func withBuffers(
-        _ head: [UInt8], _ body: [UInt8],
+        _ head: [UInt8], _ body: [UInt8], _ tail: [UInt8],
         _ call: (UnsafePointer<uv_buf_t>, UInt32) -> Int32
     ) -> Int32 {
         head.withUnsafeBufferPointer { head in
             body.withUnsafeBufferPointer { body in
-                func buffer(_ part: UnsafeBufferPointer<UInt8>) -> uv_buf_t {
-                    uv_buf_init(
-                        UnsafeMutableRawPointer(mutating: part.baseAddress!).assumingMemoryBound(to: CChar.self),
-                        UInt32(part.count))
-                }
-                var buffers = (uv_buf_t(), uv_buf_t())
-                var count: UInt32 = 0
-                if !head.isEmpty {
-                    buffers.0 = buffer(head)
-                    count = 1
-                }
-                if !body.isEmpty {
-                    if count == 0 { buffers.0 = buffer(body) } else { buffers.1 = buffer(body) }
-                    count += 1
-                }
-                return withUnsafePointer(to: &buffers) { pair in
-                    pair.withMemoryRebound(to: uv_buf_t.self, capacity: 2) { call($0, count) }
+                tail.withUnsafeBufferPointer { tail in
+                    withUnsafeTemporaryAllocation(of: uv_buf_t.self, capacity: 3) { buffers in
+                        var count = 0
+                        func add(_ part: UnsafeBufferPointer<UInt8>) {
+                            guard let base = part.baseAddress, !part.isEmpty else { return }
+                            buffers[count] = uv_buf_init(
+                                UnsafeMutableRawPointer(mutating: base).assumingMemoryBound(to: CChar.self),
+                                UInt32(part.count))
+                            count += 1
+                        }
+                        add(head)
+                        add(body)
+                        add(tail)
+                        return call(UnsafePointer(buffers.baseAddress!), UInt32(count))
+                    }
                 }
             }
         }
@@ -324,12 +378,12 @@ final class ClientConnection {
         case .open: streamed = false
         case .streaming: streamed = true
         case .closingAfterWrites, .lingering, .closed:
-            driver.cancelAll()
+            driver?.cancelAll()
             if pendingWrites == 0 { closeHandles() }
             return
         }
         handles = .closingAfterWrites
-        driver.cancelAll()
+        driver?.cancelAll()
         if pendingWrites == 0 { return closeHandles() }
         guard streamed, case .closingAfterWrites = handles else { return }
         let milliseconds = owner.shared.configuration.limits.idleTimeoutMilliseconds
@@ -346,12 +400,18 @@ final class ClientConnection {
         if owner.forget(self) { owner.metrics.connectionClosed() }
         let onClose: uv_close_cb = { handle in
             guard let handle, let data = handle.pointee.data else { return }
-            Unmanaged<ClientConnection>.fromOpaque(data).release()
-            handle.deallocate()
+            let connection = Unmanaged<ClientConnection>.fromOpaque(data)
+            connection.takeUnretainedValue().handleClosed()
+            connection.release()
         }
         uv_close(reshape_tcp_handle(tcp), onClose)
         uv_close(reshape_timer_handle(headerTimer), onClose)
         uv_close(reshape_timer_handle(idleTimer), onClose)
+    }
+
+    private func handleClosed() {
+        handlesOpen -= 1
+        if handlesOpen == 0 { owner.handleSlab.deallocate(uvHandles.block) }
     }
 
     private func resumeReading() {
@@ -366,7 +426,7 @@ final class ClientConnection {
                 let connection = Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue()
                 if count > 0, let base = buffer?.pointee.base {
                     guard connection.state.readsRequests else { return }
-                    connection.parser.feed(UnsafeRawBufferPointer(start: base, count: count))
+                    connection.requestParser().feed(UnsafeRawBufferPointer(start: base, count: count))
                 } else if count < 0 {
                     connection.send(.peerClosed)
                 }
@@ -411,11 +471,14 @@ extension ClientConnection: StreamHost {
 
     func streamReady(_ id: Int, headers: [NameValue]) { send(.streamReady(id: id, headers: headers)) }
 
-    /// One chunk: its size in hex, the bytes, CRLF; behind a write still on its way, it waits
-    /// with the others in `chunks` and goes out with them.
-    func writeChunk(_ bytes: [UInt8]) {
-        guard handles.isOpen, state.isStreaming, !bytes.isEmpty else { return }
-        if let (head, body) = chunks.add(bytes) { write(head, body) { [unowned self] in self.chunkWritten() } }
+    /// One chunk: its size in hex, the bytes, CRLF, in one write of up to three buffers (the
+    /// shared bytes where they are); behind a write still on its way, it waits with the others
+    /// in `chunks` and goes out with them.
+    func writeChunk(_ chunk: StreamChunk) {
+        guard handles.isOpen, state.isStreaming, chunk.count > 0 else { return }
+        if let write = chunks.add(chunk) {
+            self.write(write.head, write.body, write.tail) { [unowned self] in self.chunkWritten() }
+        }
     }
 
     private func chunkWritten() {

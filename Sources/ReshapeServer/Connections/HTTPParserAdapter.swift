@@ -7,10 +7,11 @@ import ReshapeRules
 // state machine's events; it decides nothing itself.
 
 package final class HTTPParserAdapter {
-    // C structs in memory of their own: http_parser calls back into this object while it
-    // holds them, which Swift's exclusivity rules forbid for stored properties.
+    // A C struct in memory of its own: http_parser calls back into this object while it holds
+    // it, which Swift's exclusivity rules forbid for a stored property. The callbacks are the
+    // same for every connection: one set serves them all.
     private let parser = UnsafeMutablePointer<http_parser>.allocate(capacity: 1)
-    private let settings = UnsafeMutablePointer<http_parser_settings>.allocate(capacity: 1)
+    private var settings: UnsafeMutablePointer<http_parser_settings> { httpParserSettings }
     /// Receives parse events; returns false to stop parsing (the connection reads no more requests).
     private let deliver: (HTTPConnectionStateMachine.Event) -> Bool
 
@@ -25,21 +26,12 @@ package final class HTTPParserAdapter {
 
     deinit {
         parser.deallocate()
-        settings.deallocate()
     }
 
     package init(deliver: @escaping (HTTPConnectionStateMachine.Event) -> Bool) {
         self.deliver = deliver
         parser.initialize(to: http_parser())
-        settings.initialize(to: http_parser_settings())
         http_parser_init(parser, HTTP_REQUEST)
-        settings.pointee.on_message_begin = { parser in adapter(parser).messageBegan() }
-        settings.pointee.on_url = { parser, at, length in adapter(parser).url(at, length) }
-        settings.pointee.on_header_field = { parser, at, length in adapter(parser).headerField(at, length) }
-        settings.pointee.on_header_value = { parser, at, length in adapter(parser).headerValue(at, length) }
-        settings.pointee.on_headers_complete = { parser in adapter(parser).headersComplete() }
-        settings.pointee.on_body = { parser, at, length in adapter(parser).bodyBytes(at, length) }
-        settings.pointee.on_message_complete = { parser in adapter(parser).messageComplete() }
     }
 
     /// Feeds bytes read from the socket.
@@ -62,7 +54,7 @@ package final class HTTPParserAdapter {
 
     // MARK: - Callbacks
 
-    private func messageBegan() -> Int32 {
+    fileprivate func messageBegan() -> Int32 {
         url.removeAll(keepingCapacity: true)
         headers.removeAll(keepingCapacity: true)
         field.removeAll(keepingCapacity: true)
@@ -73,12 +65,12 @@ package final class HTTPParserAdapter {
         return deliver(.messageBegan) ? 0 : 1
     }
 
-    private func url(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
+    fileprivate func url(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
         append(at, length, to: &url)
         return deliver(.urlBytes(length)) ? 0 : 1
     }
 
-    private func headerField(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
+    fileprivate func headerField(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
         if inValue {
             completeHeader()
             inValue = false
@@ -89,13 +81,13 @@ package final class HTTPParserAdapter {
         return deliver(isNew ? .headerField(bytes: length) : .headerValue(bytes: length)) ? 0 : 1
     }
 
-    private func headerValue(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
+    fileprivate func headerValue(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
         inValue = true
         append(at, length, to: &value)
         return deliver(.headerValue(bytes: length)) ? 0 : 1
     }
 
-    private func headersComplete() -> Int32 {
+    fileprivate func headersComplete() -> Int32 {
         if inValue || !field.isEmpty { completeHeader() }
         inValue = false
         inTrailers = true
@@ -105,13 +97,13 @@ package final class HTTPParserAdapter {
         return deliver(.headersComplete(head)) ? 0 : 1
     }
 
-    private func bodyBytes(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
+    fileprivate func bodyBytes(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
         guard deliver(.bodyBytes(length)) else { return 1 }
         append(at, length, to: &body)
         return 0
     }
 
-    private func messageComplete() -> Int32 {
+    fileprivate func messageComplete() -> Int32 {
         if inValue || !field.isEmpty { completeHeader() }
         inValue = false
         // http_parser ends a CONNECT at its head, whatever its Content-Length says (the bytes after
@@ -150,6 +142,20 @@ package final class HTTPParserAdapter {
         }
     }
 }
+
+/// The callbacks of every adapter's parser, made once; http_parser only reads them.
+nonisolated(unsafe) private let httpParserSettings: UnsafeMutablePointer<http_parser_settings> = {
+    let settings = UnsafeMutablePointer<http_parser_settings>.allocate(capacity: 1)
+    settings.initialize(to: http_parser_settings())
+    settings.pointee.on_message_begin = { parser in adapter(parser).messageBegan() }
+    settings.pointee.on_url = { parser, at, length in adapter(parser).url(at, length) }
+    settings.pointee.on_header_field = { parser, at, length in adapter(parser).headerField(at, length) }
+    settings.pointee.on_header_value = { parser, at, length in adapter(parser).headerValue(at, length) }
+    settings.pointee.on_headers_complete = { parser in adapter(parser).headersComplete() }
+    settings.pointee.on_body = { parser, at, length in adapter(parser).bodyBytes(at, length) }
+    settings.pointee.on_message_complete = { parser in adapter(parser).messageComplete() }
+    return settings
+}()
 
 private func adapter(_ parser: UnsafeMutablePointer<http_parser>?) -> HTTPParserAdapter {
     Unmanaged<HTTPParserAdapter>.fromOpaque(parser!.pointee.data).takeUnretainedValue()

@@ -35,8 +35,10 @@ final class RequestDriver {
     private var held: [Int: HeldBytes] = [:]
     /// Requests answered with a live stream, until the stream ends or the client leaves.
     private var subscriptions: [Int: (lifecycle: RequestLifecycle, subscriber: LiveSubscriber)] = [:]
-    /// The connection a subscription streams to; nil for a driver without a client.
-    weak var host: (any StreamHost)?
+    /// The connection a subscription streams to, which owns this driver; nil for a driver
+    /// without a client. Unowned: a weak reference would give every connection a side table,
+    /// one more block that each idle one keeps.
+    unowned var host: (any StreamHost)?
 
     /// `answered` gets each request's answer once it is settled and recorded, with what it
     /// holds of the memory budget, given back when that is let go of (after the write).

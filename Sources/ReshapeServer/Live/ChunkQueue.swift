@@ -8,14 +8,23 @@ struct ChunkQueue {
     /// Framed chunks waiting for the write in flight.
     private(set) var waiting: [UInt8] = []
 
-    /// A chunk of `bytes`: its framing and body to write now, or nil when it waits.
-    mutating func add(_ bytes: [UInt8]) -> (head: [UInt8], body: [UInt8])? {
+    /// The buffers of one chunk written at once: its size line and own bytes, the shared bytes
+    /// where they are, and the CRLF that ends it.
+    struct Write {
+        let head: [UInt8]
+        let body: [UInt8]
+        let tail: [UInt8]
+    }
+
+    /// A chunk to write now, or nil when it waits (copied into `waiting`).
+    mutating func add(_ chunk: StreamChunk) -> Write? {
         guard inFlight else {
             inFlight = true
-            return (Self.sizeLine(bytes.count), bytes + Self.crlf)
+            return Write(head: Self.sizeLine(chunk.count) + chunk.own, body: chunk.shared, tail: Self.crlf)
         }
-        waiting += Self.sizeLine(bytes.count)
-        waiting += bytes
+        waiting += Self.sizeLine(chunk.count)
+        waiting += chunk.own
+        waiting += chunk.shared
         waiting += Self.crlf
         return nil
     }

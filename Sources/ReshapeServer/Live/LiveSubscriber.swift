@@ -8,7 +8,7 @@ import ReshapeRules
 /// Where a subscriber's bytes go: its client connection, which frames them as chunks.
 protocol LiveSink: AnyObject {
     /// Writes one piece of the stream (one chunk).
-    func write(_ bytes: [UInt8])
+    func write(_ chunk: StreamChunk)
     /// Bytes handed to `write` and not yet on the wire.
     var unsentBytes: Int { get }
     /// The stream is over: end the answer and close the connection.
@@ -71,11 +71,10 @@ final class LiveSubscriber {
             return false
         }
         lastID += 1
-        var bytes = Array("id: \(lastID)\n".utf8)
-        bytes += event.bytesAfterID
+        let chunk = StreamChunk(own: Array("id: \(lastID)\n".utf8), shared: event.bytesAfterID)
         metrics.liveEventSent(patch: event.isPatch)
-        if event.isSnapshot { snapshotBytes = bytes.count }
-        emit(bytes)
+        if event.isSnapshot { snapshotBytes = chunk.count }
+        emit(chunk)
         return true
     }
 
@@ -103,7 +102,7 @@ final class LiveSubscriber {
         guard !isEnded, let sink, sink.unsentBytes < policy.bufferBytes else { return }
         var bytes: [UInt8] = []
         ServerSentEventWriter.appendComment("keep-alive", to: &bytes)
-        sink.write(bytes)
+        sink.write(StreamChunk(own: bytes))
         bytesSent += bytes.count
     }
 
@@ -115,21 +114,22 @@ final class LiveSubscriber {
         LiveEvent(id: lastID, kind: .error(problem)).appendServerSentEvent(to: &bytes)
         errorCode = problem.code
         metrics.liveEventSent(patch: false)
-        emit(bytes)
+        emit(StreamChunk(own: bytes))
         isEnded = true
         left()
         sink?.end()
     }
 
-    private func emit(_ bytes: [UInt8]) {
+    private func emit(_ chunk: StreamChunk) {
         eventsSent += 1
-        bytesSent += bytes.count
-        sink?.write(bytes)
+        bytesSent += chunk.count
+        sink?.write(chunk)
     }
 }
 
 /// A snapshot or patch rendered once for all the subscribers of a stream: everything but its
-/// `id:` line, which is each subscriber's own and comes first.
+/// `id:` line, which is each subscriber's own and comes first. Every subscriber's write holds
+/// the same `bytesAfterID`.
 struct RenderedEvent {
     let isSnapshot: Bool
     let isPatch: Bool

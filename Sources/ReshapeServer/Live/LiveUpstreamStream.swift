@@ -19,6 +19,10 @@ final class LiveUpstreamStream {
     private var machine: UpstreamStreamStateMachine
     private var stream: LiveStream
     private var parser = ServerSentEventParser()
+    /// The snapshot of the answer as it is now, rendered for the first subscriber that needed
+    /// it and written as is to every later one (a large answer takes long to render): each
+    /// write holds the same bytes. Dropped when the answer changes (any event sent, a reset).
+    private var renderedSnapshot: RenderedEvent?
     private(set) var subscribers: [LiveSubscriber] = []
     /// The upstream transfer open now (across its redirects).
     private var transfer: UpstreamStream?
@@ -54,8 +58,16 @@ final class LiveUpstreamStream {
         if subscriber.hasView {
             subscriber.sendView(of: answer, snapshot: true)
         } else {
-            subscriber.send(RenderedEvent(.snapshot(answer)))
+            subscriber.send(snapshot(of: answer))
         }
+    }
+
+    /// The snapshot event of `answer`, the stream's answer now: rendered once per answer.
+    private func snapshot(of answer: JSON) -> RenderedEvent {
+        if let renderedSnapshot { return renderedSnapshot }
+        let rendered = RenderedEvent(.snapshot(answer))
+        renderedSnapshot = rendered
+        return rendered
     }
 
     /// Removes a subscriber; without any left, the stream closes shortly after.
@@ -95,7 +107,9 @@ final class LiveUpstreamStream {
             if let transfer { hub.upstream.cancelStream(transfer) }
             transfer = nil
         case .upstreamStreamsChanged(let delta): hub.metrics.liveUpstreamStreamsChanged(by: delta)
-        case .resetStream: _ = stream.reconnected()
+        case .resetStream:
+            renderedSnapshot = nil
+            _ = stream.reconnected()
         case .logKeepsFailing:
             Log.event(
                 "live upstream stream keeps failing; reconnecting with backoff",
@@ -182,6 +196,8 @@ final class LiveUpstreamStream {
             switch stream.received(firebase) {
             case .none: continue
             case .send(let event):
+                // The answer changed: a subscriber joining now gets it, not the last one.
+                renderedSnapshot = nil
                 if case .snapshot = event.kind { machine.snapshotDelivered() }
                 // Serialized once for every subscriber: only the `id:` line is each one's own.
                 // A subscriber with a client view gets its own event, made from the answer.
@@ -195,8 +211,11 @@ final class LiveUpstreamStream {
                     if rendered == nil { rendered = RenderedEvent(event.kind) }
                     subscriber.send(rendered!)
                 }
+                // A snapshot sent is the answer's: the next subscriber to join gets the same.
+                if isSnapshot { renderedSnapshot = rendered }
                 dropEnded()
             case .end(let event):
+                renderedSnapshot = nil
                 guard case .error(let problem) = event.kind else { continue }
                 return perform(machine.ended(with: problem))
             }

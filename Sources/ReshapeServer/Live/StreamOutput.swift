@@ -11,7 +11,7 @@ protocol StreamHost: AnyObject {
     /// own) in turn.
     func streamReady(_ id: Int, headers: [NameValue])
     /// Writes one chunk of the stream.
-    func writeChunk(_ bytes: [UInt8])
+    func writeChunk(_ chunk: StreamChunk)
     /// Bytes written and not yet on the wire.
     var unsentBytes: Int { get }
     /// Ends the stream's answer and closes.
@@ -21,7 +21,7 @@ protocol StreamHost: AnyObject {
 /// A connection's live stream output, holding what comes before the head is written.
 final class StreamOutput: LiveSink {
     private weak var host: (any StreamHost)?
-    private var backlog: [[UInt8]] = []
+    private var backlog: [StreamChunk] = []
     private var backlogBytes = 0
     private var isOpen = false
     private var endPending = false
@@ -30,13 +30,13 @@ final class StreamOutput: LiveSink {
         self.host = host
     }
 
-    func write(_ bytes: [UInt8]) {
+    func write(_ chunk: StreamChunk) {
         guard isOpen else {
-            backlog.append(bytes)
-            backlogBytes += bytes.count
+            backlog.append(chunk)
+            backlogBytes += chunk.count
             return
         }
-        host?.writeChunk(bytes)
+        host?.writeChunk(chunk)
     }
 
     var unsentBytes: Int { isOpen ? (host?.unsentBytes ?? 0) : backlogBytes }
@@ -52,7 +52,7 @@ final class StreamOutput: LiveSink {
     /// The head is written: what waited goes out, and an end that came meanwhile follows it.
     func opened() {
         isOpen = true
-        for bytes in backlog { host?.writeChunk(bytes) }
+        for chunk in backlog { host?.writeChunk(chunk) }
         backlog = []
         backlogBytes = 0
         if endPending { host?.endStream() }

@@ -37,6 +37,7 @@ final class Worker: ConnectionOwner {
     private let listener = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
     let commands = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
+    let handleSlab = BlockSlab(byteCount: ConnectionHandles.byteCount)
     /// Work other threads hand this loop (cached answers another worker fetched).
     private(set) var mailbox: LoopMailbox?
     /// Cache refreshes: requests without a client.
@@ -167,6 +168,14 @@ final class Worker: ConnectionOwner {
         guard !draining else { return RequestDriver.drop(refresh) }
         nextBackgroundID += 1
         background.run(nextBackgroundID, refresh, refresh.startRefresh())
+    }
+
+    /// A load has ended: the easy handles kept for it go, but a few, and the allocator hands
+    /// the free memory of every arena back to the system (`MemoryTrim` decides when).
+    func releaseSpareMemory() {
+        assertOnLoopThread()
+        upstream?.releaseIdleHandles(keeping: UpstreamClient.idleHandlesAfterLoad)
+        _ = reshape_malloc_trim()
     }
 
     /// libuv asks for a buffer before each read; the bytes are parsed before the next read,

@@ -19,6 +19,9 @@ final class UpstreamClient {
     /// setup that a reset avoids. Connections live in the multi handle's cache either way.
     var idleHandles: [UnsafeMutableRawPointer] = []
     private static let maxIdleHandles = 256
+    /// How many stay once a load has ended: each keeps curl's receive buffer, and those kept
+    /// from a burst lie among its freed memory, holding its pages.
+    static let idleHandlesAfterLoad = 16
     /// Connections to one host at a time; more transfers to it queue in curl. Live streams
     /// hold theirs for as long as they last, so `LiveHub` keeps them to a part of this.
     static let maxHostConnections = 64
@@ -191,6 +194,12 @@ final class UpstreamClient {
             handle?.deallocate()
         }
         curl_multi_cleanup(multi)
+    }
+
+    /// Frees idle easy handles beyond `count`.
+    func releaseIdleHandles(keeping count: Int) {
+        while idleHandles.count > count, let easy = idleHandles.popLast() { curl_easy_cleanup(easy) }
+        if idleHandles.isEmpty { idleHandles = [] }
     }
 
     func release(_ transfer: UpstreamTransfer) {

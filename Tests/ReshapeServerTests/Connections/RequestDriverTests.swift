@@ -20,6 +20,7 @@ final class RequestDriverTests: XCTestCase {
         let liveHub: LiveHub? = nil
         let keyStore: KeyStore? = nil
         let shedding = false
+        let handleSlab = BlockSlab(byteCount: ConnectionHandles.byteCount)
         private(set) var refreshes: [RequestLifecycle] = []
 
         init(rules: ServingRules, cache: ResponseCache? = nil) {
