@@ -69,12 +69,13 @@ case $1 in
     failed=0 jobs=$(nproc) pids=() reports=()
     mkdir -p "$scratch/logs"
     finish_oldest() {
-      wait "${pids[0]}" || failed=1
-      cat "${reports[0]}"
+      if wait "${pids[0]}"; then cat "${reports[0]}"; else failed=1; cat "${reports[0]}" >&2; fi
       pids=("${pids[@]:1}") reports=("${reports[@]:1}")
     }
     for target in "${targets[@]}"; do
-      run "$target" "$2" >"$scratch/logs/$target.report" 2>&1 &
+      # In an `||` list, as when run one after another: errexit stays off inside `run`, so a
+      # failure is reported whole (its log's tail, then the FAILED line) before it returns.
+      { run "$target" "$2" || exit "$?"; } >"$scratch/logs/$target.report" 2>&1 &
       pids+=($!) reports+=("$scratch/logs/$target.report")
       [ "${#pids[@]}" -lt "$jobs" ] || finish_oldest
     done

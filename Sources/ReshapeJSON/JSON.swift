@@ -45,7 +45,7 @@ public struct JSONObject: Sendable {
         members.firstIndex { JSONObject.sameName($0.key, key) }
     }
 
-    @inlinable static func sameName(_ a: String, _ b: String) -> Bool {
+    @inlinable public static func sameName(_ a: String, _ b: String) -> Bool {
         a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
     }
 

@@ -76,8 +76,10 @@ public final class JSONTextWriter {
                 buffer[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
                 magnitude /= 10
             } while magnitude > 0
-            let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + start
-            writer.sink.append(base, count: buffer.count - start)
+            // The tuple's memory is bound to UInt64: view the digits as bytes without rebinding.
+            UnsafeRawBufferPointer(rebasing: buffer[start...]).withMemoryRebound(to: UInt8.self) { digits in
+                writer.sink.append(digits.baseAddress!, count: digits.count)
+            }
         }
     }
 

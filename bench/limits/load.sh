@@ -160,10 +160,10 @@ idle_rss=$(rss_kb $pid) idle_fds=$(fds $pid)
   done ) >"$WORK/samples.txt" &
 sampler=$!
 PIDS+=($sampler)
-unloaded_mean=$(report "$WORK/unloaded.txt" p50)
+unloaded_p50=$(report "$WORK/unloaded.txt" p50)
 cpu_before=$(cpu_ticks $pid) cores_before=$(core_ticks) load_started=$(date +%s.%N)
 taskset -c 1 wrk -t1 -c"$LOAD_CONNS" -d"${DURATION}s" --latency --timeout 5s -s "$LUA" \
-  "http://127.0.0.1:$port/users/$SIZE" -- "$LOAD_CONNS" "$OFFERED" "$KEYS" key "$unloaded_mean" \
+  "http://127.0.0.1:$port/users/$SIZE" -- "$LOAD_CONNS" "$OFFERED" "$KEYS" key "$unloaded_p50" \
   >"$WORK/load.txt" 2>&1 &
 load=$!
 taskset -c 1 wrk -t1 -c1 -d"${DURATION}s" --latency --timeout 5s -s "$LUA" \

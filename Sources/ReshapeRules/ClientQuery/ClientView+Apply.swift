@@ -73,11 +73,15 @@ extension ClientView {
         guard case .object(let object) = record else { return record }
         var members: [JSONMember] = []
         for member in object.members {
-            if member.key == key || paths.contains(where: { $0.count == 1 && $0[0] == member.key }) {
+            // Names by their bytes, as the tape's view compares them (not Swift's `==`).
+            let isKey = key.map { JSONObject.sameName(member.key, $0) } ?? false
+            if isKey || paths.contains(where: { $0.count == 1 && JSONObject.sameName($0[0], member.key) }) {
                 members.append(member)
                 continue
             }
-            let nested = paths.filter { $0.count > 1 && $0[0] == member.key }.map { Array($0.dropFirst()) }
+            let nested = paths.filter { $0.count > 1 && JSONObject.sameName($0[0], member.key) }.map {
+                Array($0.dropFirst())
+            }
             if !nested.isEmpty, case .object = member.value {
                 members.append(JSONMember(key: member.key, value: project(member.value, nested, keeping: nil)))
             }
@@ -178,5 +182,7 @@ struct TreeRecords: ViewRecords {
 
     func key(of record: Int) -> String? { keyMember.flatMap { ClientView.key(of: records[record], $0) } }
 
-    func hasKey(_ record: Int, _ wanted: String) -> Bool { key(of: record) == wanted }
+    func hasKey(_ record: Int, _ wanted: String) -> Bool {
+        key(of: record).map { JSONObject.sameName($0, wanted) } ?? false
+    }
 }

@@ -143,7 +143,8 @@ final class RedisClient {
         redisAsyncSetDisconnectCallback(context) { context, _ in
             guard let context, let data = reshape_redis_get_data(context) else { return }
             let client = Unmanaged<RedisClient>.fromOpaque(data).takeUnretainedValue()
-            if case .closed = client.connection { return }
+            // Closed, or dropped by `abandon` (its free runs this too): that outage is counted.
+            guard case .connected = client.connection else { return }
             client.down(
                 reshape_redis_has_error(context) != 0
                     ? String(cString: reshape_redis_error(context)) : "connection closed")

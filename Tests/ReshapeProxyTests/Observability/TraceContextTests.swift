@@ -47,6 +47,20 @@ final class TraceContextTests: XCTestCase {
         XCTAssertEqual(child.spanID.count, 16)
     }
 
+    /// An all-zero id is invalid (W3C Trace Context): a draw that makes one is drawn again.
+    func testAnAllZeroIdIsDrawnAgain() {
+        struct Draws: RandomNumberGenerator {
+            var values: [UInt64]
+            mutating func next() -> UInt64 { values.isEmpty ? 0xFF : values.removeFirst() }
+        }
+        var random = Draws(values: [0, 0, 0x0123_4567_89AB_CDEF])
+        XCTAssertEqual(TraceContext.randomHex(bytes: 8, using: &random), "efcdab8967452301")
+        var zeroThenHigh = Draws(values: [0, 0x0100_0000_0000_0000, 0])
+        XCTAssertEqual(
+            TraceContext.randomHex(bytes: 16, using: &zeroThenHigh), "0000000000000000" + "0000000000000001",
+            "one non-zero byte anywhere is enough")
+    }
+
     func testTraceStateIsPassedOnOnlyWhenUsable() {
         XCTAssertNil(TraceContext.validTraceState(String(repeating: "a", count: 513)))
         XCTAssertNil(TraceContext.validTraceState("a=b\u{7}"))

@@ -67,6 +67,17 @@ final class TapeViewTests: XCTestCase {
         XCTAssertGreaterThan(laterPages, 1500)
     }
 
+    /// Member names are their bytes on both paths: an NFC `café` selects only itself, not the
+    /// NFD spelling beside it (Swift's `==` on strings would take both).
+    func testNamesAreTheirBytesOnBothPaths() throws {
+        let text = #"{"objects":[{"id":"-K1","caf\u00e9":1,"cafe\u0301":2,"name":"A"}]}"#
+        let view = try XCTUnwrap(ClientView.parse("fields=caf%C3%A9", rule: rule))
+        let built = try view.apply(to: try JSON.parse(Array(text.utf8)), rule: rule, fingerprint: "f")
+        let fast = try view.apply(toTape: try JSONTape.parse(Array(text.utf8)), rule: rule, fingerprint: "f")
+        XCTAssertEqual(built.body.serializedString(), #"{"objects":[{"id":"-K1","café":1}]}"#)
+        XCTAssertEqual(String(decoding: fast.body, as: UTF8.self), built.body.serializedString())
+    }
+
     /// `{"before":..,"objects":[records],"after":..}`, sometimes with whitespace (text that is
     /// not canonical, so it is written again rather than copied).
     private static func answer(_ random: inout SplitMix64) -> String {

@@ -35,6 +35,7 @@ final class CORSSharedCacheTests: XCTestCase {
 
         let stored = try RawHTTP.get(port: first.port, "/shared", headers: ["Origin: http://app.test"])
         XCTAssertEqual(stored.header("Reshape-Cache"), "miss")
+        try waitForRedisKeys(port: redisPort, count: 1)
         XCTAssertEqual(stored.header("Access-Control-Allow-Origin"), "http://app.test")
         var fromRedis: RawHTTP.Response?
         try waitUntil(timeout: 2.5) {

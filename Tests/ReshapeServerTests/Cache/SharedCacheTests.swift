@@ -48,6 +48,7 @@ final class SharedCacheTests: XCTestCase {
         let answer = try RawHTTP.get(port: first.port, "/shared/one")
         XCTAssertEqual(answer.status, 200, answer.text)
         XCTAssertEqual(answer.header("Reshape-Cache"), "miss")
+        try waitForRedisKeys(port: redisPort, count: 1)
         // The store is fire-and-forget: give it a moment to land.
         var fromRedis: RawHTTP.Response?
         try waitUntil(timeout: 2.5) {

@@ -30,20 +30,34 @@ public func startRedisServer(port: Int) throws -> ChildProcess {
     return redis
 }
 
+/// What `redis-cli -p port ARGUMENTS...` prints.
+public func redisCLI(port: Int, _ arguments: [String]) throws -> String {
+    let cli = Process()
+    cli.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
+    cli.arguments = ["-p", String(port)] + arguments
+    let output = Pipe()
+    cli.standardOutput = output
+    try cli.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    cli.waitUntilExit()
+    return text
+}
+
 /// Waits until `count` clients besides the asker are connected to the Redis on `port` (each
 /// `reshape serve` worker connects on its own, after start-up): a test that stores through
 /// one replica and reads through another must not race those connections.
 public func waitForRedisClients(port: Int, count: Int, timeout: TimeInterval = 5) throws {
     let connected = try waitUntil(timeout: timeout) {
-        let cli = Process()
-        cli.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
-        cli.arguments = ["-p", String(port), "CLIENT", "LIST"]
-        let output = Pipe()
-        cli.standardOutput = output
-        try cli.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        cli.waitUntilExit()
-        return text.split(separator: "\n").count - 1 >= count
+        try redisCLI(port: port, ["CLIENT", "LIST"]).split(separator: "\n").count - 1 >= count
     }
     guard connected else { throw HarnessError("fewer than \(count) clients connected to Redis in \(timeout) s") }
+}
+
+/// Waits until the Redis on `port` holds at least `count` keys: a replica's store is sent
+/// after its answer, so another replica asked at once could miss it.
+public func waitForRedisKeys(port: Int, count: Int, timeout: TimeInterval = 5) throws {
+    let stored = try waitUntil(timeout: timeout) {
+        Int(try redisCLI(port: port, ["DBSIZE"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 >= count
+    }
+    guard stored else { throw HarnessError("fewer than \(count) keys in Redis after \(timeout) s") }
 }
