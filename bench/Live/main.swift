@@ -50,6 +50,22 @@ let (splicedSnapshot, splicedSnapshotBytes) = fanOut(start, to: &spliced)
 precondition(wholeSnapshotBytes == splicedSnapshotBytes, "snapshots differ")
 print("snapshot (\(wholeSnapshotBytes.count) bytes): whole \(ms(wholeSnapshot)) ms, recordwise \(ms(splicedSnapshot)) ms CPU")
 
+// What a subscriber joining at a new answer costs the server beyond the bytes' copy to its socket:
+// the snapshot event rendered (the server renders it once per answer and shares it).
+guard let answer = spliced.answer else { fatalError("no answer after the snapshot") }
+var renderCPU: [Double] = []
+for _ in 0..<9 {
+    var rendered: [UInt8] = []
+    let before = threadCPU()
+    LiveEvent(id: 1, kind: .snapshot(answer)).appendServerSentEvent(to: &rendered)
+    renderCPU.append(threadCPU() - before)
+    precondition(rendered == wholeSnapshotBytes, "the snapshot rendered again differs")
+}
+renderCPU.sort()
+print(
+    "snapshot event rendered alone: median \(ms(percentile(renderCPU, 0.5))) ms,",
+    "best \(ms(renderCPU[0])) ms CPU (9 runs)")
+
 var events = ChangeEvents(keys: collection.members.map(\.key))
 var wholeCPU: [String: [Double]] = [:]
 var splicedCPU: [String: [Double]] = [:]

@@ -35,21 +35,36 @@ public struct LiveEvent: Sendable {
     /// The event's data: the answer, the patch or the problem, as compact JSON. Compact JSON
     /// escapes every line break inside strings, so it is always one `data:` line.
     public var data: [UInt8] {
-        switch kind {
-        case .snapshot(let answer): answer.serialized()
-        case .patch(let patch): patch.serialized()
-        case .error(let problem): problem.body.serialized()
-        }
-    }
-
-    /// The event as the subscriber's `text/event-stream` carries it.
-    public var serverSentEvent: ServerSentEvent {
-        ServerSentEvent(name: name, data: String(decoding: data, as: UTF8.self), id: String(id))
+        var bytes: [UInt8] = []
+        appendData(to: &bytes)
+        return bytes
     }
 
     /// Appends the event's bytes (`id: 3`, `event: patch`, `data: [...]`, a blank line) to
     /// `output`: the one rendering, so `reshape replay` prints what the server sends.
     public func appendServerSentEvent(to output: inout [UInt8]) {
-        ServerSentEventWriter.append(serverSentEvent, to: &output)
+        output.append(contentsOf: "id: \(id)\n".utf8)
+        appendServerSentEventAfterID(to: &output)
+    }
+
+    /// Appends what follows the event's `id:` line: `event: NAME`, its data as one `data:` line,
+    /// and the blank line that ends it. The server renders this once for every subscriber of a
+    /// stream, whose `id:` lines are their own. The bytes are those `ServerSentEventWriter`
+    /// writes for the same event; the data is serialized straight after `data: `, since it is one
+    /// line (an answer of megabytes is not made text and split at line breaks first).
+    public func appendServerSentEventAfterID(to output: inout [UInt8]) {
+        output.append(contentsOf: "event: ".utf8)
+        output.append(contentsOf: name.utf8)
+        output.append(contentsOf: "\ndata: ".utf8)
+        appendData(to: &output)
+        output.append(contentsOf: "\n\n".utf8)
+    }
+
+    private func appendData(to output: inout [UInt8]) {
+        switch kind {
+        case .snapshot(let answer): answer.serialize(into: &output)
+        case .patch(let patch): output += patch.serialized()
+        case .error(let problem): problem.body.serialize(into: &output)
+        }
     }
 }

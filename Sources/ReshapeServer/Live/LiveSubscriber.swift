@@ -137,11 +137,8 @@ struct RenderedEvent {
     let bytesAfterID: [UInt8]
 
     init(_ kind: LiveEvent.Kind) {
-        let event = LiveEvent(id: 0, kind: kind)
         var bytes: [UInt8] = []
-        // The writer puts `id:` first; without one, the rest is what follows it.
-        ServerSentEventWriter.append(
-            ServerSentEvent(name: event.name, data: String(decoding: event.data, as: UTF8.self), id: nil), to: &bytes)
+        LiveEvent(id: 0, kind: kind).appendServerSentEventAfterID(to: &bytes)
         bytesAfterID = bytes
         if case .snapshot = kind { isSnapshot = true } else { isSnapshot = false }
         if case .patch = kind { isPatch = true } else { isPatch = false }
