@@ -66,7 +66,7 @@ final class MemoryBudgetTests: XCTestCase {
     /// most of the budget, two do not fit.
     private func warm(_ path: String) throws {
         XCTAssertEqual(try RawHTTP.get(port: port, path + "?bytes=200000").status, 200)
-        // Given back just after the answer is made, on the worker's thread.
+        // Given back once the answer is written, on the worker's thread: just after it is read.
         XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_bytes") == 0 }, "given back")
     }
 
@@ -144,6 +144,57 @@ final class MemoryBudgetTests: XCTestCase {
         let served = try answer(waiter)
         XCTAssertEqual(served.status, 200, served.text)
         XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_bytes") == 0 }, "all given back")
+    }
+
+    /// A request keeps what its finished fetches brought until its answer is written, so its
+    /// later fetches (an `expand`'s follow-ups) reserve beside its own bytes. On a budget smaller
+    /// than the posts (64 KiB before their route is known) plus one follow-up, nothing else
+    /// would give room back: the follow-ups go, one past the budget at a time, and two workers'
+    /// requests doing so at once do not hold each other up. Before, each waited for room only
+    /// its own answer would give back, and was shed at its route's timeout.
+    func testLaterFetchesOfARequestGoWhenOnlyWaitingRequestsHoldTheBudget() throws {
+        let server = try ReshapeServer(
+            rules: """
+                upstreams:
+                  demo: { url: "http://127.0.0.1:\(Self.upstream.port)" }
+                routes:
+                  - name: posts
+                    request: "GET /posts/{tag}"
+                    upstream: demo
+                    path: /posts.json
+                    timeout: 3s
+                    transform:
+                      - keyed-to-array: { key: postId }
+                      - expand: { key: authorId, fetch: { upstream: demo, path: "/users/{value}.json" }, as: author, concurrency: 2 }
+                """, arguments: ["--max-inflight-bytes", "64KiB"])
+        defer { server.stop() }
+        func authors(_ tag: String) throws -> [String?] {
+            let started = Date()
+            let answer = try RawHTTP.get(port: server.port, "/posts/\(tag)")
+            XCTAssertEqual(answer.status, 200, answer.text)
+            XCTAssertLessThan(Date().timeIntervalSince(started), 2, "answered without waiting out its timeout")
+            let posts = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [[String: Any]])
+            return posts.map { ($0["author"] as? [String: Any])?["name"] as? String }
+        }
+        // Alone on an idle server, twice: the second knows the route's sizes.
+        for tag in ["alone1", "alone2"] {
+            XCTAssertEqual(try authors(tag).compactMap { $0 }.count, 4, "four posts with an author, one without")
+        }
+        // Four at once, over two workers: each holds its posts while its follow-ups wait.
+        let group = DispatchGroup()
+        let lock = NSLock()
+        let port = server.port
+        nonisolated(unsafe) var statuses: [Int] = []
+        for index in 0..<4 {
+            DispatchQueue.global().async(group: group) {
+                let status = (try? RawHTTP.get(port: port, "/posts/together\(index)").status) ?? 0
+                lock.withLock { statuses.append(status) }
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(lock.withLock { statuses }, [200, 200, 200, 200])
+        let metrics = { try RawHTTP.get(port: server.port, "/_reshape/metrics").text }
+        XCTAssertTrue(try waitUntil(timeout: 2) { try metrics().contains("\nreshape_inflight_bytes 0\n") })
     }
 
     func testABadBudgetIsRefusedAtStart() throws {
