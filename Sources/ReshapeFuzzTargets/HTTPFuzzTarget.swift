@@ -164,6 +164,8 @@ private final class ConnectionSimulation {
                 let next = actions[(index + 1)...].first { if case .write = $0 { true } else { $0 == .close } }
                 written(head, body, closing: next == .close)
             case .close: closed = true
+            // This harness never reports a send timeout.
+            case .abort: require(false, "an abort though no send timed out")
             case .cancel(let id):
                 require(unwritten.contains(id), "cancel of \(id), which is not waiting for a response")
                 unwritten.removeAll { $0 == id }

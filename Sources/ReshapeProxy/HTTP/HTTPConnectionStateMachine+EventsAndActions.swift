@@ -57,6 +57,10 @@ extension HTTPConnectionStateMachine {
         case bodyTimeout
         /// The idle timer ran out (`startIdleTimer`).
         case idleTimeout
+        /// Bytes written to the client have waited for the socket for the idle timeout with
+        /// none going out (the driver's send timer, armed while written bytes wait and again
+        /// whenever some go out): the client reads nothing.
+        case sendTimeout
         /// The server is shutting down: finish what was read, keep nothing alive.
         case drain
     }
@@ -71,6 +75,9 @@ extension HTTPConnectionStateMachine {
         case write(head: [UInt8], body: [UInt8], answer: Int? = nil)
         /// Close once queued writes are done.
         case close
+        /// Close now, dropping the writes still queued (and the memory their answers hold):
+        /// the client takes none of them.
+        case abort
         /// The client is gone: stop the upstream work for this request.
         case cancel(id: Int)
         /// The stream's head is written: its events may follow, and the socket is read only to

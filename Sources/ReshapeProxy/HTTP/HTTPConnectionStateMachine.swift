@@ -133,6 +133,7 @@ package struct HTTPConnectionStateMachine: Sendable {
         case .headerTimeout: return headerTimeout()
         case .bodyTimeout: return bodyTimeout()
         case .idleTimeout: return idleTimeout()
+        case .sendTimeout: return sendTimeout()
         case .drain: return drain()
         }
     }
@@ -332,6 +333,21 @@ package struct HTTPConnectionStateMachine: Sendable {
             state = .closed
             return [.close]
         case .readingHead, .readingBody, .readingDone, .streaming, .closed: return []
+        }
+    }
+
+    /// A client that reads nothing would hold its answers, and their memory, for ever: the
+    /// connection ends now, in any state, its requests' work cancelled. Closed already, it
+    /// waits for writes that will never be done: they are dropped.
+    private mutating func sendTimeout() -> [Action] {
+        switch state {
+        case .awaitingFirstRequest, .idle, .readingHead, .readingBody, .readingDone:
+            state = .closed
+            return slots.filter(\.hasWork).map { .cancel(id: $0.id) } + [.abort]
+        case .streaming(let id):
+            state = .closed
+            return [.cancel(id: id), .abort]
+        case .closed: return [.abort]
         }
     }
 

@@ -197,6 +197,77 @@ final class MemoryBudgetTests: XCTestCase {
         XCTAssertTrue(try waitUntil(timeout: 2) { try metrics().contains("\nreshape_inflight_bytes 0\n") })
     }
 
+    /// A client that pipelines requests for 8 MB answers and reads nothing: its first answer
+    /// waits in the server's memory, counted in the budget, and its next ones wait for room.
+    /// Once what was written has made no progress for the idle timeout (1 s here), the
+    /// connection is ended, its answers dropped and its fetches cancelled: the bytes come back
+    /// and another client's fetch, which waited for them, is served. Before, it was closed
+    /// only after its writes, which never ended: the budget stayed full for good.
+    func testAClientThatNeverReadsIsCutOffAndItsAnswersBytesComeBack() throws {
+        let server = try ReshapeServer(
+            rules: Self.rules(upstreamPort: Self.upstream.port),
+            arguments: ["--max-inflight-bytes", "1MiB", "--idle-timeout", "1000"])
+        defer { server.stop() }
+        func gauge(_ name: String) throws -> Int? {
+            let text = try RawHTTP.get(port: server.port, "/_reshape/metrics").text
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + " ") }) else { return nil }
+            return Int(line.split(separator: " ").last ?? "")
+        }
+        let reader = try RawHTTP(port: server.port)
+        defer { reader.close() }
+        var small: Int32 = 4096
+        setsockopt(reader.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        reader.send(
+            (1...3).map { "GET /unread/s\($0)?bytes=8000000&tag=s\($0) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" }.joined())
+        XCTAssertEqual(try Self.upstream.waitForAllEnded("/fault/big?bytes=8000000&tag=s1", timeout: 10).count, 1)
+        XCTAssertTrue(
+            try waitUntil(timeout: 3) { try gauge("reshape_inflight_bytes") ?? 0 > 8_000_000 }, "held while unread")
+        let started = Date()
+        var waiter = try RawHTTP(port: server.port)
+        defer { waiter.close() }
+        waiter.send("GET /big/w5?bytes=200000&tag=w5 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let served = try XCTUnwrap(waiter.readResponse(), "no answer")
+        XCTAssertEqual(served.status, 200, served.text)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5, "served once the reader was cut off, not shed")
+        XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_bytes") == 0 }, "all given back")
+        XCTAssertEqual(try gauge("reshape_open_connections"), 2, "the waiter's and the metrics'")
+    }
+
+    /// A client that reads slowly, but reads, is not cut off however long its answer takes:
+    /// each time some of it goes out, the idle timeout counts again.
+    func testAClientThatReadsSlowlyGetsItsWholeAnswer() throws {
+        let server = try ReshapeServer(
+            rules: Self.rules(upstreamPort: Self.upstream.port), arguments: ["--idle-timeout", "500"])
+        defer { server.stop() }
+        var reader = try RawHTTP(port: server.port)
+        defer { reader.close() }
+        var small: Int32 = 16384
+        setsockopt(reader.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        reader.send("GET /unread/slow?bytes=4000000&tag=slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        var read: [UInt8] = []
+        // 2.5 s, five idle timeouts, at about 80 KB a second.
+        for _ in 0..<25 {
+            Thread.sleep(forTimeInterval: 0.1)
+            let count = recv(reader.fd, &buffer, buffer.count, 0)
+            XCTAssertGreaterThan(count, 0, "the connection is still open")
+            if count > 0 { read += buffer[0..<count] }
+        }
+        var rest = RawHTTP.parse(&read)
+        if rest == nil {
+            // The rest at full speed.
+            while rest == nil {
+                let count = recv(reader.fd, &buffer, buffer.count, 0)
+                guard count > 0 else { break }
+                read += buffer[0..<count]
+                rest = RawHTTP.parse(&read)
+            }
+        }
+        let answer = try XCTUnwrap(rest, "the whole answer")
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertGreaterThan(answer.body.count, 3_900_000)
+    }
+
     func testABadBudgetIsRefusedAtStart() throws {
         for (arguments, environment) in [
             (["--max-inflight-bytes", "lots"], [:]), ([], ["RESHAPE_MAX_INFLIGHT_BYTES": "-1"]),
