@@ -75,6 +75,13 @@ extension HTTPConnectionStateMachine {
         case write(head: [UInt8], body: [UInt8], answer: Int? = nil)
         /// Close once queued writes are done.
         case close
+        /// Close once queued writes are done, lingering: a refusal stopped reading in the
+        /// middle of a request, and the client may still be sending. Closed with its bytes
+        /// unread, the socket would answer them with a reset, which can drop the refusal before
+        /// the client reads it (RFC 9112 §9.6); so the sending side is shut down after the last
+        /// write, and what still comes is read and discarded until the client closes its side,
+        /// for a bounded time and size.
+        case lingeringClose
         /// Close now, dropping the writes still queued (and the memory their answers hold):
         /// the client takes none of them.
         case abort

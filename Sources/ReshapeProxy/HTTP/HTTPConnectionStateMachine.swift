@@ -49,6 +49,9 @@ package struct HTTPConnectionStateMachine: Sendable {
         let headOnly: Bool
         let keepAlive: Bool
         var answer = Answer.pending
+        /// A refusal that stopped reading with the client's input unread: the close after its
+        /// answer lingers (`lingeringClose`).
+        var lingers = false
 
         enum Answer {
             /// Dispatched; its answer has not come back yet.
@@ -384,7 +387,8 @@ package struct HTTPConnectionStateMachine: Sendable {
         state = .readingDone
         let id = nextID
         nextID += 1
-        slots.append(Slot(id: id, headOnly: false, keepAlive: false, answer: .response(problem.response)))
+        slots.append(
+            Slot(id: id, headOnly: false, keepAlive: false, answer: .response(problem.response), lingers: true))
         return actions + flush()
     }
 
@@ -417,7 +421,7 @@ package struct HTTPConnectionStateMachine: Sendable {
                 if !keepAlive {
                     state = .closed
                     actions += slots.filter(\.hasWork).map { .cancel(id: $0.id) }
-                    actions.append(.close)
+                    actions.append(first.lingers ? .lingeringClose : .close)
                     return actions
                 }
             }

@@ -66,6 +66,11 @@ final class ClientConnection {
         case open
         /// Closing once `pendingWrites` reaches zero; the answers queued are still written.
         case closingAfterWrites
+        /// A lingering close: once the answers queued are written, the sending side is shut
+        /// down (`uv_shutdown`); meanwhile and after, what the client sends is read and
+        /// discarded, until it closes its side, `lingerBytes` came, or `lingerMilliseconds`
+        /// passed since the shutdown. Then the handles close, with nothing unread.
+        case lingering(Lingering)
         /// `uv_close` called on every handle: nothing may touch them again.
         case closed
 
@@ -73,6 +78,17 @@ final class ClientConnection {
 
         var isClosed: Bool { if case .closed = self { true } else { false } }
     }
+
+    /// What a lingering close counts: the bytes discarded, and the time left once shut down.
+    private final class Lingering {
+        var discarded = 0
+        var timer: RouteTimer?
+    }
+
+    /// How long a lingering close reads on once its answer is out, and how much it reads at
+    /// most: a client that sent its body without waiting has read its answer by then.
+    static let lingerMilliseconds = 2000
+    static let lingerBytes = 16 << 20
 
     /// Written bytes that wait for the socket (the client reads slowly, or not at all), and
     /// the timer that bounds how long they may wait with none going out: the idle timeout,
@@ -183,6 +199,7 @@ final class ClientConnection {
         case .write(let head, let body, let answer):
             write(head, body, holding: answer.flatMap { heldAnswers.removeValue(forKey: $0) })
         case .close: requestClose()
+        case .lingeringClose: requestClose(lingering: true)
         case .abort:
             driver?.cancelAll()
             closeHandles()
@@ -405,7 +422,8 @@ final class ClientConnection {
         stopSendTimer()
         switch handles {
         case .closingAfterWrites: closeHandles()
-        case .open, .closed: break
+        // The shutdown queued behind the writes follows.
+        case .open, .lingering, .closed: break
         }
     }
 
@@ -417,14 +435,73 @@ final class ClientConnection {
     /// Closes once queued writes are on the wire (uv_close would cancel them). A client that
     /// reads none of them (a slow consumer, or one that never reads) does not hold them, nor
     /// the socket, for ever: the send timer ends the connection (`sendTimeout`).
-    func requestClose() {
-        if handles.isOpen { handles = .closingAfterWrites }
+    /// `lingering`: the client may still be sending what was not read (`lingeringClose`).
+    func requestClose(lingering: Bool = false) {
+        if handles.isOpen { handles = lingering ? startLingering() : .closingAfterWrites }
         driver?.cancelAll()
-        if pendingWrites == 0 { closeHandles() }
+        if pendingWrites == 0, case .closingAfterWrites = handles { closeHandles() }
+    }
+
+    /// Shuts the sending side down behind the queued writes and reads on, discarding; the
+    /// handles close when that ends (`lingerRead`, `shutDown`). Without a shutdown, a plain close.
+    private func startLingering() -> Handles {
+        let request = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
+        request.pointee.data = Unmanaged.passRetained(self).toOpaque()
+        // Its callback runs once, also when the handles close first (`UV_ECANCELED`).
+        let status = uv_shutdown(request, reshape_tcp_stream(tcp)) { request, status in
+            guard let request, let data = request.pointee.data else { return }
+            let connection = Unmanaged<ClientConnection>.fromOpaque(data).takeRetainedValue()
+            request.deallocate()
+            connection.shutDown(status)
+        }
+        guard status == 0 else {
+            Unmanaged.passUnretained(self).release()
+            request.deallocate()
+            return .closingAfterWrites
+        }
+        // Reading stopped at the refusal; it starts again with a callback that only discards.
+        uv_read_stop(reshape_tcp_stream(tcp))
+        uv_read_start(
+            reshape_tcp_stream(tcp),
+            { handle, _, buffer in
+                guard let handle, let data = handle.pointee.data else { return }
+                Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().owner.fillReadBuffer(buffer)
+            },
+            { stream, count, _ in
+                guard let stream, let data = stream.pointee.data else { return }
+                Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().lingerRead(count)
+            })
+        return .lingering(Lingering())
+    }
+
+    /// The writes are done and the sending side is shut down: the client has its answers and
+    /// the end of them. What it still sends is read for `lingerMilliseconds` at most.
+    private func shutDown(_ status: Int32) {
+        guard case .lingering(let lingering) = handles else { return }
+        guard status == 0 else { return closeHandles() }
+        lingering.timer = RouteTimer(loop: owner.loop, milliseconds: Self.lingerMilliseconds) { [unowned self] in
+            self.closeHandles()
+        }
+    }
+
+    /// Bytes read while lingering, discarded; the client's end (or a failed socket) leaves
+    /// nothing unread: the handles close once the writes are done.
+    private func lingerRead(_ count: Int) {
+        guard case .lingering(let lingering) = handles else { return }
+        if count >= 0 {
+            lingering.discarded += count
+            if lingering.discarded > Self.lingerBytes { closeHandles() }
+        } else if count == Int(UV_EOF.rawValue), pendingWrites > 0 {
+            uv_read_stop(reshape_tcp_stream(tcp))
+            handles = .closingAfterWrites
+        } else {
+            closeHandles()
+        }
     }
 
     private func closeHandles() {
         stopSendTimer()
+        if case .lingering(let lingering) = handles { lingering.timer?.stop() }
         guard !handles.isClosed else { return }
         handles = .closed
         // Answers never written give their memory back now.

@@ -89,7 +89,7 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
         let actions = machine.handle(event)
         XCTAssertEqual(writes(actions).map { String($0.prefix(12)) }, ["HTTP/1.1 \(status)"], file: file, line: line)
         XCTAssertEqual(actions.first, .stopReading, file: file, line: line)
-        XCTAssertEqual(actions.last, .close, file: file, line: line)
+        XCTAssertEqual(actions.last, .lingeringClose, file: file, line: line)
         XCTAssertEqual(machine.stateName, "closed", file: file, line: line)
     }
 
