@@ -110,7 +110,8 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
         _ bytes: Int, request: Int? = nil, held: Int = 0, _ waiter: @autoclosure () -> Waiter
     ) -> Action {
         switch state {
-        case .open(let used) where fits(bytes, used: used, stuck: stuck(with: request, held: held)):
+        // Nobody waits: were it to, it alone would hold what its request holds.
+        case .open(let used) where used + bytes <= limit || used == (request == nil ? 0 : held):
             state = .open(used: used + bytes)
             return .start
         case .open(let used):
@@ -175,7 +176,7 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
         case .open(let open): (used, queue) = (open, [])
         case .waiting(let waiting, let waiters): (used, queue) = (waiting, waiters)
         }
-        if fits(delta, used: used, stuck: stuck(with: request, held: held) + holding) {
+        if used + delta <= limit || used == stuck(with: request, held: held) + holding {
             state = queue.isEmpty ? .open(used: used + delta) : .waiting(used: used + delta, queue: queue)
             return .start
         }
