@@ -161,9 +161,13 @@ private final class ConnectionSimulation {
             case .dispatch(let id, let request): dispatch(id, request)
             case .write(let head, let body, _):
                 // The last write before a close must say so; earlier ones in the same batch not.
-                let next = actions[(index + 1)...].first { if case .write = $0 { true } else { $0 == .close } }
-                written(head, body, closing: next == .close)
-            case .close: closed = true
+                let next = actions[(index + 1)...].first {
+                    if case .write = $0 { true } else { $0 == .close || $0 == .lingeringClose }
+                }
+                written(head, body, closing: next == .close || next == .lingeringClose)
+            case .close, .lingeringClose: closed = true
+            // This harness never reports a send timeout.
+            case .abort: require(false, "an abort though no send timed out")
             case .cancel(let id):
                 require(unwritten.contains(id), "cancel of \(id), which is not waiting for a response")
                 unwritten.removeAll { $0 == id }

@@ -57,6 +57,10 @@ extension HTTPConnectionStateMachine {
         case bodyTimeout
         /// The idle timer ran out (`startIdleTimer`).
         case idleTimeout
+        /// Bytes written to the client have waited for the socket for the idle timeout with
+        /// none going out (the driver's send timer, armed while written bytes wait and again
+        /// whenever some go out): the client reads nothing.
+        case sendTimeout
         /// The server is shutting down: finish what was read, keep nothing alive.
         case drain
     }
@@ -71,6 +75,16 @@ extension HTTPConnectionStateMachine {
         case write(head: [UInt8], body: [UInt8], answer: Int? = nil)
         /// Close once queued writes are done.
         case close
+        /// Close once queued writes are done, lingering: a refusal stopped reading in the
+        /// middle of a request, and the client may still be sending. Closed with its bytes
+        /// unread, the socket would answer them with a reset, which can drop the refusal before
+        /// the client reads it (RFC 9112 §9.6); so the sending side is shut down after the last
+        /// write, and what still comes is read and discarded until the client closes its side,
+        /// for a bounded time and size.
+        case lingeringClose
+        /// Close now, dropping the writes still queued (and the memory their answers hold):
+        /// the client takes none of them.
+        case abort
         /// The client is gone: stop the upstream work for this request.
         case cancel(id: Int)
         /// The stream's head is written: its events may follow, and the socket is read only to

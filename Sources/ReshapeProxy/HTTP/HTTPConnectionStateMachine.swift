@@ -49,6 +49,9 @@ package struct HTTPConnectionStateMachine: Sendable {
         let headOnly: Bool
         let keepAlive: Bool
         var answer = Answer.pending
+        /// A refusal that stopped reading with the client's input unread: the close after its
+        /// answer lingers (`lingeringClose`).
+        var lingers = false
 
         enum Answer {
             /// Dispatched; its answer has not come back yet.
@@ -133,6 +136,7 @@ package struct HTTPConnectionStateMachine: Sendable {
         case .headerTimeout: return headerTimeout()
         case .bodyTimeout: return bodyTimeout()
         case .idleTimeout: return idleTimeout()
+        case .sendTimeout: return sendTimeout()
         case .drain: return drain()
         }
     }
@@ -335,6 +339,21 @@ package struct HTTPConnectionStateMachine: Sendable {
         }
     }
 
+    /// A client that reads nothing would hold its answers, and their memory, for ever: the
+    /// connection ends now, in any state, its requests' work cancelled. Closed already, it
+    /// waits for writes that will never be done: they are dropped.
+    private mutating func sendTimeout() -> [Action] {
+        switch state {
+        case .awaitingFirstRequest, .idle, .readingHead, .readingBody, .readingDone:
+            state = .closed
+            return slots.filter(\.hasWork).map { .cancel(id: $0.id) } + [.abort]
+        case .streaming(let id):
+            state = .closed
+            return [.cancel(id: id), .abort]
+        case .closed: return [.abort]
+        }
+    }
+
     private mutating func drain() -> [Action] {
         switch state {
         case .awaitingFirstRequest, .idle:
@@ -368,7 +387,8 @@ package struct HTTPConnectionStateMachine: Sendable {
         state = .readingDone
         let id = nextID
         nextID += 1
-        slots.append(Slot(id: id, headOnly: false, keepAlive: false, answer: .response(problem.response)))
+        slots.append(
+            Slot(id: id, headOnly: false, keepAlive: false, answer: .response(problem.response), lingers: true))
         return actions + flush()
     }
 
@@ -401,7 +421,7 @@ package struct HTTPConnectionStateMachine: Sendable {
                 if !keepAlive {
                     state = .closed
                     actions += slots.filter(\.hasWork).map { .cancel(id: $0.id) }
-                    actions.append(.close)
+                    actions.append(first.lingers ? .lingeringClose : .close)
                     return actions
                 }
             }

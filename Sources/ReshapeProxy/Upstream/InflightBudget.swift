@@ -3,15 +3,19 @@ import ReshapeStateMachines
 /// The process's memory budget for requests in flight (`--max-inflight-bytes`), as pure
 /// bookkeeping: the bytes each fetch is expected to need (its body, the tape it is parsed into
 /// and its share of the answer: `RecentSizes`) are reserved before it starts, corrected when
-/// its `Content-Length` comes and as its body grows, and given back when its request's answer
-/// has been written to the client (or the request ended without one). A fetch that does not
-/// fit waits in FIFO order; one arriving while others wait queues behind them, whatever its
-/// size. The server keeps one behind a lock shared by the loops; each waiter's loop runs its
-/// own timer.
+/// its `Content-Length` comes and as its body grows, and pass to its request when it ends,
+/// which gives them back once its answer has been written to the client (or it ended without
+/// one). A fetch that does not fit waits in FIFO order; one arriving while others wait queues
+/// behind them, whatever its size. The server keeps one behind a lock shared by the loops;
+/// each waiter's loop runs its own timer.
 ///
 /// A transfer whose body would pass the budget waits the same way (`grow`), paused, holding
-/// what it has. With nothing held by a fetch that runs (none, or every holder paused), the
-/// first waiter always goes, even one larger than the budget: nobody else would give room back.
+/// what it has. What a waiter holds cannot come back while it waits: a paused transfer's
+/// reservation, and what its request holds from its finished fetches (a request with a fetch
+/// in the queue is *blocked*; the budget learns what it holds when its first fetch queues, and
+/// from `passed` while it stays blocked). When everything used is held so, nothing running
+/// would ever give room back, and the first waiter goes, even past the budget: a fetch alone,
+/// the follow-ups of a request alone, or requests that all wait for their next fetch.
 package struct InflightBudget<Waiter: Sendable>: Sendable {
     /// A fetch waiting for room, and what the driver needs to wake it.
     package struct Queued: Sendable {
@@ -20,6 +24,8 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
         package let bytes: Int
         /// What it holds meanwhile: 0 for a new fetch, a paused transfer's reservation.
         package var holding = 0
+        /// The request it is a fetch of; nil for a fetch no request holds bytes for.
+        package var request: Int?
         package let waiter: Waiter
     }
 
@@ -37,8 +43,10 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
     package enum Action: Sendable {
         /// The bytes are reserved: start the fetch.
         case start
-        /// The fetch waits under `ticket` until woken or its timer fires.
-        case wait(ticket: Int)
+        /// The fetch waits under `ticket` until woken or its timer fires. What its request
+        /// holds may have left nothing else that could give room back: `woken` are let in
+        /// (tell each on its loop).
+        case wait(ticket: Int, woken: [Queued])
         /// Room was made: these waiters now hold their bytes; tell each on its loop.
         case wake([Queued])
         /// The waiter's time ran out: answer 503 `load-shed`; `woken` got room meanwhile (the
@@ -47,9 +55,21 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
         case none
     }
 
+    /// A request with fetches in the queue: what it holds from its finished fetches, and how
+    /// many of its fetches wait.
+    private struct Blocked: Sendable {
+        var held: Int
+        var waiters: Int
+    }
+
     package let limit: Int
     package private(set) var state = State.open(used: 0)
     private var nextTicket = 0
+    /// Requests with fetches in the queue, by id.
+    private var blocked: [Int: Blocked] = [:]
+    /// What waiters hold (paused transfers' reservations, blocked requests' bytes): nothing
+    /// that runs gives it back.
+    package private(set) var heldByWaiters = 0
 
     package init(limit: Int) {
         self.limit = limit
@@ -74,27 +94,37 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
         if case .waiting(_, let queue) = state { queue.count } else { 0 }
     }
 
-    /// Whether `bytes` more may be reserved: they fit, or no fetch that runs holds any (all
-    /// that is held is `paused`'s, waiting here).
-    private func fits(_ bytes: Int, used: Int, paused: Int) -> Bool { used == paused || used + bytes <= limit }
+    /// Whether `bytes` more may be reserved: they fit, or all that is used is `stuck`, held by
+    /// waiters.
+    private func fits(_ bytes: Int, used: Int, stuck: Int) -> Bool { used == stuck || used + bytes <= limit }
 
-    private static func paused(_ queue: [Queued]) -> Int { queue.reduce(0) { $0 + $1.holding } }
+    /// What waiters would hold if a fetch of `request`, which holds `held`, waited too.
+    private func stuck(with request: Int?, held: Int) -> Int {
+        guard let request, blocked[request] == nil else { return heldByWaiters }
+        return heldByWaiters + held
+    }
 
-    /// A fetch expected to need `bytes` asks to start; `waiter` is made only if it waits.
-    package mutating func reserve(_ bytes: Int, _ waiter: @autoclosure () -> Waiter) -> Action {
+    /// A fetch expected to need `bytes` asks to start; `request`, which holds `held` from its
+    /// finished fetches, is the one it is a fetch of. `waiter` is made only if it waits.
+    package mutating func reserve(
+        _ bytes: Int, request: Int? = nil, held: Int = 0, _ waiter: @autoclosure () -> Waiter
+    ) -> Action {
         switch state {
-        case .open(let used) where fits(bytes, used: used, paused: 0):
+        // Nobody waits: were it to, it alone would hold what its request holds.
+        case .open(let used) where used + bytes <= limit || used == (request == nil ? 0 : held):
             state = .open(used: used + bytes)
             return .start
         case .open(let used):
-            nextTicket += 1
-            state = .waiting(used: used, queue: [Queued(ticket: nextTicket, bytes: bytes, waiter: waiter())])
-            return .wait(ticket: nextTicket)
-        case .waiting(let used, var queue):
-            nextTicket += 1
-            queue.append(Queued(ticket: nextTicket, bytes: bytes, waiter: waiter()))
-            state = .waiting(used: used, queue: queue)
-            return .wait(ticket: nextTicket)
+            let ticket = enqueue(bytes, holding: 0, request: request, held: held, waiter())
+            state = .waiting(used: used, queue: [ticket])
+            return .wait(ticket: ticket.ticket, woken: [])
+        case .waiting(let used, let queue):
+            // Behind the others; what its request holds may leave the first nothing to wait for.
+            let ticket = enqueue(bytes, holding: 0, request: request, held: held, waiter())
+            guard case .wake(let woken) = admit(used: used, queue: queue + [ticket]) else {
+                return .wait(ticket: ticket.ticket, woken: [])
+            }
+            return .wait(ticket: ticket.ticket, woken: woken)
         }
     }
 
@@ -112,23 +142,48 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
         }
     }
 
+    /// A finished fetch's `bytes` passed to `request`, which holds them until its answer is
+    /// written. Said only while the request has a fetch in the queue: then they cannot come
+    /// back before one of those goes, which may leave the first waiter nothing to wait for.
+    package mutating func passed(_ bytes: Int, to request: Int) -> Action {
+        guard case .waiting(let used, let queue) = state, var entry = blocked[request] else { return .none }
+        entry.held += bytes
+        blocked[request] = entry
+        heldByWaiters += bytes
+        return admit(used: used, queue: queue)
+    }
+
+    /// `request` gives back the `bytes` it held (its answer is written, or it ended without
+    /// one).
+    package mutating func released(_ bytes: Int, by request: Int) -> Action {
+        if var entry = blocked[request] {
+            heldByWaiters -= entry.held
+            entry.held = 0
+            blocked[request] = entry
+        }
+        return changed(by: -bytes)
+    }
+
     /// A running transfer holding `holding` needs `delta` more (its `Content-Length` came, or
-    /// its body grew): `start` (go on, reserved) if they fit or no other running fetch holds
-    /// bytes, else `wait`: it pauses, holding what it has, until a `wake`.
-    package mutating func grow(by delta: Int, holding: Int, _ waiter: @autoclosure () -> Waiter) -> Action {
+    /// its body grew): `start` (go on, reserved) if they fit or nothing that runs holds bytes
+    /// but itself, else `wait`: it pauses, holding what it has, until a `wake`. Its request
+    /// holds `held` from its finished fetches.
+    package mutating func grow(
+        by delta: Int, holding: Int, request: Int? = nil, held: Int = 0, _ waiter: @autoclosure () -> Waiter
+    ) -> Action {
         let (used, queue): (Int, [Queued])
         switch state {
         case .open(let open): (used, queue) = (open, [])
         case .waiting(let waiting, let waiters): (used, queue) = (waiting, waiters)
         }
-        if fits(delta, used: used, paused: Self.paused(queue) + holding) {
+        if used + delta <= limit || used == stuck(with: request, held: held) + holding {
             state = queue.isEmpty ? .open(used: used + delta) : .waiting(used: used + delta, queue: queue)
             return .start
         }
-        nextTicket += 1
-        state = .waiting(
-            used: used, queue: queue + [Queued(ticket: nextTicket, bytes: delta, holding: holding, waiter: waiter())])
-        return .wait(ticket: nextTicket)
+        // It waits: nothing it holds comes back meanwhile, and something that runs still holds bytes.
+        let ticket = enqueue(delta, holding: holding, request: request, held: held, waiter())
+        state = .waiting(used: used, queue: queue + [ticket])
+        return .wait(ticket: ticket.ticket, woken: [])
     }
 
     /// A waiter's timer fired: shed if it still waits; nothing if room was made for it
@@ -137,7 +192,7 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
         guard case .waiting(let used, var queue) = state,
             let index = queue.firstIndex(where: { $0.ticket == ticket })
         else { return .none }
-        queue.remove(at: index)
+        dequeued(queue.remove(at: index))
         guard case .wake(let woken) = admit(used: used, queue: queue) else { return .shed(woken: []) }
         return .shed(woken: woken)
     }
@@ -148,18 +203,49 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
         guard case .waiting(let used, var queue) = state,
             let index = queue.firstIndex(where: { $0.ticket == ticket })
         else { return changed(by: -bytes) }
-        queue.remove(at: index)
+        dequeued(queue.remove(at: index))
         return admit(used: used, queue: queue)
+    }
+
+    /// A new waiter, counted with what it and its request hold.
+    private mutating func enqueue(
+        _ bytes: Int, holding: Int, request: Int?, held: Int, _ waiter: Waiter
+    ) -> Queued {
+        nextTicket += 1
+        heldByWaiters += holding
+        if let request {
+            if var entry = blocked[request] {
+                entry.waiters += 1
+                blocked[request] = entry
+            } else {
+                blocked[request] = Blocked(held: held, waiters: 1)
+                heldByWaiters += held
+            }
+        }
+        return Queued(ticket: nextTicket, bytes: bytes, holding: holding, request: request, waiter: waiter)
+    }
+
+    /// A waiter left the queue: what it holds, and its request's bytes once none of its
+    /// fetches waits, may come back again.
+    private mutating func dequeued(_ queued: Queued) {
+        heldByWaiters -= queued.holding
+        guard let request = queued.request, var entry = blocked[request] else { return }
+        entry.waiters -= 1
+        if entry.waiters > 0 {
+            blocked[request] = entry
+        } else {
+            blocked[request] = nil
+            heldByWaiters -= entry.held
+        }
     }
 
     /// Lets the waiters in from the front while they fit.
     private mutating func admit(used: Int, queue: [Queued]) -> Action {
         var used = used
-        var paused = Self.paused(queue)
         var taken = 0
-        while taken < queue.count, fits(queue[taken].bytes, used: used, paused: paused) {
+        while taken < queue.count, fits(queue[taken].bytes, used: used, stuck: heldByWaiters) {
             used += queue[taken].bytes
-            paused -= queue[taken].holding
+            dequeued(queue[taken])
             taken += 1
         }
         let rest = Array(queue.dropFirst(taken))

@@ -60,29 +60,43 @@ final class LoopOwned<Value: AnyObject>: @unchecked Sendable {
 /// retain, released in its close callback.
 final class ClientConnection {
     /// Where the socket's handles are in their life. Closing waits for the writes in flight,
-    /// which `uv_close` would cancel.
+    /// which `uv_close` would cancel; the send timer bounds how long (`SendWatch`).
     private enum Handles {
         /// Open: reads, writes and timers may start.
         case open
-        /// Open, and carrying a live stream whose head is written: its idle timer is stopped
-        /// for good, so its close bounds how long the last writes wait (`lingering`).
-        case streaming
         /// Closing once `pendingWrites` reaches zero; the answers queued are still written.
         case closingAfterWrites
-        /// Closing after a stream, once `pendingWrites` reaches zero or the timer (the idle
-        /// timeout) fires, whichever comes first.
-        case lingering(RouteTimer)
+        /// A lingering close: once the answers queued are written, the sending side is shut
+        /// down (`uv_shutdown`); meanwhile and after, what the client sends is read and
+        /// discarded, until it closes its side, `lingerBytes` came, or `lingerMilliseconds`
+        /// passed since the shutdown. Then the handles close, with nothing unread.
+        case lingering(Lingering)
         /// `uv_close` called on every handle: nothing may touch them again.
         case closed
 
-        var isOpen: Bool {
-            switch self {
-            case .open, .streaming: true
-            case .closingAfterWrites, .lingering, .closed: false
-            }
-        }
+        var isOpen: Bool { if case .open = self { true } else { false } }
 
         var isClosed: Bool { if case .closed = self { true } else { false } }
+    }
+
+    /// What a lingering close counts: the bytes discarded, and the time left once shut down.
+    private final class Lingering {
+        var discarded = 0
+        var timer: RouteTimer?
+    }
+
+    /// How long a lingering close reads on once its answer is out, and how much it reads at
+    /// most: a client that sent its body without waiting has read its answer by then.
+    static let lingerMilliseconds = 2000
+    static let lingerBytes = 16 << 20
+
+    /// Written bytes that wait for the socket (the client reads slowly, or not at all), and
+    /// the timer that bounds how long they may wait with none going out: the idle timeout,
+    /// counted again whenever some went out. Made only when a write leaves bytes waiting.
+    private final class SendWatch {
+        var timer: RouteTimer?
+        /// The bytes waiting when the timer was armed, and those written since.
+        var unsent = 0
     }
 
     private let uvHandles: ConnectionHandles
@@ -119,6 +133,8 @@ final class ClientConnection {
     /// What answered requests hold of the memory budget, by request id, until their answer's
     /// write (which then holds it) is made.
     private var heldAnswers: [Int: HeldBytes] = [:]
+    /// Set while written bytes wait for the socket.
+    private var sendWatch: SendWatch?
 
     init(owner: any ConnectionOwner) {
         self.owner = owner
@@ -183,10 +199,13 @@ final class ClientConnection {
         case .write(let head, let body, let answer):
             write(head, body, holding: answer.flatMap { heldAnswers.removeValue(forKey: $0) })
         case .close: requestClose()
+        case .lingeringClose: requestClose(lingering: true)
+        case .abort:
+            driver?.cancelAll()
+            closeHandles()
         case .cancel(let id):
             driver?.cancel(id)
         case .streamOpened(let id):
-            if case .open = handles { handles = .streaming }
             streamOutputs[id]?.opened()
             // Read on, only to notice the client leaving: the bytes are not parsed.
             if handles.isOpen { resumeReading() }
@@ -328,6 +347,44 @@ final class ClientConnection {
             Unmanaged.passUnretained(pending).release()
             pendingWrites -= 1
             requestClose()
+        } else {
+            watchSend(adding: head.count + body.count + tail.count)
+        }
+    }
+
+    /// After a write of `bytes`: bytes waiting for the socket start the send timer, unless it runs.
+    private func watchSend(adding bytes: Int) {
+        if let sendWatch {
+            sendWatch.unsent += bytes
+            return
+        }
+        let waiting = Int(uv_stream_get_write_queue_size(reshape_tcp_stream(tcp)))
+        guard waiting > 0 else { return }
+        armSendTimer(unsent: waiting)
+    }
+
+    private func armSendTimer(unsent: Int) {
+        let watch = sendWatch ?? SendWatch()
+        watch.unsent = unsent
+        // Stopped when the writes are done or the handles close: it never outlives the connection.
+        let milliseconds = owner.shared.configuration.limits.idleTimeoutMilliseconds
+        watch.timer = RouteTimer(loop: owner.loop, milliseconds: milliseconds) { [unowned self] in
+            self.sendTimerFired()
+        }
+        sendWatch = watch
+    }
+
+    /// Bytes went out since the timer was armed: it counts again; none did: the client reads
+    /// nothing, and the state machine ends the connection.
+    private func sendTimerFired() {
+        guard let watch = sendWatch, !handles.isClosed else { return }
+        let waiting = Int(uv_stream_get_write_queue_size(reshape_tcp_stream(tcp)))
+        if waiting == 0 {
+            sendWatch = nil  // all went out: the writes' callbacks are on their way
+        } else if waiting < watch.unsent {
+            armSendTimer(unsent: waiting)
+        } else {
+            send(.sendTimeout)
         }
     }
 
@@ -362,37 +419,89 @@ final class ClientConnection {
     private func writeFinished() {
         pendingWrites -= 1
         guard pendingWrites == 0 else { return }
+        stopSendTimer()
         switch handles {
-        case .closingAfterWrites, .lingering: closeHandles()
-        case .open, .streaming, .closed: break
+        case .closingAfterWrites: closeHandles()
+        // The shutdown queued behind the writes follows.
+        case .open, .lingering, .closed: break
         }
     }
 
-    /// Closes once queued writes are on the wire (uv_close would cancel them). A connection
-    /// that carried a stream has its idle timer stopped: a client that does not read (a slow
-    /// consumer, or one whose stream ended before its head was written) would hold the last
-    /// writes, and the socket, for ever, so they are dropped after the idle timeout.
-    func requestClose() {
-        let streamed: Bool
-        switch handles {
-        case .open: streamed = false
-        case .streaming: streamed = true
-        case .closingAfterWrites, .lingering, .closed:
-            driver?.cancelAll()
-            if pendingWrites == 0 { closeHandles() }
-            return
-        }
-        handles = .closingAfterWrites
+    private func stopSendTimer() {
+        sendWatch?.timer?.stop()
+        sendWatch = nil
+    }
+
+    /// Closes once queued writes are on the wire (uv_close would cancel them). A client that
+    /// reads none of them (a slow consumer, or one that never reads) does not hold them, nor
+    /// the socket, for ever: the send timer ends the connection (`sendTimeout`).
+    /// `lingering`: the client may still be sending what was not read (`lingeringClose`).
+    func requestClose(lingering: Bool = false) {
+        if handles.isOpen { handles = lingering ? startLingering() : .closingAfterWrites }
         driver?.cancelAll()
-        if pendingWrites == 0 { return closeHandles() }
-        guard streamed, case .closingAfterWrites = handles else { return }
-        let milliseconds = owner.shared.configuration.limits.idleTimeoutMilliseconds
-        handles = .lingering(
-            RouteTimer(loop: owner.loop, milliseconds: milliseconds) { [weak self] in self?.closeHandles() })
+        if pendingWrites == 0, case .closingAfterWrites = handles { closeHandles() }
+    }
+
+    /// Shuts the sending side down behind the queued writes and reads on, discarding; the
+    /// handles close when that ends (`lingerRead`, `shutDown`). Without a shutdown, a plain close.
+    private func startLingering() -> Handles {
+        let request = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
+        request.pointee.data = Unmanaged.passRetained(self).toOpaque()
+        // Its callback runs once, also when the handles close first (`UV_ECANCELED`).
+        let status = uv_shutdown(request, reshape_tcp_stream(tcp)) { request, status in
+            guard let request, let data = request.pointee.data else { return }
+            let connection = Unmanaged<ClientConnection>.fromOpaque(data).takeRetainedValue()
+            request.deallocate()
+            connection.shutDown(status)
+        }
+        guard status == 0 else {
+            Unmanaged.passUnretained(self).release()
+            request.deallocate()
+            return .closingAfterWrites
+        }
+        // Reading stopped at the refusal; it starts again with a callback that only discards.
+        uv_read_stop(reshape_tcp_stream(tcp))
+        uv_read_start(
+            reshape_tcp_stream(tcp),
+            { handle, _, buffer in
+                guard let handle, let data = handle.pointee.data else { return }
+                Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().owner.fillReadBuffer(buffer)
+            },
+            { stream, count, _ in
+                guard let stream, let data = stream.pointee.data else { return }
+                Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().lingerRead(count)
+            })
+        return .lingering(Lingering())
+    }
+
+    /// The writes are done and the sending side is shut down: the client has its answers and
+    /// the end of them. What it still sends is read for `lingerMilliseconds` at most.
+    private func shutDown(_ status: Int32) {
+        guard case .lingering(let lingering) = handles else { return }
+        guard status == 0 else { return closeHandles() }
+        lingering.timer = RouteTimer(loop: owner.loop, milliseconds: Self.lingerMilliseconds) { [unowned self] in
+            self.closeHandles()
+        }
+    }
+
+    /// Bytes read while lingering, discarded; the client's end (or a failed socket) leaves
+    /// nothing unread: the handles close once the writes are done.
+    private func lingerRead(_ count: Int) {
+        guard case .lingering(let lingering) = handles else { return }
+        if count >= 0 {
+            lingering.discarded += count
+            if lingering.discarded > Self.lingerBytes { closeHandles() }
+        } else if count == Int(UV_EOF.rawValue), pendingWrites > 0 {
+            uv_read_stop(reshape_tcp_stream(tcp))
+            handles = .closingAfterWrites
+        } else {
+            closeHandles()
+        }
     }
 
     private func closeHandles() {
-        if case .lingering(let timer) = handles { timer.stop() }
+        stopSendTimer()
+        if case .lingering(let lingering) = handles { lingering.timer?.stop() }
         guard !handles.isClosed else { return }
         handles = .closed
         // Answers never written give their memory back now.

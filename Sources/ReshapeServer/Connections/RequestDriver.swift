@@ -30,7 +30,7 @@ final class RequestDriver {
     private var inFlight: [FetchKey: UpstreamFetch] = [:]
     /// The route `timeout` of requests that have one, until they are answered.
     private var routeTimers: [Int: RouteTimer] = [:]
-    /// What requests hold of the memory budget from their fetches' ends until they are
+    /// What requests hold of the memory budget from their first fetch until they are
     /// answered; then the answer's write holds it.
     private var held: [Int: HeldBytes] = [:]
     /// Requests answered with a live stream, until the stream ends or the client leaves.
@@ -222,13 +222,14 @@ final class RequestDriver {
         let fetchID = order.id
         let key = FetchKey(request: id, fetch: fetchID)
         let counted = order.counted
-        let transfer = owner.upstream?.start(order.request) { [weak self] result, seconds in
+        let transfer = owner.upstream?.start(order.request, heldBy: heldBytes(id, route: order.request.route)) {
+            [weak self] result, seconds in
             guard let self else { return }
             let fetch = self.inFlight.removeValue(forKey: key)
             // How many times the upstream client retried it, for its span.
             let retries = fetch?.plan.retries ?? 0
             guard let lifecycle = self.requests[id] else { return }
-            if let fetch { self.hold(fetch, result, for: id) }
+            if let fetch, fetch.inflight != nil { self.fetchEnded(result, for: id) }
             counted.record(result, seconds: seconds, in: self.owner.metrics)
             let action = lifecycle.fetchFinished(
                 fetchID, result, seconds: seconds, now: Clock.monotonicSeconds(), retries: retries)
@@ -243,14 +244,20 @@ final class RequestDriver {
         }
     }
 
-    /// The request takes over what its finished fetch holds of the memory budget.
-    private func hold(_ fetch: UpstreamFetch, _ result: UpstreamResult, for id: Int) {
-        guard let inflight = fetch.inflight, let bytes = fetch.takeHeldBytes() else { return }
+    /// A fetch of the request ended: what it brought teaches its route's next estimates.
+    private func fetchEnded(_ result: UpstreamResult, for id: Int) {
         var body: Int?
         if case .response(let response) = result { body = response.body.count }
-        let request = held[id] ?? HeldBytes(inflight: inflight, route: fetch.request.route)
-        request.add(bytes, body: body)
-        held[id] = request
+        held[id]?.fetchEnded(body: body)
+    }
+
+    /// What the request holds of the memory budget, made for its first fetch; nil without a budget.
+    private func heldBytes(_ id: Int, route: String) -> HeldBytes? {
+        if let bytes = held[id] { return bytes }
+        guard let inflight = owner.upstream?.inflight else { return nil }
+        let bytes = HeldBytes(inflight: inflight, route: route)
+        held[id] = bytes
+        return bytes
     }
 
     // MARK: - Live streams

@@ -4,11 +4,21 @@
 /// request keeps them until the answer's write is done. They are given back once, when the
 /// last holder lets go: the connection after the write, or, for a request that ends without
 /// an answer written (its client left, the connection closed, a refresh nobody waits for),
-/// whoever drops it then. Confined to its request's loop.
+/// whoever drops it then. Made for a request's first fetch, which, like each of its fetches
+/// until it ends, holds it too. Confined to its request's loop.
+///
+/// While one of its fetches waits in the budget's queue, nothing it holds can come back: the
+/// budget learns what it holds when the fetch queues, and of every fetch that ends meanwhile
+/// (`take`), so that when everything used is held by waiting requests, the first waiter goes.
 final class HeldBytes {
     private let inflight: InflightBytes
     private let route: String
-    private var bytes = 0
+    /// The request's key in the budget, unique in the process.
+    let id: Int
+    /// What its finished fetches passed to it.
+    private(set) var bytes = 0
+    /// Its fetches waiting in the budget's queue now: new ones, or transfers paused for room.
+    var waiting = 0
     private var bodies = 0
     private var fetches = 0
     /// Some fetch brought a body: the request's sizes say something of its route.
@@ -19,12 +29,17 @@ final class HeldBytes {
     init(inflight: InflightBytes, route: String) {
         self.inflight = inflight
         self.route = route
+        id = inflight.newRequest()
     }
 
-    /// A fetch of the request ended holding `bytes`; `body`: its upstream body's size, nil
-    /// when it got no answer.
-    func add(_ bytes: Int, body: Int?) {
+    /// A fetch of the request ended holding `bytes`, which the request holds from now on.
+    func take(_ bytes: Int) {
         self.bytes += bytes
+        if waiting > 0 { inflight.passed(bytes, to: id) }
+    }
+
+    /// A fetch of the request ended; `body`: its upstream body's size, nil when it got no answer.
+    func fetchEnded(body: Int?) {
         fetches += 1
         if let body {
             bodies += body
@@ -40,7 +55,7 @@ final class HeldBytes {
 
     deinit {
         inflight.release(
-            bytes, route: route,
+            bytes, request: id, route: route,
             sizes: need.map { InflightBytes.Sizes(need: $0, bodies: bodies, fetches: fetches) })
     }
 }

@@ -1,11 +1,13 @@
 import ReshapeProxy
+import Synchronization
 
 /// The process's memory budget for requests in flight (`--max-inflight-bytes`), shared by the
 /// worker loops behind one lock, and each route's recent sizes (its fetches' estimates). A
 /// fetch takes the lock to reserve, and its request once more to give the bytes back after
 /// its answer is written; only a body that outgrows its reservation, or turns out far
-/// smaller, takes it in between. Room made on one loop wakes a waiter through its own loop's
-/// mailbox, after the lock is let go.
+/// smaller, takes it in between, and a fetch that ends while another of its request waits
+/// (`passed`). Room made on one loop wakes a waiter through its own loop's mailbox, after the
+/// lock is let go.
 final class InflightBytes: Sendable {
     /// What wakes a waiting fetch: a post to its loop's mailbox.
     struct Waiter: Sendable {
@@ -22,6 +24,8 @@ final class InflightBytes: Sendable {
     }
 
     private let state: Locked<(budget: InflightBudget<Waiter>, recent: [String: RecentSizes])>
+    /// The last request id handed out (`newRequest`).
+    private let lastRequest = Atomic<Int>(0)
 
     init(limit: Int) {
         state = Locked((InflightBudget(limit: limit), [:]))
@@ -29,20 +33,41 @@ final class InflightBytes: Sendable {
 
     var limit: Int { state.withLock { $0.budget.limit } }
 
+    /// An id for a request's bytes in the budget (`HeldBytes`), unique in the process.
+    func newRequest() -> Int { lastRequest.add(1, ordering: .relaxed).newValue }
+
     /// A fetch of `route` asks for what its route's recent requests say it will need: `start`,
-    /// or `wait` (the waiter is made, for the bytes asked, only then). Also returned: the
-    /// sizing the bytes asked came from, to correct the reservation by once the body's size is known.
-    func reserve(route: String, _ waiter: (Int) -> Waiter) -> (action: Action, sizing: RecentSizes.Sizing) {
-        state.withLock { state in
+    /// or `wait` (the waiter is made, for the bytes asked, only then). `request`: the request
+    /// it is a fetch of, which holds `held` of its finished fetches. Also returned: the sizing
+    /// the bytes asked came from, to correct the reservation by once the body's size is known.
+    func reserve(route: String, request: Int?, held: Int, _ waiter: (Int) -> Waiter) -> (
+        action: Action, sizing: RecentSizes.Sizing
+    ) {
+        let (action, sizing) = state.withLock { state in
             let sizing = state.recent[route]?.sizing ?? RecentSizes.unseenSizing
-            return (state.budget.reserve(sizing.estimate, waiter(sizing.estimate)), sizing)
+            return (
+                state.budget.reserve(sizing.estimate, request: request, held: held, waiter(sizing.estimate)), sizing
+            )
         }
+        if case .wait(_, let woken) = action { wake(.wake(woken)) }
+        return (action, sizing)
     }
 
     /// A running transfer holding `holding` needs `delta` more: `start` (go on) or `wait`
-    /// (paused until its waiter is woken).
-    func grow(by delta: Int, holding: Int, _ waiter: @autoclosure () -> Waiter) -> Action {
-        state.withLock { $0.budget.grow(by: delta, holding: holding, waiter()) }
+    /// (paused until its waiter is woken). Its request holds `held`.
+    func grow(
+        by delta: Int, holding: Int, request: Int?, held: Int, _ waiter: @autoclosure () -> Waiter
+    ) -> Action {
+        let action = state.withLock {
+            $0.budget.grow(by: delta, holding: holding, request: request, held: held, waiter())
+        }
+        if case .wait(_, let woken) = action { wake(.wake(woken)) }
+        return action
+    }
+
+    /// A finished fetch's `bytes` passed to `request`, one of whose fetches waits.
+    func passed(_ bytes: Int, to request: Int) {
+        wake(state.withLock { $0.budget.passed(bytes, to: request) })
     }
 
     /// A started fetch's bytes changed by `delta`.
@@ -51,9 +76,9 @@ final class InflightBytes: Sendable {
         wake(state.withLock { $0.budget.changed(by: delta) })
     }
 
-    /// `bytes` a request of `route` held are given back; `sizes`, when its answer was made
-    /// from upstream bodies, teach the route's next estimates.
-    func release(_ bytes: Int, route: String, sizes: Sizes?) {
+    /// `bytes` that `request`, of `route`, held are given back; `sizes`, when its answer was
+    /// made from upstream bodies, teach the route's next estimates.
+    func release(_ bytes: Int, request: Int, route: String, sizes: Sizes?) {
         guard bytes != 0 || sizes != nil else { return }
         wake(
             state.withLock { state in
@@ -61,7 +86,7 @@ final class InflightBytes: Sendable {
                     state.recent[route, default: RecentSizes()].record(
                         need: sizes.need, bodies: sizes.bodies, fetches: sizes.fetches)
                 }
-                return state.budget.changed(by: -bytes)
+                return state.budget.released(bytes, by: request)
             })
     }
 

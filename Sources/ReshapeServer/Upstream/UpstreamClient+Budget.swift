@@ -6,10 +6,13 @@ import ReshapeStateMachines
 // reserved before it starts, or it waits, in order, for room another fetch gives back (on any
 // loop: the wake comes through this loop's mailbox). A fetch that waits until just before its
 // route's timeout is shed: 503 `load-shed`. A finished fetch's bytes pass to its request
-// (`takeHeldBytes`), which holds them until its answer is written.
+// (`HeldBytes`), which holds them until its answer is written; what the request holds is
+// told with each of its fetches that may wait.
 extension UpstreamClient {
     func reserve(_ fetch: UpstreamFetch, in inflight: InflightBytes) {
-        let (action, sizing) = inflight.reserve(route: fetch.request.route) { bytes in
+        let held = fetch.heldBy
+        let (action, sizing) = inflight.reserve(route: fetch.request.route, request: held?.id, held: held?.bytes ?? 0) {
+            bytes in
             let client = LoopOwned(self)
             let waiting = QueuedFetch(fetch)
             let mailbox = self.mailbox
@@ -24,7 +27,7 @@ extension UpstreamClient {
         case .start:
             fetch.reservation = .holding(bytes: bytes)
             admitOrBegin(fetch)
-        case .wait(let ticket):
+        case .wait(let ticket, _):
             let timer = RouteTimer(loop: loop, milliseconds: Self.budgetWaitMilliseconds(fetch.request)) {
                 [unowned self] in
                 self.budgetWaitEnded(fetch, ticket: ticket, inflight: inflight)
@@ -77,8 +80,12 @@ extension UpstreamClient {
             return true
         }
         let delta = needed - held
-        switch inflight.grow(by: delta, holding: held, growthWaiter(fetch, delta: delta, inflight: inflight)) {
-        case .wait(let ticket):
+        let request = fetch.heldBy
+        switch inflight.grow(
+            by: delta, holding: held, request: request?.id, held: request?.bytes ?? 0,
+            growthWaiter(fetch, delta: delta, inflight: inflight))
+        {
+        case .wait(let ticket, _):
             fetch.reservation = .paused(holding: held, ticket: ticket, bytes: delta)
             return false
         case .start, .wake, .shed, .none:

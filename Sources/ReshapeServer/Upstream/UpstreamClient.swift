@@ -69,15 +69,16 @@ final class UpstreamClient {
     /// fetch that cannot start (its upstream's circuit is open, it is saturated, or no transfer
     /// could be made) completes before this returns, and nil is returned. A fetch may wait for
     /// room in the memory budget, then in its upstream's `max-in-flight` queue, first
-    /// (`UpstreamClient+Budget`, `UpstreamClient+Admission`).
+    /// (`UpstreamClient+Budget`, `UpstreamClient+Admission`). `heldBy`: the request it is a
+    /// fetch of, which takes what it reserved when it ends.
     func start(
-        _ request: UpstreamRequest,
+        _ request: UpstreamRequest, heldBy: HeldBytes? = nil,
         completion: @escaping (UpstreamResult, Double) -> Void
     ) -> UpstreamFetch? {
         let now = Clock.monotonicSeconds()
         let fetch = UpstreamFetch(
             request: request, plan: UpstreamHealth.Fetch(request, now: now), admissions: admissions,
-            inflight: inflight, completion: completion)
+            inflight: inflight, heldBy: heldBy, completion: completion)
         if let inflight {
             reserve(fetch, in: inflight)
         } else {

@@ -33,18 +33,35 @@ final class UpstreamFetch {
         case none
         /// Waiting under `ticket` for `bytes` of room; the timer sheds it.
         case waiting(ticket: Int, bytes: Int, timer: RouteTimer)
-        /// `bytes` are reserved; once the fetch is over, they pass to its request
-        /// (`takeHeldBytes`) or are given back.
+        /// `bytes` are reserved; once the fetch is over, they pass to its request (`heldBy`)
+        /// or are given back.
         case holding(bytes: Int)
         /// Its transfer is paused, holding `holding`, until `bytes` more are granted (`ticket`).
         case paused(holding: Int, ticket: Int, bytes: Int)
+
+        /// In the budget's queue: waiting to start, or paused.
+        var isQueued: Bool {
+            switch self {
+            case .waiting, .paused: true
+            case .none, .holding: false
+            }
+        }
     }
 
     let request: UpstreamRequest
     var plan: UpstreamHealth.Fetch
     private(set) var phase = Phase.between
     var place = Place.unlimited
-    var reservation = Reservation.none
+    var reservation = Reservation.none {
+        // The request counts its fetches in the budget's queue: while one waits, what it holds is stuck.
+        didSet {
+            guard let heldBy, oldValue.isQueued != reservation.isQueued else { return }
+            heldBy.waiting += reservation.isQueued ? 1 : -1
+        }
+    }
+    /// The request whose fetch this is, which holds its bytes once it ends; nil when no
+    /// request does (a key set's fetch, or no budget), or once it ended.
+    private(set) var heldBy: HeldBytes?
     /// What its route's recent requests needed, which its reservation is corrected by once the
     /// body's size is known.
     var sizing = RecentSizes.unseenSizing
@@ -57,10 +74,12 @@ final class UpstreamFetch {
 
     init(
         request: UpstreamRequest, plan: UpstreamHealth.Fetch, admissions: UpstreamAdmissions? = nil,
-        inflight: InflightBytes? = nil, completion: @escaping (UpstreamResult, Double) -> Void
+        inflight: InflightBytes? = nil, heldBy: HeldBytes? = nil,
+        completion: @escaping (UpstreamResult, Double) -> Void
     ) {
         self.request = request
         self.inflight = inflight
+        self.heldBy = inflight == nil ? nil : heldBy
         self.admissions = request.admission == nil ? nil : admissions
         self.plan = plan
         self.completion = completion
@@ -113,22 +132,19 @@ final class UpstreamFetch {
         return last
     }
 
-    /// Runs the completion with `result`, once.
+    /// Runs the completion with `result`, once. What the fetch reserved passes to its
+    /// request first, which gives it back once its answer is written.
     func finish(_ result: UpstreamResult) {
         guard !isDone else { return }
         phase = .done
         givePlaceBack()
+        if let heldBy, case .holding(let bytes) = reservation {
+            reservation = .none
+            heldBy.take(bytes)
+        }
         completion(result, Clock.seconds(since: started))
-        // The completion took the reservation for its request, unless nobody waits for the answer.
+        // A fetch of no request gives its reservation back.
         giveBytesBack()
-    }
-
-    /// The bytes the finished fetch holds in the memory budget, handed to its request (in the
-    /// completion) to give back once its answer is written; nil when it holds none.
-    func takeHeldBytes() -> Int? {
-        guard inflight != nil, isDone, case .holding(let bytes) = reservation else { return nil }
-        reservation = .none
-        return bytes
     }
 
     /// Gives the fetch's reservation back, or leaves the budget's queue.
@@ -147,6 +163,7 @@ final class UpstreamFetch {
             break
         }
         reservation = .none
+        heldBy = nil
     }
 
     /// Ends what the fetch has with its upstream's `max-in-flight`: the place it holds goes to

@@ -89,7 +89,7 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
         let actions = machine.handle(event)
         XCTAssertEqual(writes(actions).map { String($0.prefix(12)) }, ["HTTP/1.1 \(status)"], file: file, line: line)
         XCTAssertEqual(actions.first, .stopReading, file: file, line: line)
-        XCTAssertEqual(actions.last, .close, file: file, line: line)
+        XCTAssertEqual(actions.last, .lingeringClose, file: file, line: line)
         XCTAssertEqual(machine.stateName, "closed", file: file, line: line)
     }
 
@@ -341,6 +341,33 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
         var machine = closed()
         XCTAssertEqual(machine.opened(), [])
         XCTAssertFalse(machine.readsRequests)
+    }
+
+    // MARK: - Every state
+
+    func testASendTimeoutEndsTheConnectionAtOnceInEveryState() {
+        // Written bytes made no progress for the idle timeout: the client reads nothing, and
+        // would hold its answers (and their memory) for ever.
+        for var machine in oneInEachState() {
+            let name = machine.stateName
+            let actions = machine.handle(.sendTimeout)
+            XCTAssertEqual(actions.last, .abort, name)
+            XCTAssertFalse(actions.contains(.close), "\(name): not after the writes, which never end")
+            XCTAssertEqual(machine.state, .closed, name)
+        }
+        // What still works upstream is cancelled.
+        var machine = idle(answered: false)
+        XCTAssertEqual(machine.handle(.sendTimeout), [.cancel(id: 0), .abort])
+        machine = readingDone()
+        XCTAssertEqual(machine.handle(.sendTimeout), [.cancel(id: 0), .abort])
+        machine = streaming()
+        XCTAssertEqual(machine.handle(.sendTimeout), [.cancel(id: 0), .abort])
+        machine = idle()
+        XCTAssertEqual(machine.handle(.sendTimeout), [.abort], "nothing owed: only writes to drop")
+        // Closed after its last answer, it would wait for that answer's write for ever.
+        machine = readingDone()
+        XCTAssertEqual(machine.handle(.responseReady(id: 0, answer)).last, .close)
+        XCTAssertEqual(machine.handle(.sendTimeout), [.abort])
     }
 
     func testReadsRequestsUntilReadingIsDone() {

@@ -12,8 +12,15 @@ final class InflightBudgetTests: XCTestCase {
     private func woken(_ action: Budget.Action) -> [String]? {
         if case .wake(let queued) = action { queued.map(\.waiter) } else { nil }
     }
-    private func ticket(_ action: Budget.Action) throws -> Int {
-        guard case .wait(let ticket) = action else { throw XCTSkip("expected wait, got \(action)") }
+    private struct NotAWait: Error, CustomStringConvertible {
+        let description: String
+    }
+    /// The ticket of a fetch told to wait, letting nobody in; anything else fails the test.
+    private func ticket(_ action: Budget.Action, file: StaticString = #filePath, line: UInt = #line) throws -> Int {
+        guard case .wait(let ticket, let woken) = action else {
+            throw NotAWait(description: "expected wait, got \(action)")
+        }
+        XCTAssertEqual(woken.map(\.waiter), [], "its waiting let others in", file: file, line: line)
         return ticket
     }
 
@@ -118,6 +125,138 @@ final class InflightBudgetTests: XCTestCase {
         XCTAssertEqual(budget.stateName, .open)
     }
 
+    // MARK: - Requests that hold their finished fetches' bytes
+
+    func testALaterFetchOfARequestAloneGoesBesideWhatItHolds() {
+        // An `expand` on an idle server: its first fetch ended, and the request holds its 60
+        // until its answer is written. Its follow-up waiting would wait for itself.
+        var budget = Budget(limit: 100)
+        XCTAssertTrue(isStart(budget.reserve(60, request: 1, "first")))
+        XCTAssertTrue(isStart(budget.reserve(60, request: 1, held: 60, "follow-up")), "past the budget")
+        XCTAssertEqual(budget.used, 120)
+        // Another request's fetch finds a follow-up running: it waits for room.
+        _ = try? ticket(budget.reserve(10, request: 2, "other"))
+        XCTAssertEqual(budget.waiting, 1)
+        XCTAssertEqual(woken(budget.released(120, by: 1)), ["other"])
+        XCTAssertEqual(budget.heldByWaiters, 0)
+    }
+
+    func testWhenEveryRequestHoldingBytesWaitsTheFirstWaiterGoes() throws {
+        // Two requests hold 50 each from their first fetches; both follow-ups queue.
+        var budget = Budget(limit: 100)
+        _ = budget.reserve(50, request: 1, "1")
+        _ = budget.reserve(50, request: 2, "2")
+        _ = try ticket(budget.reserve(30, request: 1, held: 50, "1b"))
+        XCTAssertEqual(budget.heldByWaiters, 50, "2 still has bytes it may give back")
+        guard case .wait(_, let letIn) = budget.reserve(30, request: 2, held: 50, "2b") else {
+            return XCTFail("2b does not fit")
+        }
+        XCTAssertEqual(letIn.map(\.waiter), ["1b"], "nothing else would make room: the first goes")
+        XCTAssertEqual(budget.used, 130)
+        XCTAssertEqual(budget.waiting, 1)
+        XCTAssertEqual(budget.heldByWaiters, 50, "1 is running again")
+        // 1's follow-up ends: not told (1 has no fetch waiting), and 1 answers.
+        XCTAssertEqual(woken(budget.released(80, by: 1)), ["2b"])
+        XCTAssertEqual(budget.used, 80)
+        XCTAssertEqual(budget.stateName, .open)
+        XCTAssertEqual(budget.heldByWaiters, 0)
+    }
+
+    func testAFetchEndingWhileASiblingWaitsMayLetTheFirstWaiterGo() throws {
+        // Two fetches of one request: a runs, b waits for room a holds.
+        var budget = Budget(limit: 100)
+        _ = budget.reserve(60, request: 1, "a")
+        _ = try ticket(budget.reserve(60, request: 1, "b"))
+        XCTAssertEqual(budget.heldByWaiters, 0, "a runs: it will end")
+        // a ends, and its bytes pass to the request, which waits: nothing else holds any.
+        XCTAssertEqual(woken(budget.passed(60, to: 1)), ["b"])
+        XCTAssertEqual(budget.used, 120)
+        XCTAssertTrue(isNone(budget.passed(60, to: 1)), "b ended too: the request waits for nothing")
+        XCTAssertTrue(isNone(budget.released(120, by: 1)))
+        XCTAssertEqual(budget.used, 0)
+    }
+
+    func testARunningFollowUpOfAWaitingRequestStillMakesTheOthersWait() throws {
+        // A request holding 50 runs one follow-up past the budget and queues the next; it
+        // does not let the next in, nor anyone else, until that follow-up ends.
+        var budget = Budget(limit: 60)
+        XCTAssertTrue(isStart(budget.reserve(40, request: 1, held: 50, "1a")), "all that is used is its own")
+        budget = Budget(limit: 60)
+        _ = budget.reserve(50, request: 1, "first")
+        _ = budget.reserve(40, request: 1, held: 50, "1a")
+        _ = try ticket(budget.reserve(40, request: 1, held: 50, "1b"))
+        _ = try ticket(budget.reserve(10, request: 2, "2"))
+        XCTAssertEqual(budget.heldByWaiters, 50)
+        XCTAssertEqual(woken(budget.passed(40, to: 1)), ["1b"], "1a ended: everything is 1's again")
+        XCTAssertEqual(budget.waiting, 1, "1b runs: 2 waits for it")
+        XCTAssertTrue(isNone(budget.passed(40, to: 1)))
+        XCTAssertEqual(woken(budget.released(130, by: 1)), ["2"])
+    }
+
+    func testAPausedTransferAndWhatItsRequestHoldsAreBothStuck() throws {
+        var budget = Budget(limit: 100)
+        _ = budget.reserve(40, request: 1, "first")
+        _ = budget.reserve(40, request: 1, held: 40, "second")
+        _ = budget.reserve(20, request: 2, "other")
+        // The other ends and its request answers: all that runs is 1's second fetch, which
+        // would pause; nothing else would give room back, so it goes on.
+        XCTAssertTrue(isNone(budget.released(20, by: 2)))
+        XCTAssertTrue(isStart(budget.grow(by: 50, holding: 40, request: 1, held: 40, "second")))
+        XCTAssertEqual(budget.used, 130)
+        XCTAssertTrue(isNone(budget.changed(by: -50)))
+        // With another request's fetch running, it pauses, holding what it has.
+        _ = budget.reserve(10, request: 3, "third")
+        let paused = try ticket(budget.grow(by: 50, holding: 40, request: 1, held: 40, "second"))
+        XCTAssertEqual(budget.heldByWaiters, 80, "its reservation and its request's")
+        // The third fetch ends and passes its bytes to its request, which waits for nothing.
+        XCTAssertTrue(isNone(budget.passed(10, to: 3)))
+        XCTAssertEqual(woken(budget.released(10, by: 3)), ["second"])
+        XCTAssertTrue(isNone(budget.timedOut(ticket: paused)), "woken already")
+        XCTAssertEqual(budget.heldByWaiters, 0)
+        XCTAssertEqual(budget.used, 130)
+    }
+
+    func testAWaitingRequestThatEndsGivesBackWhatItHeldAndLeavesTheQueue() throws {
+        var budget = Budget(limit: 100)
+        _ = budget.reserve(50, request: 1, "1")
+        _ = budget.reserve(45, request: 2, "2")
+        let waiting = try ticket(budget.reserve(60, request: 1, held: 50, "1b"))
+        _ = try ticket(budget.reserve(30, request: 3, "3"))
+        XCTAssertEqual(budget.heldByWaiters, 50)
+        // 1's client leaves: its bytes come back before its waiting fetch is cancelled.
+        XCTAssertTrue(isNone(budget.released(50, by: 1)), "1b is still first, and does not fit")
+        XCTAssertEqual(budget.heldByWaiters, 0)
+        XCTAssertEqual(woken(budget.left(ticket: waiting, bytes: 60)), ["3"])
+        XCTAssertEqual(budget.used, 75)
+        XCTAssertEqual(budget.stateName, .open)
+    }
+
+    func testAWaiterOfAHoldingRequestTimingOutLetsItsBytesCountAsRunningAgain() throws {
+        var budget = Budget(limit: 100)
+        _ = budget.reserve(50, request: 1, "1")
+        _ = budget.reserve(30, request: 2, "2")
+        _ = budget.reserve(10, request: 3, "3")
+        let late = try ticket(budget.reserve(40, request: 1, held: 50, "1b"))
+        _ = try ticket(budget.reserve(40, request: 2, held: 30, "2b"))
+        XCTAssertEqual(budget.heldByWaiters, 80, "3 runs")
+        guard case .shed(let letIn) = budget.timedOut(ticket: late) else { return XCTFail("not shed") }
+        XCTAssertEqual(letIn.map(\.waiter), [])
+        XCTAssertEqual(budget.heldByWaiters, 30)
+        // 3 answers: 1 is about to answer its 503 and give its bytes back; 2b waits for that.
+        XCTAssertTrue(isNone(budget.released(10, by: 3)))
+        XCTAssertEqual(woken(budget.released(50, by: 1)), ["2b"])
+    }
+
+    func testAWaitOfAFetchOfNoRequestHoldsNothingStuck() throws {
+        // A key set's fetch: no request holds its bytes.
+        var budget = Budget(limit: 100)
+        _ = budget.reserve(90, "a")
+        _ = try ticket(budget.reserve(50, "keys"))
+        XCTAssertEqual(budget.heldByWaiters, 0)
+        XCTAssertTrue(isNone(budget.passed(10, to: 7)), "no such request waits")
+        XCTAssertEqual(woken(budget.changed(by: -90)), ["keys"])
+    }
+
     func testTheStateNames() {
         XCTAssertEqual(Budget.StateName.allCases.map(\.rawValue), ["open", "waiting"])
     }
@@ -174,8 +313,11 @@ final class InflightBudgetTests: XCTestCase {
         XCTAssertTrue(isStart(budget.reserve(60, waiter("a"))))
         XCTAssertTrue(isStart(budget.grow(by: 10, holding: 60, waiter("a"))))
         XCTAssertEqual(made, 0, "nothing is made for the fast path")
+        XCTAssertTrue(isStart(budget.reserve(20, waiter("c"))))
         _ = try ticket(budget.reserve(50, waiter("b")))
         XCTAssertEqual(made, 1)
+        _ = try ticket(budget.grow(by: 50, holding: 70, waiter("a")))
+        XCTAssertEqual(made, 2)
     }
 
     func testGivingBackMoreThanIsHeldTraps() throws {

@@ -66,7 +66,7 @@ final class MemoryBudgetTests: XCTestCase {
     /// most of the budget, two do not fit.
     private func warm(_ path: String) throws {
         XCTAssertEqual(try RawHTTP.get(port: port, path + "?bytes=200000").status, 200)
-        // Given back just after the answer is made, on the worker's thread.
+        // Given back once the answer is written, on the worker's thread: just after it is read.
         XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_bytes") == 0 }, "given back")
     }
 
@@ -144,6 +144,128 @@ final class MemoryBudgetTests: XCTestCase {
         let served = try answer(waiter)
         XCTAssertEqual(served.status, 200, served.text)
         XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_bytes") == 0 }, "all given back")
+    }
+
+    /// A request keeps what its finished fetches brought until its answer is written, so its
+    /// later fetches (an `expand`'s follow-ups) reserve beside its own bytes. On a budget smaller
+    /// than the posts (64 KiB before their route is known) plus one follow-up, nothing else
+    /// would give room back: the follow-ups go, one past the budget at a time, and two workers'
+    /// requests doing so at once do not hold each other up. Before, each waited for room only
+    /// its own answer would give back, and was shed at its route's timeout.
+    func testLaterFetchesOfARequestGoWhenOnlyWaitingRequestsHoldTheBudget() throws {
+        let server = try ReshapeServer(
+            rules: """
+                upstreams:
+                  demo: { url: "http://127.0.0.1:\(Self.upstream.port)" }
+                routes:
+                  - name: posts
+                    request: "GET /posts/{tag}"
+                    upstream: demo
+                    path: /posts.json
+                    timeout: 3s
+                    transform:
+                      - keyed-to-array: { key: postId }
+                      - expand: { key: authorId, fetch: { upstream: demo, path: "/users/{value}.json" }, as: author, concurrency: 2 }
+                """, arguments: ["--max-inflight-bytes", "64KiB"])
+        defer { server.stop() }
+        func authors(_ tag: String) throws -> [String?] {
+            let started = Date()
+            let answer = try RawHTTP.get(port: server.port, "/posts/\(tag)")
+            XCTAssertEqual(answer.status, 200, answer.text)
+            XCTAssertLessThan(Date().timeIntervalSince(started), 2, "answered without waiting out its timeout")
+            let posts = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [[String: Any]])
+            return posts.map { ($0["author"] as? [String: Any])?["name"] as? String }
+        }
+        // Alone on an idle server, twice: the second knows the route's sizes.
+        for tag in ["alone1", "alone2"] {
+            XCTAssertEqual(try authors(tag).compactMap { $0 }.count, 4, "four posts with an author, one without")
+        }
+        // Four at once, over two workers: each holds its posts while its follow-ups wait.
+        let group = DispatchGroup()
+        let lock = NSLock()
+        let port = server.port
+        nonisolated(unsafe) var statuses: [Int] = []
+        for index in 0..<4 {
+            DispatchQueue.global().async(group: group) {
+                let status = (try? RawHTTP.get(port: port, "/posts/together\(index)").status) ?? 0
+                lock.withLock { statuses.append(status) }
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(lock.withLock { statuses }, [200, 200, 200, 200])
+        let metrics = { try RawHTTP.get(port: server.port, "/_reshape/metrics").text }
+        XCTAssertTrue(try waitUntil(timeout: 2) { try metrics().contains("\nreshape_inflight_bytes 0\n") })
+    }
+
+    /// A client that pipelines requests for 8 MB answers and reads nothing: its first answer
+    /// waits in the server's memory, counted in the budget, and its next ones wait for room.
+    /// Once what was written has made no progress for the idle timeout (1 s here), the
+    /// connection is ended, its answers dropped and its fetches cancelled: the bytes come back
+    /// and another client's fetch, which waited for them, is served. Before, it was closed
+    /// only after its writes, which never ended: the budget stayed full for good.
+    func testAClientThatNeverReadsIsCutOffAndItsAnswersBytesComeBack() throws {
+        let server = try ReshapeServer(
+            rules: Self.rules(upstreamPort: Self.upstream.port),
+            arguments: ["--max-inflight-bytes", "1MiB", "--idle-timeout", "1000"])
+        defer { server.stop() }
+        func gauge(_ name: String) throws -> Int? {
+            let text = try RawHTTP.get(port: server.port, "/_reshape/metrics").text
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + " ") }) else { return nil }
+            return Int(line.split(separator: " ").last ?? "")
+        }
+        let reader = try RawHTTP(port: server.port)
+        defer { reader.close() }
+        var small: Int32 = 4096
+        setsockopt(reader.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        reader.send(
+            (1...3).map { "GET /unread/s\($0)?bytes=8000000&tag=s\($0) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" }.joined())
+        XCTAssertEqual(try Self.upstream.waitForAllEnded("/fault/big?bytes=8000000&tag=s1", timeout: 10).count, 1)
+        XCTAssertTrue(
+            try waitUntil(timeout: 3) { try gauge("reshape_inflight_bytes") ?? 0 > 8_000_000 }, "held while unread")
+        let started = Date()
+        var waiter = try RawHTTP(port: server.port)
+        defer { waiter.close() }
+        waiter.send("GET /big/w5?bytes=200000&tag=w5 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let served = try XCTUnwrap(waiter.readResponse(), "no answer")
+        XCTAssertEqual(served.status, 200, served.text)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5, "served once the reader was cut off, not shed")
+        XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_bytes") == 0 }, "all given back")
+        XCTAssertEqual(try gauge("reshape_open_connections"), 2, "the waiter's and the metrics'")
+    }
+
+    /// A client that reads slowly, but reads, is not cut off however long its answer takes:
+    /// each time some of it goes out, the idle timeout counts again.
+    func testAClientThatReadsSlowlyGetsItsWholeAnswer() throws {
+        let server = try ReshapeServer(
+            rules: Self.rules(upstreamPort: Self.upstream.port), arguments: ["--idle-timeout", "500"])
+        defer { server.stop() }
+        var reader = try RawHTTP(port: server.port)
+        defer { reader.close() }
+        var small: Int32 = 16384
+        setsockopt(reader.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        reader.send("GET /unread/slow?bytes=4000000&tag=slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        var read: [UInt8] = []
+        // 2.5 s, five idle timeouts, at about 80 KB a second.
+        for _ in 0..<25 {
+            Thread.sleep(forTimeInterval: 0.1)
+            let count = recv(reader.fd, &buffer, buffer.count, 0)
+            XCTAssertGreaterThan(count, 0, "the connection is still open")
+            if count > 0 { read += buffer[0..<count] }
+        }
+        var rest = RawHTTP.parse(&read)
+        if rest == nil {
+            // The rest at full speed.
+            while rest == nil {
+                let count = recv(reader.fd, &buffer, buffer.count, 0)
+                guard count > 0 else { break }
+                read += buffer[0..<count]
+                rest = RawHTTP.parse(&read)
+            }
+        }
+        let answer = try XCTUnwrap(rest, "the whole answer")
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertGreaterThan(answer.body.count, 3_900_000)
     }
 
     func testABadBudgetIsRefusedAtStart() throws {
