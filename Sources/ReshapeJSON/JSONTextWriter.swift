@@ -68,18 +68,15 @@ public final class JSONTextWriter {
     public func appendInteger(_ value: Int) {
         if value < 0 { appendRaw("-") }
         var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for any Int's 20 digits
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var start = buffer.count
+        // Room for any Int's 20 digits, written from the end.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
             repeat {
                 start -= 1
-                buffer[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
                 magnitude /= 10
             } while magnitude > 0
-            // The tuple's memory is bound to UInt64: view the digits as bytes without rebinding.
-            UnsafeRawBufferPointer(rebasing: buffer[start...]).withMemoryRebound(to: UInt8.self) { digits in
-                writer.sink.append(digits.baseAddress!, count: digits.count)
-            }
+            writer.sink.append(digits.baseAddress! + start, count: digits.count - start)
         }
     }
 

@@ -204,7 +204,14 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         let environment = LocalFiles.environment
         func setting(_ flag: Int?, _ variable: String, default fallback: Int) throws -> Int {
-            if let flag { return flag }
+            if let flag {
+                // A zero or negative bound would trap at the first timer or buffer it sizes.
+                guard flag > 0 else {
+                    Terminal.error("reshape: the option for \(variable) must be a positive whole number (got \(flag))")
+                    throw ExitCode(2)
+                }
+                return flag
+            }
             guard let text = environment[variable] else { return fallback }
             guard let value = Int(text), value > 0 else {
                 Terminal.error("reshape: \(variable) must be a positive whole number (got '\(text)')")

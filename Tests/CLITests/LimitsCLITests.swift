@@ -28,6 +28,20 @@ final class LimitsCLITests: XCTestCase {
             "good settings pass on to the rules, which do not exist")
     }
 
+    /// A zero or negative bound given as an option is refused as the environment's is: a
+    /// negative idle timeout trapped at the first connection's timer.
+    func testServeRefusesBoundsThatAreNotPositive() throws {
+        for (option, variable) in [
+            ("--idle-timeout=-5", "RESHAPE_IDLE_TIMEOUT"), ("--idle-timeout=0", "RESHAPE_IDLE_TIMEOUT"),
+            ("--max-connections=-1", "RESHAPE_MAX_CONNECTIONS"), ("--workers=0", "RESHAPE_WORKERS"),
+        ] {
+            let run = try reshape(["serve", "--rules", "no/such/rules", option])
+            XCTAssertEqual(run.status, 2, "\(option): \(run.stderr)")
+            XCTAssertTrue(
+                run.stderr.contains("\(variable) must be a positive whole number"), "\(option): \(run.stderr)")
+        }
+    }
+
     func testCheckRefusesAnAuthKeyOnARouteWithoutAuth() throws {
         let rules = try temporaryFile(
             """

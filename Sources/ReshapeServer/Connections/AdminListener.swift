@@ -51,7 +51,7 @@ final class AdminListener: ConnectionOwner {
     /// The listening handle is freed by its close callback, once libuv is done with it.
     func close() {
         uv_close(reshape_tcp_handle(listener)) { handle in handle?.deallocate() }
-        for connection in Array(connections.values) { connection.requestClose() }
+        for connection in Array(connections.values) { connection.closeNow() }
     }
 
     private func acceptConnection(_ server: UnsafeMutablePointer<uv_stream_t>) {

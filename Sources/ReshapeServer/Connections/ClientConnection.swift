@@ -173,6 +173,12 @@ final class ClientConnection {
 
     func drain() { send(.drain) }
 
+    /// Closes at once, dropping what is not written: the send timer's end, or the process's.
+    func closeNow() {
+        driver?.cancelAll()
+        closeHandles()
+    }
+
     // MARK: - Events and actions
 
     private func send(_ event: HTTPConnectionStateMachine.Event) {
@@ -201,8 +207,11 @@ final class ClientConnection {
         case .close: requestClose()
         case .lingeringClose: requestClose(lingering: true)
         case .abort:
-            driver?.cancelAll()
-            closeHandles()
+            // Answers already counted as sent are lost with it: say so.
+            Log.event(
+                "connection cut off: its answers made no progress for the idle timeout",
+                ["unsent_bytes": .number(JSONNumber(Int(uv_stream_get_write_queue_size(reshape_tcp_stream(tcp)))))])
+            closeNow()
         case .cancel(let id):
             driver?.cancel(id)
         case .streamOpened(let id):
@@ -493,6 +502,7 @@ final class ClientConnection {
             if lingering.discarded > Self.lingerBytes { closeHandles() }
         } else if count == Int(UV_EOF.rawValue), pendingWrites > 0 {
             uv_read_stop(reshape_tcp_stream(tcp))
+            lingering.timer?.stop()
             handles = .closingAfterWrites
         } else {
             closeHandles()

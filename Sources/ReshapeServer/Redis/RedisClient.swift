@@ -144,7 +144,7 @@ final class RedisClient {
             guard let context, let data = reshape_redis_get_data(context) else { return }
             let client = Unmanaged<RedisClient>.fromOpaque(data).takeUnretainedValue()
             // Closed, or dropped by `abandon` (its free runs this too): that outage is counted.
-            guard case .connected = client.connection else { return }
+            guard case .connected(let own, _) = client.connection, own == context else { return }
             client.down(
                 reshape_redis_has_error(context) != 0
                     ? String(cString: reshape_redis_error(context)) : "connection closed")

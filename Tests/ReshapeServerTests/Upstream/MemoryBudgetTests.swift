@@ -231,6 +231,7 @@ final class MemoryBudgetTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 5, "served once the reader was cut off, not shed")
         XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_bytes") == 0 }, "all given back")
         XCTAssertEqual(try gauge("reshape_open_connections"), 2, "the waiter's and the metrics'")
+        XCTAssertTrue(server.child.stderr.contains("connection cut off"), "said in the log: \(server.child.stderr)")
     }
 
     /// A client that reads slowly, but reads, is not cut off however long its answer takes:
