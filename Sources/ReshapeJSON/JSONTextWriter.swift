@@ -66,18 +66,7 @@ public final class JSONTextWriter {
 
     /// Appends an integer as a JSON number, without a temporary string.
     public func appendInteger(_ value: Int) {
-        if value < 0 { appendRaw("-") }
-        var magnitude = value.magnitude
-        // Room for any Int's 20 digits, written from the end.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var start = digits.count
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            writer.sink.append(digits.baseAddress! + start, count: digits.count - start)
-        }
+        withDecimalDigits(of: value) { writer.sink.append($0.baseAddress!, count: $0.count) }
     }
 
     /// Appends `text` as a quoted, escaped JSON string.

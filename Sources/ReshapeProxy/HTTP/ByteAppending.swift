@@ -1,3 +1,5 @@
+import ReshapeJSON
+
 /// Appending text to bytes in one copy. `bytes += text.utf8` goes through the string's
 /// indices one byte at a time; a response head is written per request, so it uses these.
 extension Array where Element == UInt8 {
@@ -13,17 +15,6 @@ extension Array where Element == UInt8 {
 
     /// `value` in decimal, without a temporary string.
     mutating func appendDecimal(_ value: Int) {
-        if value < 0 { append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for any Int's 20 digits
-        Swift.withUnsafeMutableBytes(of: &digits) { buffer in
-            var start = buffer.count
-            repeat {
-                start -= 1
-                buffer[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
-        }
+        withDecimalDigits(of: value) { append(contentsOf: $0) }
     }
 }
