@@ -3,26 +3,67 @@ import ReshapeRules
 
 /// What selects one cached answer: the route, its path captures, the forwarded and
 /// `vary-query` query parameters (Firebase's too, on a route with `firebase-query: true`),
-/// and the values of the forwarded client headers. Kept only as
-/// a SHA-256 digest, so credentials that are part of it are never stored in clear, and two
-/// clients with different credentials can never share an answer.
+/// and the values of the forwarded client headers, encoded length-prefixed so no two key
+/// sets encode alike. Where the client's query or headers are part of it (a credential may
+/// be), it is kept only as its SHA-256 digest, so credentials are never stored in clear and
+/// two clients with different credentials can never share an answer. Where only the route
+/// and the path are (claims too, never tokens), the local cache keys by the encoded bytes
+/// themselves: compared in full, hashed with the process's seeded hasher, no SHA-256 per hit.
+/// The shared cache (Redis) always gets the digest of the same bytes: every replica computes
+/// the same key, and nobody can make two collide on purpose.
 package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     package let route: String
-    /// Hex SHA-256 of every component, length-prefixed so no two key sets encode alike.
-    package let digest: String
+    private let identity: Identity
+
+    private enum Identity: Equatable, Sendable {
+        /// The encoded parts, holding nothing the client sent but its path.
+        case encoded([UInt8])
+        /// Hex SHA-256 of the encoded parts.
+        case digest(String)
+    }
 
     package init(route: String, digest: String) {
         self.route = route
-        self.digest = digest
+        identity = .digest(digest)
+    }
+
+    private init(route: String, encoded: [UInt8], mayHoldCredentials: Bool) {
+        self.route = route
+        identity = mayHoldCredentials ? .digest(SHA256Digest.hex(encoded)) : .encoded(encoded)
+    }
+
+    /// Hex SHA-256 of the encoded parts: what a shared cache stores under.
+    package var digest: String {
+        switch identity {
+        case .encoded(let bytes): SHA256Digest.hex(bytes)
+        case .digest(let digest): digest
+        }
+    }
+
+    /// True when the key is kept as a digest (the client's query or headers are part of it).
+    package var isDigest: Bool {
+        if case .digest = identity { return true }
+        return false
     }
 
     package var description: String { route + "/" + digest.prefix(16) }
+
+    /// The bytes hashed at once (an array's own hashing feeds the hasher byte by byte).
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(route)
+        switch identity {
+        case .encoded(let bytes): bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        case .digest(let digest): hasher.combine(digest)
+        }
+    }
 
     /// Nil when the request cannot be keyed (a query that is not valid percent-encoding, or a
     /// Firebase query Firebase would refuse: the request is refused anyway).
     package static func of(route: Route, parameters: [String: String], request: HTTPRequest) -> CacheKey? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
+        // Set once a part comes from the client's query or headers.
+        var fromClient = false
         func add(_ text: String) {
             // The length in decimal, a colon, the bytes: no temporary String or Array per part.
             var length = text.utf8.count
@@ -69,6 +110,7 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         for (name, value) in pairs.enumerated().sorted(by: { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) })
             .map(\.element)
         {
+            fromClient = true
             add("q")
             add(name)
             add(value)
@@ -78,6 +120,7 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
             guard let firebase = try? UpstreamRequestBuilder.firebaseQuery(route: route, rawQuery: request.rawQuery)
             else { return nil }
             for parameter in firebase.parameters {
+                fromClient = true
                 add("f")
                 add(parameter.name)
                 add(parameter.value)
@@ -86,6 +129,7 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         // Trace headers are never forwarded as sent (each fetch sends its own), so they select nothing.
         for name in route.forwardHeaders
         where ForwardedHeaderPolicy.mayForward(name) && !UpstreamRequestBuilder.isTraceHeader(name) {
+            fromClient = true
             add("h")
             add(name.lowercased())
             // How many values follow, so that one header's values can never read as the next
@@ -97,6 +141,6 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
                 add(header.value)
             }
         }
-        return CacheKey(route: route.name, digest: SHA256Digest.hex(bytes))
+        return CacheKey(route: route.name, encoded: bytes, mayHoldCredentials: fromClient)
     }
 }

@@ -56,6 +56,34 @@ final class CacheKeyTests: XCTestCase {
         XCTAssertEqual(key.digest, SHA256Digest.hex(expected))
     }
 
+    func testAKeyOfTheRouteAndPathAloneIsKeptAsItsBytesAndSharedAsTheirDigest() throws {
+        var route = makeRoute("user", "GET", "/users/{id}")
+        route.fingerprint = "f1"
+        let request = HTTPRequest(method: "GET", target: "/users/7")
+        let key = try XCTUnwrap(CacheKey.of(route: route, parameters: ["id": "7"], request: request))
+        XCTAssertFalse(key.isDigest)
+        XCTAssertEqual(key, try XCTUnwrap(CacheKey.of(route: route, parameters: ["id": "7"], request: request)))
+        XCTAssertNotEqual(key, try XCTUnwrap(CacheKey.of(route: route, parameters: ["id": "8"], request: request)))
+        // What the shared cache stores under is unchanged: the digest of the same encoding.
+        let parts = ["user", "f1", "id", "7"]
+        XCTAssertEqual(key.digest, SHA256Digest.hex(parts.flatMap { Array("\($0.utf8.count):".utf8) + Array($0.utf8) }))
+        XCTAssertEqual(SharedCacheEntry.key(key), "reshape:v1:" + key.digest)
+    }
+
+    func testAKeyWithTheClientsQueryOrHeadersIsKeptOnlyAsADigest() throws {
+        var route = makeRoute("user", "GET", "/users/{id}", forwardQuery: ["token"])
+        route.forwardHeaders = []
+        let withQuery = HTTPRequest(method: "GET", target: "/users/7?token=secret")
+        let key = try XCTUnwrap(CacheKey.of(route: route, parameters: ["id": "7"], request: withQuery))
+        XCTAssertTrue(key.isDigest)
+        XCTAssertFalse(String(describing: key).contains("secret"))
+        var forwarding = makeRoute("both", "GET", "/both")
+        forwarding.forwardHeaders = ["Authorization"]
+        let withHeader = HTTPRequest(
+            method: "GET", target: "/both", headers: [.init(name: "Authorization", value: "Bearer secret")])
+        XCTAssertTrue(try XCTUnwrap(CacheKey.of(route: forwarding, parameters: [:], request: withHeader)).isDigest)
+    }
+
     func testSHA256GivesTheStandardsVectors() {
         // FIPS 180-2 appendix B.1, and the empty message.
         XCTAssertEqual(
