@@ -42,7 +42,8 @@ public func fuzzURL(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     checkClientView(HTTPRequest(method: "GET", target: target).rawQuery)
     for method in ["GET", "HEAD", "POST"] {
         let request = HTTPRequest(method: method, target: target)
-        guard case .route(let route, let parameters) = rules.decide(request) else { continue }
+        guard case .route(let shared, let parameters) = rules.decide(request) else { continue }
+        let route = shared.route
         require(method != "POST", "a POST reached GET route \(route.name)")
         // The request the proxy would send: the builder refuses a capture that would leave the path.
         guard

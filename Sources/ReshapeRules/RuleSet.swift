@@ -138,6 +138,7 @@ package struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
     /// mark still separates). Templates and request paths are split the same way.
     package static func segments(of path: Substring) -> [Substring] {
         var segments: [Substring] = []
+        segments.reserveCapacity(8)
         var start = path.startIndex
         var index = start
         let utf8 = path.utf8

@@ -41,7 +41,7 @@ extension RequestLifecycle {
             let parameters = match.parameters.merging(claims) { _, claim in claim }
             // Limits keyed by a claim only now: an unauthenticated request gets 401, never a 429.
             return limitThenGoOn(
-                RouteMatch(route: match.route, parameters: parameters), phase: .afterAuth(claims: limitValues),
+                RouteMatch(route: match.shared, parameters: parameters), phase: .afterAuth(claims: limitValues),
                 now: now, cacheWaiter: cacheWaiter)
         case .refused(let problem, let result, let reason):
             authCheck = FinishedRequest.AuthCheck(verifier: auth.verifier, result: result)

@@ -33,7 +33,7 @@ extension ServingRules {
         else { return nil }
         func reached(_ method: String) -> Route? {
             if case .route(let route, _) = router.match(method: method, path: request.path, endpoints: endpoints) {
-                return route
+                return route.route
             }
             return nil
         }

@@ -147,8 +147,18 @@ package final class RequestLifecycle {
 
     /// The route a request matched, and its path captures.
     struct RouteMatch {
-        let route: Route
+        let shared: SharedRoute
         let parameters: [String: String]
+
+        init(route: SharedRoute, parameters: [String: String]) {
+            shared = route
+            self.parameters = parameters
+        }
+
+        /// Borrowed from the router's copy, never copied per request.
+        var route: Route {
+            _read { yield shared.route }
+        }
     }
 
     /// What the metrics and the access-log line say about an answer, kept until it is recorded.
@@ -297,27 +307,34 @@ package final class RequestLifecycle {
         case .preflight(let preflight):
             return respond(
                 preflight.response, AnswerRecord(routeName: preflight.route, preflight: preflight.result))
-        case .route(let route, let parameters):
-            cors = rules.corsAnswer(route, request)
-            if draining { return respond(Problem.shuttingDown.response, AnswerRecord()) }
-            if shedding {
-                shedReason = "loop-lag"
-                let problem = Problem.loadShed(retryAfter: 1, detail: Problem.loopLagDetail)
-                return respond(problem.response, AnswerRecord(routeName: route.name, errorCode: problem.code))
-            }
-            switch ClientViewRequest.prepare(route, request, tapes: rules.viewTapes) {
-            case .success(let view): clientView = view
-            case .failure(let problem):
-                return respond(problem.response, AnswerRecord(routeName: route.name, errorCode: problem.code))
-            }
-            // A listener that serves no routes is never handed one; if it were, no route here.
-            guard settings.canFetch else {
-                return respond(Problem.notFound(path: String(request.path)).response, AnswerRecord())
-            }
-            let match = RouteMatch(route: route, parameters: parameters)
-            // Limits on what the request carries come first: a flood of bad tokens is limited too.
-            return limitThenGoOn(match, phase: .beforeAuth, now: now, cacheWaiter: cacheWaiter)
+        case .route(let shared, let parameters):
+            let match = RouteMatch(route: shared, parameters: parameters)
+            return routed(match, draining: draining, shedding: shedding, now: now, cacheWaiter: cacheWaiter)
         }
+    }
+
+    /// The request has a route: what it is answered, or which check comes first.
+    private func routed(
+        _ match: RouteMatch, draining: Bool, shedding: Bool, now: Double, cacheWaiter: () -> ResponseCache.Waiter?
+    ) -> Action {
+        cors = rules.corsAnswer(match.route, request)
+        if draining { return respond(Problem.shuttingDown.response, AnswerRecord()) }
+        if shedding {
+            shedReason = "loop-lag"
+            let problem = Problem.loadShed(retryAfter: 1, detail: Problem.loopLagDetail)
+            return respond(problem.response, AnswerRecord(routeName: match.route.name, errorCode: problem.code))
+        }
+        switch ClientViewRequest.prepare(match.route, request, tapes: rules.viewTapes) {
+        case .success(let view): clientView = view
+        case .failure(let problem):
+            return respond(problem.response, AnswerRecord(routeName: match.route.name, errorCode: problem.code))
+        }
+        // A listener that serves no routes is never handed one; if it were, no route here.
+        guard settings.canFetch else {
+            return respond(Problem.notFound(path: String(request.path)).response, AnswerRecord())
+        }
+        // Limits on what the request carries come first: a flood of bad tokens is limited too.
+        return limitThenGoOn(match, phase: .beforeAuth, now: now, cacheWaiter: cacheWaiter)
     }
 
     /// The token is checked before anything is looked up or fetched.

@@ -15,36 +15,37 @@ package struct Router: Sendable {
     package static let adminPrefix = "/_reshape/"
 
     package enum Match: Sendable {
-        case route(Route, parameters: [String: String])
+        case route(SharedRoute, parameters: [String: String])
         case admin(String)
         case methodNotAllowed(allowed: [String])
         case notFound
         case badRequest(String)
     }
 
-    private let routes: [Route]
+    private let routes: [SharedRoute]
 
     package init(routes: [Route]) {
         // Most specific first: at the first segment where two templates differ, a literal wins.
-        self.routes = routes.sorted { Router.moreSpecific($0.path, than: $1.path) }
+        self.routes = routes.sorted { Router.moreSpecific($0.path, than: $1.path) }.map(SharedRoute.init)
     }
 
     package func match(method: String, path: Substring, endpoints: Endpoints = .all) -> Match {
         // Where the other kind lives on another port, its paths are unknown here, like any other.
-        if path.utf8.count >= Router.adminPrefix.utf8.count,
-            Router.sameBytes(path.prefix(Router.adminPrefix.utf8.count), Router.adminPrefix)
-        {
+        if Router.startsWithAdminPrefix(path) {
             return endpoints == .routes ? .notFound : .admin(String(path.dropFirst(Router.adminPrefix.count)))
         }
         if endpoints == .admin { return .notFound }
-        guard path.hasPrefix("/") else { return .badRequest("the request target must be an absolute path") }
+        guard path.utf8.first == UInt8(ascii: "/") else {
+            return .badRequest("the request target must be an absolute path")
+        }
         let segments = PathTemplate.segments(of: path.dropFirst())
         var allowed: [String] = []
-        for route in routes {
-            guard let raw = Router.captures(route.path, segments) else { continue }
-            guard route.method == method || (method == "HEAD" && route.method == "GET") else {
-                if !allowed.contains(route.method) { allowed.append(route.method) }
-                if route.method == "GET" && !allowed.contains("HEAD") { allowed.append("HEAD") }
+        for shared in routes {
+            guard let raw = Router.captures(shared.route.path, segments) else { continue }
+            let routeMethod = shared.route.method
+            guard routeMethod == method || (method == "HEAD" && routeMethod == "GET") else {
+                if !allowed.contains(routeMethod) { allowed.append(routeMethod) }
+                if routeMethod == "GET" && !allowed.contains("HEAD") { allowed.append("HEAD") }
                 continue
             }
             var parameters: [String: String] = [:]
@@ -54,7 +55,7 @@ package struct Router: Sendable {
                 }
                 parameters[name] = decoded
             }
-            return .route(route, parameters: parameters)
+            return .route(shared, parameters: parameters)
         }
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
     }
@@ -71,6 +72,18 @@ package struct Router: Sendable {
             }
         }
         return captured
+    }
+
+    /// Whether `path` begins with the admin prefix, byte for byte, without indexing the
+    /// Substring by characters (every request asks).
+    private static func startsWithAdminPrefix(_ path: Substring) -> Bool {
+        let prefix = adminPrefix.utf8
+        let compared = path.utf8.withContiguousStorageIfAvailable { path in
+            prefix.withContiguousStorageIfAvailable { prefix in
+                path.count >= prefix.count && memcmp(path.baseAddress!, prefix.baseAddress!, prefix.count) == 0
+            }
+        }
+        return (compared ?? nil) ?? path.utf8.starts(with: prefix)
     }
 
     /// Byte for byte (not canonical equivalence, as `==` on strings), and at once over

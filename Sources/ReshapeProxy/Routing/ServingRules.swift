@@ -42,7 +42,7 @@ package final class ServingRules: Sendable {
 
     package enum Decision: Sendable {
         case respond(HTTPResponse, route: String?, errorCode: String?)
-        case route(Route, parameters: [String: String])
+        case route(SharedRoute, parameters: [String: String])
         case admin(String)
         /// A browser's preflight on a path the routes serve, answered without an upstream.
         case preflight(CORSPreflight)
