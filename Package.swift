@@ -9,6 +9,14 @@ import PackageDescription
 // compression libraries by ReshapeCompression. CJSONIndex, the parser's first stage, is the
 // package's own C. The demo upstream calls the C library (Glibc), and libcrypto (CCrypto) only
 // to sign the demo's ID tokens.
+// The request path's modules drop the run-time exclusivity checks in release builds: every
+// access to a class's stored `var` outside the compiler's static proof pays a call into the
+// runtime's access set, several per request (docs/benchmarks.md has the count). Debug builds,
+// which the tests and the sanitizers run, keep them.
+let releaseWithoutExclusivityChecks: [SwiftSetting] = [
+    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
+]
+
 let package = Package(
     name: "Reshape",
     platforms: [.macOS(.v13)],
@@ -58,7 +66,8 @@ let package = Package(
             dependencies: [
                 "ReshapeRules", "ReshapeJSON", "ReshapeDigest", "ReshapeOpenAPI", "ReshapeCompression", "ReshapeLive",
                 "ReshapeProblem", "ReshapeStateMachines", "ReshapeAuth",
-            ]),
+            ],
+            swiftSettings: releaseWithoutExclusivityChecks),
         .target(
             name: "ReshapeServer",
             dependencies: [
@@ -67,7 +76,8 @@ let package = Package(
                 "CLibUV",
                 "CCurl",
                 "CHTTPParser", "CHiredis",
-            ]),
+            ],
+            swiftSettings: releaseWithoutExclusivityChecks),
         // Authoring tools over rule sets (infer, explain): kept out of ReshapeRules so that the
         // serving path carries none of it.
         .target(name: "ReshapeContract", dependencies: ["ReshapeRules", "ReshapeSchema", "ReshapeJSON"]),
