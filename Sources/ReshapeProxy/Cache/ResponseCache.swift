@@ -263,10 +263,13 @@ extension ResponseCache.Stored {
     package func response(now: Double, cacheStatus: CacheStatus) -> HTTPResponse {
         let age = max(0, Int(now - storedAt))
         let remaining = max(0, Int(freshUntil - now))
-        return HTTPResponse(
-            status: 200,
-            headers: headers + CachingHeaders.route(forwarded: forwarded, maxAge: remaining) + [
-                NameValue(name: "Age", value: String(age)), cacheStatus.header,
-            ], body: body)
+        // One array, sized once: every hit makes it.
+        var all: [NameValue] = []
+        all.reserveCapacity(headers.count + 4)
+        all.append(contentsOf: headers)
+        all.append(contentsOf: CachingHeaders.route(forwarded: forwarded, maxAge: remaining))
+        all.append(NameValue(name: "Age", value: String(age)))
+        all.append(cacheStatus.header)
+        return HTTPResponse(status: 200, headers: all, body: body)
     }
 }

@@ -106,6 +106,10 @@ package struct HTTPConnectionStateMachine: Sendable {
         }
     }
 
+    /// `readsRequests`, asked in place: a connection asks after every parser event, and calling
+    /// a getter of another module on a class's stored machine copies the whole machine first.
+    package mutating func readsRequestsInPlace() -> Bool { readsRequests }
+
     /// Whether a live stream's head is written: its events may be written now.
     package var isStreaming: Bool { if case .streaming = state { true } else { false } }
 

@@ -71,8 +71,12 @@ package struct HTTPRequest: Sendable {
 
     /// Every line of a header a client may repeat, joined by ", " (RFC 9110 §5.3); nil when absent.
     package func joinedHeader(_ name: String) -> String? {
-        let values = headers.filter { RequestFraming.equalsIgnoringCase($0.name, name) }.map(\.value)
-        return values.isEmpty ? nil : values.joined(separator: ", ")
+        // No array of the values: nearly always there is one, or none (every request asks).
+        var joined: String?
+        for header in headers where RequestFraming.equalsIgnoringCase(header.name, name) {
+            if let earlier = joined { joined = earlier + ", " + header.value } else { joined = header.value }
+        }
+        return joined
     }
 }
 

@@ -242,7 +242,7 @@ final class ClientConnection {
         if let parser { return parser }
         let made = HTTPParserAdapter { [unowned self] event in
             self.send(event)
-            return self.state.readsRequests
+            return self.state.readsRequestsInPlace()
         }
         parser = made
         return made
