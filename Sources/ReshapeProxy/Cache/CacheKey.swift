@@ -29,7 +29,24 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
 
     private init(route: String, encoded: [UInt8], mayHoldCredentials: Bool) {
         self.route = route
-        identity = mayHoldCredentials ? .digest(SHA256Digest.hex(encoded)) : .encoded(encoded)
+        // A long encoding (long captures) is kept as its digest too: a stored key weighs at
+        // most a little more than a digest, whatever the path (`extraBytes`).
+        identity =
+            mayHoldCredentials || encoded.count > Self.longestEncodedKey
+            ? .digest(SHA256Digest.hex(encoded)) : .encoded(encoded)
+    }
+
+    /// The longest encoding kept as itself, and the buffer reserved for one.
+    static let longestEncodedKey = 128
+    static let reservedKeyBytes = 160
+
+    /// What a stored key weighs beyond the 64-character digest that
+    /// `ResponseCache.entryOverhead` counts: an encoding's buffer is larger.
+    package var extraBytes: Int {
+        switch identity {
+        case .encoded(let bytes): max(0, bytes.capacity - 64)
+        case .digest: 0
+        }
     }
 
     /// Hex SHA-256 of the encoded parts: what a shared cache stores under.
@@ -61,7 +78,7 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     /// Firebase query Firebase would refuse: the request is refused anyway).
     package static func of(route: Route, parameters: [String: String], request: HTTPRequest) -> CacheKey? {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(256)
+        bytes.reserveCapacity(Self.reservedKeyBytes)
         // Set once a part comes from the client's query or headers.
         var fromClient = false
         func add(_ text: String) {

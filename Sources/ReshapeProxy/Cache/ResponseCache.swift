@@ -145,7 +145,7 @@ package final class ResponseCache: Sendable {
         state.withLock { state in
             if let answer, answer.cost <= capacityBytes / 4 {
                 Self.remove(key, &state)
-                Self.insert(key, answer, cost: answer.cost, &state)
+                Self.insert(key, answer, cost: answer.cost + key.extraBytes, &state)
                 Self.evict(sparing: key, &state, capacity: capacityBytes)
             }
             return state.waiting.removeValue(forKey: key) ?? []

@@ -32,13 +32,18 @@ package struct Router: Sendable {
     package func match(method: String, path: Substring, endpoints: Endpoints = .all) -> Match {
         // Where the other kind lives on another port, its paths are unknown here, like any other.
         if Router.startsWithAdminPrefix(path) {
-            return endpoints == .routes ? .notFound : .admin(String(path.dropFirst(Router.adminPrefix.count)))
+            // By bytes, as the prefix was found: dropping characters would take a combining mark
+            // that follows the prefix with it.
+            let name = Substring(path.utf8.dropFirst(Router.adminPrefix.utf8.count))
+            return endpoints == .routes ? .notFound : .admin(String(name))
         }
         if endpoints == .admin { return .notFound }
         guard path.utf8.first == UInt8(ascii: "/") else {
             return .badRequest("the request target must be an absolute path")
         }
-        let segments = PathTemplate.segments(of: path.dropFirst())
+        // The byte after "/": `dropFirst()` would drop a whole character, a combining mark
+        // after the slash with it, and `/\u{301}users` would reach `/users`.
+        let segments = PathTemplate.segments(of: Substring(path.utf8.dropFirst()))
         var allowed: [String] = []
         for shared in routes {
             guard let raw = Router.captures(shared.route.path, segments) else { continue }

@@ -70,6 +70,27 @@ final class CacheKeyTests: XCTestCase {
         XCTAssertEqual(SharedCacheEntry.key(key), "reshape:v1:" + key.digest)
     }
 
+    func testALongPathKeyIsKeptAsADigestAndAStoredKeyIsCounted() throws {
+        let route = makeRoute("search", "GET", "/search/{q}")
+        let request = HTTPRequest(method: "GET", target: "/search/x")
+        let long = try XCTUnwrap(
+            CacheKey.of(route: route, parameters: ["q": String(repeating: "a", count: 8_000)], request: request))
+        XCTAssertTrue(long.isDigest, "an 8 KB capture is not kept in full")
+        XCTAssertEqual(long.extraBytes, 0)
+        let short = try XCTUnwrap(CacheKey.of(route: route, parameters: ["q": "a"], request: request))
+        XCTAssertFalse(short.isDigest)
+        XCTAssertGreaterThan(short.extraBytes, 0)
+        // The cache counts what the stored key weighs beyond a digest.
+        let cache = ResponseCache(capacityBytes: 1 << 20)
+        let stored = ResponseCache.Stored(
+            response: HTTPResponse(status: 200, body: Array("{}".utf8)), dropped: 0, route: route,
+            policy: CachePolicy(ttlMilliseconds: 60_000, staleWhileRevalidateMilliseconds: 0, staleIfErrorMilliseconds: 0),
+            now: 0, upstreamMaxAge: nil)
+        _ = cache.lookup(short, now: 0) { _ in }
+        _ = cache.finish(short, storing: stored)
+        XCTAssertEqual(cache.counters.bytes, stored.cost + short.extraBytes)
+    }
+
     func testAKeyWithTheClientsQueryOrHeadersIsKeptOnlyAsADigest() throws {
         var route = makeRoute("user", "GET", "/users/{id}", forwardQuery: ["token"])
         route.forwardHeaders = []

@@ -91,6 +91,19 @@ final class RouterTests: XCTestCase {
         }
     }
 
+    func testACombiningMarkAfterTheLeadingSlashIsPartOfTheFirstSegment() {
+        let router = Router(routes: [makeRoute("users", "GET", "/users")])
+        // "/" and U+0301 make one Character: dropping a character took the mark with it, and
+        // this path reached /users.
+        guard case .notFound = router.match(method: "GET", path: "/\u{301}users") else {
+            return XCTFail("a mark after the slash is not the literal's bytes")
+        }
+        guard case .admin(let name) = router.match(method: "GET", path: "/_reshape/\u{301}metrics") else {
+            return XCTFail("the admin prefix is found by bytes")
+        }
+        XCTAssertEqual(Array(name.utf8), Array("\u{301}metrics".utf8))
+    }
+
     func testPathsAreMatchedByteForByte() {
         let router = Router(routes: [makeRoute("cafe", "GET", "/caf\u{E9}"), makeRoute("user", "GET", "/users/{id}")])
         guard case .route(let route, _) = router.match(method: "GET", path: "/caf\u{E9}"), route.name == "cafe" else {
