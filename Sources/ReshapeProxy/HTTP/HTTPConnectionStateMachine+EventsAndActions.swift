@@ -73,14 +73,18 @@ extension HTTPConnectionStateMachine {
         /// the request it answers, whose memory is held until the write is done; nil for an
         /// interim `100 Continue` or a stream's head and end.
         case write(head: [UInt8], body: [UInt8], answer: Int? = nil)
-        /// Close once queued writes are done.
+        /// Close once queued writes are done: the client's end came (or its socket failed),
+        /// so nothing it sends is left to read.
         case close
-        /// Close once queued writes are done, lingering: a refusal stopped reading in the
-        /// middle of a request, and the client may still be sending. Closed with its bytes
-        /// unread, the socket would answer them with a reset, which can drop the refusal before
-        /// the client reads it (RFC 9112 §9.6); so the sending side is shut down after the last
-        /// write, and what still comes is read and discarded until the client closes its side,
-        /// for a bounded time and size.
+        /// Close once queued writes are done, lingering: every close the server decides (after
+        /// an answer that does not keep alive, a refusal, a drain, an idle connection, a
+        /// stream's end), since the client may still be sending: a refusal or a
+        /// `Connection: close` stopped reading with its input unread, pipelined requests wait
+        /// behind a paused read, or a request crosses the close. Closed with bytes unread, the
+        /// socket would answer them with a reset, which can drop answers before the client
+        /// reads them (RFC 9112 §9.6); so the sending side is shut down after the last write,
+        /// and what still comes is read and discarded until the client closes its side, for a
+        /// bounded time and size.
         case lingeringClose
         /// Close now, dropping the writes still queued (and the memory their answers hold):
         /// the client takes none of them.

@@ -24,7 +24,7 @@ extension HTTPConnectionStateMachine {
         switch state {
         case .streaming:
             state = .closed
-            return [.write(head: Self.lastChunk, body: []), .close]
+            return [.write(head: Self.lastChunk, body: []), .lingeringClose]
         // The client left first.
         case .closed: return []
         case .awaitingFirstRequest, .idle, .readingHead, .readingBody, .readingDone:

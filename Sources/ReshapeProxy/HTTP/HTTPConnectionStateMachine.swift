@@ -49,9 +49,6 @@ package struct HTTPConnectionStateMachine: Sendable {
         let headOnly: Bool
         let keepAlive: Bool
         var answer = Answer.pending
-        /// A refusal that stopped reading with the client's input unread: the close after its
-        /// answer lingers (`lingeringClose`).
-        var lingers = false
 
         enum Answer {
             /// Dispatched; its answer has not come back yet.
@@ -338,7 +335,7 @@ package struct HTTPConnectionStateMachine: Sendable {
         case .awaitingFirstRequest, .idle:
             guard slots.isEmpty else { return [] }
             state = .closed
-            return [.close]
+            return [.lingeringClose]
         case .readingHead, .readingBody, .readingDone, .streaming, .closed: return []
         }
     }
@@ -364,7 +361,7 @@ package struct HTTPConnectionStateMachine: Sendable {
             draining = true
             guard slots.isEmpty else { return [] }
             state = .closed
-            return [.close]
+            return [.lingeringClose]
         // What is being read is still answered, with `Connection: close`.
         case .readingHead, .readingBody, .readingDone:
             draining = true
@@ -391,8 +388,7 @@ package struct HTTPConnectionStateMachine: Sendable {
         state = .readingDone
         let id = nextID
         nextID += 1
-        slots.append(
-            Slot(id: id, headOnly: false, keepAlive: false, answer: .response(problem.response), lingers: true))
+        slots.append(Slot(id: id, headOnly: false, keepAlive: false, answer: .response(problem.response)))
         return actions + flush()
     }
 
@@ -425,7 +421,7 @@ package struct HTTPConnectionStateMachine: Sendable {
                 if !keepAlive {
                     state = .closed
                     actions += slots.filter(\.hasWork).map { .cancel(id: $0.id) }
-                    actions.append(first.lingers ? .lingeringClose : .close)
+                    actions.append(.lingeringClose)
                     return actions
                 }
             }
@@ -440,7 +436,7 @@ package struct HTTPConnectionStateMachine: Sendable {
         case .awaitingFirstRequest, .idle:
             if draining {
                 state = .closed
-                actions.append(.close)
+                actions.append(.lingeringClose)
             } else {
                 actions.append(.startIdleTimer)
             }

@@ -13,9 +13,11 @@ import ReshapeStateMachines
 /// what it has. What a waiter holds cannot come back while it waits: a paused transfer's
 /// reservation, and what its request holds from its finished fetches (a request with a fetch
 /// in the queue is *blocked*; the budget learns what it holds when its first fetch queues, and
-/// from `passed` while it stays blocked). When everything used is held so, nothing running
-/// would ever give room back, and the first waiter goes, even past the budget: a fetch alone,
-/// the follow-ups of a request alone, or requests that all wait for their next fetch.
+/// from `passed` while it stays blocked). A request whose fetch waits for a place among its
+/// upstream's `max-in-flight` is blocked the same way (`waitsForPlace`): the places may be held
+/// by fetches waiting here for the room it holds. When everything used is held so, nothing
+/// running would ever give room back, and the first waiter goes, even past the budget: a fetch
+/// alone, the follow-ups of a request alone, or requests that all wait for their next fetch.
 package struct InflightBudget<Waiter: Sendable>: Sendable {
     /// A fetch waiting for room, and what the driver needs to wake it.
     package struct Queued: Sendable {
@@ -55,8 +57,8 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
         case none
     }
 
-    /// A request with fetches in the queue: what it holds from its finished fetches, and how
-    /// many of its fetches wait.
+    /// A request with fetches in the queue or waiting for a place: what it holds from its
+    /// finished fetches, and how many of its fetches wait.
     private struct Blocked: Sendable {
         var held: Int
         var waiters: Int
@@ -65,7 +67,7 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
     package let limit: Int
     package private(set) var state = State.open(used: 0)
     private var nextTicket = 0
-    /// Requests with fetches in the queue, by id.
+    /// Requests with fetches in the queue or waiting for a place, by id.
     private var blocked: [Int: Blocked] = [:]
     /// What waiters hold (paused transfers' reservations, blocked requests' bytes): nothing
     /// that runs gives it back.
@@ -110,8 +112,9 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
         _ bytes: Int, request: Int? = nil, held: Int = 0, _ waiter: @autoclosure () -> Waiter
     ) -> Action {
         switch state {
-        // Nobody waits: were it to, it alone would hold what its request holds.
-        case .open(let used) where used + bytes <= limit || used == (request == nil ? 0 : held):
+        // Nobody waits here: were it to, it would hold what its request holds, beside the
+        // requests waiting for a place.
+        case .open(let used) where used + bytes <= limit || used == stuck(with: request, held: held):
             state = .open(used: used + bytes)
             return .start
         case .open(let used):
@@ -143,14 +146,31 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
     }
 
     /// A finished fetch's `bytes` passed to `request`, which holds them until its answer is
-    /// written. Said only while the request has a fetch in the queue: then they cannot come
-    /// back before one of those goes, which may leave the first waiter nothing to wait for.
+    /// written. Said only while the request has a fetch in the queue or waiting for a place:
+    /// then they cannot come back before one of those goes, which may leave the first waiter
+    /// nothing to wait for.
     package mutating func passed(_ bytes: Int, to request: Int) -> Action {
-        guard case .waiting(let used, let queue) = state, var entry = blocked[request] else { return .none }
+        guard var entry = blocked[request] else { return .none }
         entry.held += bytes
         blocked[request] = entry
         heldByWaiters += bytes
+        guard case .waiting(let used, let queue) = state else { return .none }
         return admit(used: used, queue: queue)
+    }
+
+    /// A fetch of `request`, which holds `held` from its finished fetches, waits for a place
+    /// among its upstream's `max-in-flight` (it reserves only once it has one). What the
+    /// request holds cannot come back meanwhile, and the places may be held by fetches
+    /// waiting here for that very room: counted as held by a waiter, it may let the first go.
+    package mutating func waitsForPlace(request: Int, held: Int) -> Action {
+        block(request, held: held)
+        guard case .waiting(let used, let queue) = state else { return .none }
+        return admit(used: used, queue: queue)
+    }
+
+    /// The fetch of `request` that waited for a place has one now, or waits no more.
+    package mutating func placeWaitEnded(request: Int) {
+        unblock(request)
     }
 
     /// `request` gives back the `bytes` it held (its answer is written, or it ended without
@@ -213,15 +233,7 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
     ) -> Queued {
         nextTicket += 1
         heldByWaiters += holding
-        if let request {
-            if var entry = blocked[request] {
-                entry.waiters += 1
-                blocked[request] = entry
-            } else {
-                blocked[request] = Blocked(held: held, waiters: 1)
-                heldByWaiters += held
-            }
-        }
+        if let request { block(request, held: held) }
         return Queued(ticket: nextTicket, bytes: bytes, holding: holding, request: request, waiter: waiter)
     }
 
@@ -229,7 +241,23 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
     /// fetches waits, may come back again.
     private mutating func dequeued(_ queued: Queued) {
         heldByWaiters -= queued.holding
-        guard let request = queued.request, var entry = blocked[request] else { return }
+        if let request = queued.request { unblock(request) }
+    }
+
+    /// One more fetch of `request`, which holds `held`, waits: here or for a place.
+    private mutating func block(_ request: Int, held: Int) {
+        if var entry = blocked[request] {
+            entry.waiters += 1
+            blocked[request] = entry
+        } else {
+            blocked[request] = Blocked(held: held, waiters: 1)
+            heldByWaiters += held
+        }
+    }
+
+    /// One fetch of `request` waits no more; once none does, what it holds may come back.
+    private mutating func unblock(_ request: Int) {
+        guard var entry = blocked[request] else { return }
         entry.waiters -= 1
         if entry.waiters > 0 {
             blocked[request] = entry

@@ -163,12 +163,13 @@ final class ClientConnection {
         return true
     }
 
-    /// Answers 503 and closes: the worker is at its connection limit.
+    /// Answers 503 and closes: the worker is at its connection limit. Nothing was read, and the
+    /// client may have sent its request already: the close lingers.
     func refuseOverloaded() {
         write(
             Problem.overloadedResponse.serialized(headOnly: false, keepAlive: false, date: owner.answerDate.current()),
             [])
-        requestClose()
+        requestClose(lingering: true)
     }
 
     func drain() { send(.drain) }
@@ -444,7 +445,8 @@ final class ClientConnection {
     /// Closes once queued writes are on the wire (uv_close would cancel them). A client that
     /// reads none of them (a slow consumer, or one that never reads) does not hold them, nor
     /// the socket, for ever: the send timer ends the connection (`sendTimeout`).
-    /// `lingering`: the client may still be sending what was not read (`lingeringClose`).
+    /// `lingering`: the client may still be sending what was not read (`lingeringClose`);
+    /// without it, only where the client's end came or its socket failed.
     func requestClose(lingering: Bool = false) {
         if handles.isOpen { handles = lingering ? startLingering() : .closingAfterWrites }
         driver?.cancelAll()

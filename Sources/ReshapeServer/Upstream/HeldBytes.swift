@@ -7,9 +7,10 @@
 /// whoever drops it then. Made for a request's first fetch, which, like each of its fetches
 /// until it ends, holds it too. Confined to its request's loop.
 ///
-/// While one of its fetches waits in the budget's queue, nothing it holds can come back: the
-/// budget learns what it holds when the fetch queues, and of every fetch that ends meanwhile
-/// (`take`), so that when everything used is held by waiting requests, the first waiter goes.
+/// While one of its fetches waits in the budget's queue or for a place among its upstream's
+/// `max-in-flight`, nothing it holds can come back: the budget learns what it holds when the
+/// fetch queues, and of every fetch that ends meanwhile (`take`), so that when everything used
+/// is held by waiting requests, the first waiter goes.
 final class HeldBytes {
     private let inflight: InflightBytes
     private let route: String
@@ -17,7 +18,8 @@ final class HeldBytes {
     let id: Int
     /// What its finished fetches passed to it.
     private(set) var bytes = 0
-    /// Its fetches waiting in the budget's queue now: new ones, or transfers paused for room.
+    /// Its fetches waiting now: in the budget's queue (new ones, or transfers paused for
+    /// room), or for a place.
     var waiting = 0
     private var bodies = 0
     private var fetches = 0

@@ -70,6 +70,16 @@ final class InflightBytes: Sendable {
         wake(state.withLock { $0.budget.passed(bytes, to: request) })
     }
 
+    /// A fetch of `request`, which holds `held`, waits for a place among its upstream's
+    /// `max-in-flight`; `placeWaitEnded`: it has one now, or waits no more.
+    func waitsForPlace(request: Int, held: Int) {
+        wake(state.withLock { $0.budget.waitsForPlace(request: request, held: held) })
+    }
+
+    func placeWaitEnded(request: Int) {
+        state.withLock { $0.budget.placeWaitEnded(request: request) }
+    }
+
     /// A started fetch's bytes changed by `delta`.
     func changed(by delta: Int) {
         guard delta != 0 else { return }

@@ -2,8 +2,9 @@ import ReshapeProxy
 import ReshapeStateMachines
 
 // A fetch to an upstream with `max-in-flight`: it takes a place, waits in the queue, or is
-// refused. A queued one starts on its own loop when a place is handed to it (from any loop,
-// through this loop's mailbox), or is refused when its queue timer fires first.
+// refused. A queued one goes on on its own loop when a place is handed to it (from any loop,
+// through this loop's mailbox), or is refused when its queue timer fires first. With a place,
+// it reserves its bytes in the memory budget (`UpstreamClient.start` says why in that order).
 extension UpstreamClient {
     func admit(_ fetch: UpstreamFetch, rule: FetchAdmissionRule, admissions: UpstreamAdmissions) {
         let client = LoopOwned(self)
@@ -19,7 +20,7 @@ extension UpstreamClient {
         switch action {
         case .start:
             fetch.place = .holding
-            begin(fetch, now: Clock.monotonicSeconds())
+            reserveOrBegin(fetch)
         case .wait(let ticket):
             let timer = RouteTimer(loop: loop, milliseconds: rule.queue?.timeoutMilliseconds ?? 0) {
                 [unowned self] in
@@ -35,12 +36,12 @@ extension UpstreamClient {
     }
 
     /// On this loop: a place came free for `fetch`. Unless it was cancelled meanwhile (its
-    /// leaving passed the place on), it starts now.
+    /// leaving passed the place on), it goes on now.
     func placeGiven(_ fetch: UpstreamFetch) {
         guard case .waiting(_, let timer) = fetch.place, !fetch.isDone else { return }
         timer.stop()
         fetch.place = .holding
-        begin(fetch, now: Clock.monotonicSeconds())
+        reserveOrBegin(fetch)
     }
 
     private func queueTimedOut(

@@ -2,10 +2,10 @@ import CCurl
 import ReshapeProxy
 import ReshapeStateMachines
 
-// The memory budget in front of every fetch: the bytes its route's recent requests needed are
-// reserved before it starts, or it waits, in order, for room another fetch gives back (on any
-// loop: the wake comes through this loop's mailbox). A fetch that waits until just before its
-// route's timeout is shed: 503 `load-shed`. A finished fetch's bytes pass to its request
+// The memory budget in front of every fetch (behind its upstream's `max-in-flight`): the bytes
+// its route's recent requests needed are reserved before it starts, or it waits, in order, for
+// room another fetch gives back (on any loop: the wake comes through this loop's mailbox). A
+// fetch that waits until just before its route's timeout is shed: 503 `load-shed`. A finished fetch's bytes pass to its request
 // (`HeldBytes`), which holds them until its answer is written; what the request holds is
 // told with each of its fetches that may wait.
 extension UpstreamClient {
@@ -26,9 +26,11 @@ extension UpstreamClient {
         switch action {
         case .start:
             fetch.reservation = .holding(bytes: bytes)
-            admitOrBegin(fetch)
+            begin(fetch, now: Clock.monotonicSeconds())
         case .wait(let ticket, _):
-            let timer = RouteTimer(loop: loop, milliseconds: Self.budgetWaitMilliseconds(fetch.request)) {
+            let waited = Int(Clock.seconds(since: fetch.started) * 1000)
+            let milliseconds = max(1, Self.budgetWaitMilliseconds(fetch.request) - waited)
+            let timer = RouteTimer(loop: loop, milliseconds: milliseconds) {
                 [unowned self] in
                 self.budgetWaitEnded(fetch, ticket: ticket, inflight: inflight)
             }
@@ -39,7 +41,8 @@ extension UpstreamClient {
     }
 
     /// How long a fetch may wait for room: until just before its route's timeout would answer
-    /// (the fetch's own time less the margin it was given over the route's).
+    /// (the fetch's own time less the margin it was given over the route's), less what it
+    /// waited for a place.
     static func budgetWaitMilliseconds(_ request: UpstreamRequest) -> Int {
         max(1, request.timeoutMilliseconds - UpstreamRequestBuilder.routeTimeoutMarginMilliseconds - 10)
     }
@@ -50,7 +53,7 @@ extension UpstreamClient {
         guard case .waiting(_, _, let timer) = fetch.reservation, !fetch.isDone else { return }
         timer.stop()
         fetch.reservation = .holding(bytes: bytes)
-        admitOrBegin(fetch)
+        begin(fetch, now: Clock.monotonicSeconds())
     }
 
     private func budgetWaitEnded(_ fetch: UpstreamFetch, ticket: Int, inflight: InflightBytes) {

@@ -67,9 +67,9 @@ final class UpstreamClient {
 
     /// Starts a fetch; `completion` runs on this loop unless the fetch is cancelled first. A
     /// fetch that cannot start (its upstream's circuit is open, it is saturated, or no transfer
-    /// could be made) completes before this returns, and nil is returned. A fetch may wait for
-    /// room in the memory budget, then in its upstream's `max-in-flight` queue, first
-    /// (`UpstreamClient+Budget`, `UpstreamClient+Admission`). `heldBy`: the request it is a
+    /// could be made) completes before this returns, and nil is returned. A fetch may wait in
+    /// its upstream's `max-in-flight` queue, then for room in the memory budget, first
+    /// (`UpstreamClient+Admission`, `UpstreamClient+Budget`). `heldBy`: the request it is a
     /// fetch of, which takes what it reserved when it ends.
     func start(
         _ request: UpstreamRequest, heldBy: HeldBytes? = nil,
@@ -79,18 +79,27 @@ final class UpstreamClient {
         let fetch = UpstreamFetch(
             request: request, plan: UpstreamHealth.Fetch(request, now: now), admissions: admissions,
             inflight: inflight, heldBy: heldBy, completion: completion)
-        if let inflight {
-            reserve(fetch, in: inflight)
+        // A place first, then room: a fetch reserves bytes only once it can really start.
+        // Reserved the other way, bytes waited in the upstream's queue, held by fetches that
+        // could not run, while the places were held by transfers paused for room those bytes
+        // took: neither wait could end before the queue's timeout. This way a fetch waiting
+        // for a place holds no bytes, and one waiting for room holds its place only while the
+        // budget decides, which never waits for a place: what running fetches hold comes back
+        // as they end, and what waiters hold is counted as stuck (a paused transfer's bytes,
+        // and a request's own, also while one of its fetches waits for a place), so the first
+        // waiter goes when nothing else could make room.
+        if let rule = request.admission, let admissions {
+            admit(fetch, rule: rule, admissions: admissions)
         } else {
-            admitOrBegin(fetch)
+            reserveOrBegin(fetch)
         }
         return fetch.isDone ? nil : fetch
     }
 
-    /// Past the budget: through its upstream's `max-in-flight`, if it has one, else at once.
-    func admitOrBegin(_ fetch: UpstreamFetch) {
-        if let rule = fetch.request.admission, let admissions {
-            admit(fetch, rule: rule, admissions: admissions)
+    /// Past its upstream's `max-in-flight`: through the budget, if there is one, else at once.
+    func reserveOrBegin(_ fetch: UpstreamFetch) {
+        if let inflight {
+            reserve(fetch, in: inflight)
         } else {
             begin(fetch, now: Clock.monotonicSeconds())
         }

@@ -25,6 +25,8 @@ final class UpstreamFetch {
         case holding
         /// Given back, or refused: nothing is held.
         case none
+
+        var isWaiting: Bool { if case .waiting = self { true } else { false } }
     }
 
     /// Where the fetch stands with the process's memory budget (`--max-inflight-bytes`).
@@ -51,7 +53,20 @@ final class UpstreamFetch {
     let request: UpstreamRequest
     var plan: UpstreamHealth.Fetch
     private(set) var phase = Phase.between
-    var place = Place.unlimited
+    var place = Place.unlimited {
+        // While it waits for a place, what its request holds is stuck too: the budget counts
+        // it as a waiter's, since the places may be held by fetches waiting for that room.
+        didSet {
+            guard let heldBy, let inflight, oldValue.isWaiting != place.isWaiting else { return }
+            if place.isWaiting {
+                heldBy.waiting += 1
+                inflight.waitsForPlace(request: heldBy.id, held: heldBy.bytes)
+            } else {
+                heldBy.waiting -= 1
+                inflight.placeWaitEnded(request: heldBy.id)
+            }
+        }
+    }
     var reservation = Reservation.none {
         // The request counts its fetches in the budget's queue: while one waits, what it holds is stuck.
         didSet {

@@ -68,7 +68,7 @@ final class HTTPConnectionStateMachineStreamingTests: XCTestCase {
         _ = machine.handle(.streamReady(id: 0))
         let actions = machine.handle(.streamEnded)
         XCTAssertEqual(writes(actions), ["0\r\n\r\n"])
-        XCTAssertEqual(actions.last, .close)
+        XCTAssertEqual(actions.last, .lingeringClose)
         XCTAssertTrue(machine.isClosed)
         XCTAssertEqual(machine.handle(.streamEnded), [], "ended as the client left")
     }

@@ -257,6 +257,44 @@ final class InflightBudgetTests: XCTestCase {
         XCTAssertEqual(woken(budget.changed(by: -90)), ["keys"])
     }
 
+    func testARequestWaitingForAPlaceHoldsItsBytesStuck() throws {
+        // Request 1 holds 80 from its first fetch; its follow-up waits for the upstream's one
+        // place, which request 2's fetch holds while it waits here for room 1 holds.
+        var budget = Budget(limit: 100)
+        _ = budget.reserve(80, request: 1, "1")
+        XCTAssertTrue(isNone(budget.passed(80, to: 1)), "1 waits for nothing yet")
+        _ = try ticket(budget.reserve(40, request: 2, "2"))
+        XCTAssertEqual(budget.heldByWaiters, 0, "1 may still answer")
+        XCTAssertEqual(woken(budget.waitsForPlace(request: 1, held: 80)), ["2"], "nothing else would make room")
+        XCTAssertEqual(budget.used, 120)
+        XCTAssertEqual(budget.heldByWaiters, 80)
+        // 2 ends, its place goes to 1's follow-up, which then reserves beside what 1 holds.
+        XCTAssertTrue(isNone(budget.released(40, by: 2)))
+        budget.placeWaitEnded(request: 1)
+        XCTAssertEqual(budget.heldByWaiters, 0)
+        XCTAssertTrue(isStart(budget.reserve(40, request: 1, held: 80, "1b")), "all that is used is its own")
+        XCTAssertTrue(isNone(budget.released(120, by: 1)))
+        XCTAssertEqual(budget.used, 0)
+    }
+
+    func testWhatARequestWaitingForAPlaceTakesMeanwhileIsStuckToo() throws {
+        // 1's two follow-ups: one runs, one waits for a place; another request's fetch runs.
+        var budget = Budget(limit: 100)
+        _ = budget.reserve(30, request: 1, "1")
+        XCTAssertTrue(isNone(budget.passed(30, to: 1)))
+        XCTAssertTrue(isNone(budget.waitsForPlace(request: 1, held: 30)), "nobody waits for room")
+        XCTAssertTrue(isStart(budget.reserve(30, request: 1, held: 30, "1a")))
+        _ = budget.reserve(20, request: 3, "3")
+        _ = try ticket(budget.reserve(40, request: 2, "2"))
+        XCTAssertEqual(budget.heldByWaiters, 30)
+        // 1a ends: 1 holds 60 now, and its bytes stay while its other follow-up waits.
+        XCTAssertTrue(isNone(budget.passed(30, to: 1)), "3 runs: it will end")
+        XCTAssertEqual(budget.heldByWaiters, 60)
+        XCTAssertEqual(woken(budget.released(20, by: 3)), ["2"], "only waiters hold bytes")
+        budget.placeWaitEnded(request: 1)
+        XCTAssertEqual(budget.heldByWaiters, 0)
+    }
+
     func testTheStateNames() {
         XCTAssertEqual(Budget.StateName.allCases.map(\.rawValue), ["open", "waiting"])
     }
