@@ -84,7 +84,8 @@ final class CacheKeyTests: XCTestCase {
         let cache = ResponseCache(capacityBytes: 1 << 20)
         let stored = ResponseCache.Stored(
             response: HTTPResponse(status: 200, body: Array("{}".utf8)), dropped: 0, route: route,
-            policy: CachePolicy(ttlMilliseconds: 60_000, staleWhileRevalidateMilliseconds: 0, staleIfErrorMilliseconds: 0),
+            policy: CachePolicy(
+                ttlMilliseconds: 60_000, staleWhileRevalidateMilliseconds: 0, staleIfErrorMilliseconds: 0),
             now: 0, upstreamMaxAge: nil)
         _ = cache.lookup(short, now: 0) { _ in }
         _ = cache.finish(short, storing: stored)
