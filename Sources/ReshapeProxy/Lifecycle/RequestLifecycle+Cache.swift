@@ -18,21 +18,21 @@ extension RequestLifecycle {
     /// one); nil to fetch without the cache. `waiter` is only asked for on a cached route, so
     /// other requests allocate none.
     func lookUpCache(_ match: RouteMatch, now: Double, waiter makeWaiter: () -> ResponseCache.Waiter?) -> Action? {
-        let route = match.route
-        guard let cache = settings.cache, let policy = route.cache,
+        // The route is borrowed from the match, not copied (it is large).
+        guard let cache = settings.cache, let policy = match.route.cache,
             request.method == "GET" || request.method == "HEAD", request.body.isEmpty,
-            let key = CacheKey.of(route: route, parameters: match.parameters, request: request),
+            let key = CacheKey.of(route: match.route, parameters: match.parameters, request: request),
             let waiter = makeWaiter()
         else { return nil }
         switch cache.lookup(key, now: now, waiter: waiter) {
         case .fresh(let stored):
             let entry = ResponseCache.Entry(key: key, stored: stored)
             return respond(
-                stored.response(now: now, cacheStatus: .hit), AnswerRecord(routeName: route.name), entry: entry)
+                stored.response(now: now, cacheStatus: .hit), AnswerRecord(routeName: match.route.name), entry: entry)
         case .stale(let stored, let refresh):
             let entry = ResponseCache.Entry(key: key, stored: stored)
             let action = respond(
-                stored.response(now: now, cacheStatus: .stale), AnswerRecord(routeName: route.name), entry: entry)
+                stored.response(now: now, cacheStatus: .stale), AnswerRecord(routeName: match.route.name), entry: entry)
             guard refresh, case .respond(let response, _) = action else { return action }
             let lead = CacheLead(key: key, policy: policy, staleIfError: stored)
             return .respondAndRefresh(response, refresh: backgroundRefresh(match, lead: lead, now: now))
