@@ -242,7 +242,7 @@ final class MemoryBudgetTests: XCTestCase {
         let server = try ReshapeServer(
             rules: Self.rules(upstreamPort: Self.upstream.port), arguments: ["--idle-timeout", "500"])
         defer { server.stop() }
-        var reader = try RawHTTP(port: server.port)
+        let reader = try RawHTTP(port: server.port)
         defer { reader.close() }
         var small: Int32 = 16384
         setsockopt(reader.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))

@@ -27,7 +27,7 @@ final class SharedCacheViewTests: XCTestCase {
         XCTAssertEqual((view.json["objects"] as? [[String: Any]])?.count, 1)
         // The store is fire-and-forget: wait until Redis holds it (an inline DBSIZE).
         let stored = try waitUntil(timeout: 2.5) {
-            var client = try RawHTTP(port: redisPort)
+            let client = try RawHTTP(port: redisPort)
             defer { client.close() }
             client.send("DBSIZE\r\nQUIT\r\n")
             return !String(decoding: client.readAll(), as: UTF8.self).hasPrefix(":0")
