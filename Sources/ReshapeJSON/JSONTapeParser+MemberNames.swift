@@ -61,16 +61,14 @@ extension TapeBuilder {
         if index >= TapeBuilder.orderedRunBeforeDeferring && object.order != .unordered {
             if try orderedName(name, index, &object) { return }
         }
-        // The common case inline: a plain name of at most 7 bytes is its own fingerprint.
+        // The common case inline: a plain name of at most 15 bytes is its own fingerprint.
         let node = nodes[name]
         let length = Int(node.length) &- 2
         let start = Int(node.offset) &+ 1
-        guard node.tag & TapeNode.escapedFlag == 0, length <= 7, start &+ 8 <= scanner.end else {
+        guard node.tag & TapeNode.escapedFlag == 0, length <= 15, start &+ 16 <= scanner.end else {
             return try checkLongOrEscaped(name, object)
         }
-        let word = UnsafeRawPointer(scanner.base + start).loadUnaligned(as: UInt64.self)
-        // A masking shift: 8 * length is at most 56.
-        let fingerprint = word & ((1 &<< (8 &* UInt64(length))) &- 1) | UInt64(length) &<< 56
+        let fingerprint = NameFingerprint(plain: UnsafeRawPointer(scanner.base + start), length: length)
         let isNew = memberNames.stamp(
             fingerprint, salt: object.salt, depth: object.depth, stamp: object.stamp, node: name
         ) { _ in true }
@@ -156,26 +154,32 @@ struct NameComparison {
         return text.withUTF8 { body($0) }
     }
 
-    /// A name's fingerprint: a name of at most 7 bytes is its bytes and length, so equal
-    /// fingerprints mean equal names; a longer one is its hash with the top bit set, and
-    /// equal fingerprints are confirmed by comparing the names. Decoded bytes either way.
-    @inline(__always) func fingerprint(_ node: Int, seed: UInt64) -> UInt64 {
+    /// A name's fingerprint, two words of its decoded bytes: a name of at most 15 bytes is its
+    /// bytes and length (so equal fingerprints mean equal names); a longer one is its hash and
+    /// a marker (equal fingerprints are confirmed by comparing the names).
+    @inline(__always) func fingerprint(_ node: Int, seed: UInt64) -> NameFingerprint {
         let n = nodes[node]
         let length = Int(n.length) - 2
         let start = Int(n.offset) + 1
         if n.tag & TapeNode.escapedFlag == 0 && start + length + 8 <= end {
-            if length <= 7 {
-                // A masking shift: 8 * length is at most 56.
-                let word = UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self)
-                return word & ((1 &<< (8 &* UInt64(length))) &- 1) | UInt64(length) &<< 56
+            if length <= 15 && start + 16 <= end {
+                return NameFingerprint(plain: UnsafeRawPointer(base + start), length: length)
             }
-            return overreadingMemberNameHash(base + start, count: length, seed: seed) | 1 << 63
+            if length > 15 {
+                return NameFingerprint(hashed: overreadingMemberNameHash(base + start, count: length, seed: seed))
+            }
         }
         return withName(node) { bytes in
-            guard bytes.count <= 7 else { return memberNameHash(bytes, seed: seed) | 1 << 63 }
-            var word: UInt64 = 0
-            for (i, byte) in bytes.enumerated() { word |= UInt64(byte) << (8 * UInt64(i)) }
-            return word | UInt64(bytes.count) << 56
+            guard bytes.count <= 15 else { return NameFingerprint(hashed: memberNameHash(bytes, seed: seed)) }
+            var words: (UInt64, UInt64) = (0, 0)
+            for (i, byte) in bytes.enumerated() {
+                if i < 8 {
+                    words.0 |= UInt64(byte) << (8 * UInt64(i))
+                } else {
+                    words.1 |= UInt64(byte) << (8 * UInt64(i - 8))
+                }
+            }
+            return NameFingerprint(low: words.0, high: words.1, length: bytes.count)
         }
     }
 
@@ -209,5 +213,40 @@ struct NameComparison {
             return na.length == nb.length && memcmpEqual(base + Int(na.offset), base + Int(nb.offset), Int(na.length))
         }
         return withName(a) { first in withName(b) { second in first.elementsEqual(second) } }
+    }
+}
+
+/// A member name's fingerprint (`NameComparison.fingerprint`): `low` holds its first 8 bytes
+/// (or, for a name longer than 15 bytes, its seeded hash), `high` the next 7 and its length in
+/// the top byte (0xFF for a hashed name, whose equal fingerprints must be confirmed).
+struct NameFingerprint: Equatable {
+    var low: UInt64
+    var high: UInt64
+
+    /// True when equal fingerprints are equal names.
+    @inline(__always) var isExact: Bool { high &>> 56 != 0xFF }
+
+    @inline(__always) init(low: UInt64, high: UInt64, length: Int) {
+        self.low = low
+        self.high = high | UInt64(truncatingIfNeeded: length) &<< 56
+    }
+
+    @inline(__always) init(hashed hash: UInt64) {
+        low = hash
+        high = 0xFF &<< 56
+    }
+
+    /// The fingerprint of the `length` (at most 15) bytes at `bytes`, reading 16 bytes.
+    @inline(__always) init(plain bytes: UnsafeRawPointer, length: Int) {
+        let first = bytes.loadUnaligned(as: UInt64.self)
+        let second = bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+        // Masking shifts: each shift is at most 56 bits (a full word takes the other branch).
+        if length >= 8 {
+            low = first
+            high = second & ((1 &<< (8 &* UInt64(length &- 8))) &- 1) | UInt64(length) &<< 56
+        } else {
+            low = first & ((1 &<< (8 &* UInt64(length))) &- 1)
+            high = UInt64(length) &<< 56
+        }
     }
 }

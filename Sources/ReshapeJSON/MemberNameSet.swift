@@ -12,12 +12,12 @@
 /// name, with nothing pushed or cleared per object.
 ///
 /// Open addressing with linear probing; a slot holds a name's fingerprint, depth and stamp
-/// (16 bytes), and a parallel array the node of its first occurrence, read only to confirm a
-/// long name (a short name's fingerprint is the name). The slot is chosen by a hash seeded per
+/// (24 bytes), and a parallel array the node of its first occurrence, read only to confirm a
+/// long name (a name of at most 15 bytes is its own fingerprint). The slot is chosen by a hash seeded per
 /// process and per depth, so crafted collisions cannot be precomputed.
 struct MemberNameSet {
     struct Slot {
-        var fingerprint: UInt64
+        var fingerprint: NameFingerprint
         /// 0 marks an empty slot (objects are at depth 1 or deeper).
         var depth: UInt32
         var stamp: UInt32
@@ -42,8 +42,11 @@ struct MemberNameSet {
         seed ^ UInt64(truncatingIfNeeded: depth) &* 0xD6E8_FEB8_6659_FD93
     }
 
-    @inline(__always) private static func home(_ fingerprint: UInt64, salt: UInt64, mask: Int) -> Int {
-        var h = (fingerprint ^ salt) &* 0x9E37_79B9_7F4A_7C15
+    /// Both words go through a seeded multiply before they are mixed: a word xored in after
+    /// it would let names whose bytes differ in chosen bits share a slot whatever the seed.
+    @inline(__always) private static func home(_ fingerprint: NameFingerprint, salt: UInt64, mask: Int) -> Int {
+        var h = (fingerprint.low ^ salt) &* 0x9E37_79B9_7F4A_7C15
+        h ^= (fingerprint.high ^ salt) &* 0xC2B2_AE3D_27D4_EB4F
         h ^= h &>> 29
         h = h &* 0xBF58_476D_1CE4_E5B9
         return Int(truncatingIfNeeded: h &>> 32) & mask
@@ -53,7 +56,7 @@ struct MemberNameSet {
     /// with `stamp`; false when it already had that stamp: the name repeats in the open object.
     /// `isSame(entryNode)` confirms that a long name's entry is the same name. `reserve` first.
     @inline(__always) mutating func stamp(
-        _ fingerprint: UInt64, salt: UInt64, depth: UInt32, stamp: UInt32, node: Int, isSame: (Int) -> Bool
+        _ fingerprint: NameFingerprint, salt: UInt64, depth: UInt32, stamp: UInt32, node: Int, isSame: (Int) -> Bool
     ) -> Bool {
         let slots = self.slots
         let mask = self.mask
@@ -62,7 +65,7 @@ struct MemberNameSet {
             let slot = slots + i
             if slot.pointee.depth == 0 { break }
             if slot.pointee.fingerprint == fingerprint && slot.pointee.depth == depth
-                && (fingerprint &>> 63 == 0 || isSame(Int(nodes[i])))
+                && (fingerprint.isExact || isSame(Int(nodes[i])))
             {
                 if slot.pointee.stamp == stamp { return false }
                 slot.pointee.stamp = stamp

@@ -23,6 +23,28 @@ final class MemberNameSetTests: XCTestCase {
         }
     }
 
+    private func short(_ value: UInt64) -> NameFingerprint { NameFingerprint(low: value, high: 0, length: 1) }
+
+    func testAPlainNamesFingerprintIsItsBytesAndLength() {
+        // Read in place (16 bytes loaded, the rest masked off) or packed from decoded bytes:
+        // the same words for every length that is its own fingerprint.
+        let text = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
+        text.withUnsafeBytes { all in
+            for length in 0...15 {
+                var packed = (UInt64(0), UInt64(0))
+                for i in 0..<length {
+                    let byte = UInt64(text[3 + i]) << (8 * UInt64(i % 8))
+                    if i < 8 { packed.0 |= byte } else { packed.1 |= byte }
+                }
+                let inPlace = NameFingerprint(plain: all.baseAddress! + 3, length: length)
+                XCTAssertEqual(inPlace, NameFingerprint(low: packed.0, high: packed.1, length: length), "\(length)")
+                XCTAssertTrue(inPlace.isExact)
+            }
+        }
+        XCTAssertFalse(NameFingerprint(hashed: 0).isExact)
+        XCTAssertNotEqual(NameFingerprint(hashed: 0), NameFingerprint(low: 0, high: 0, length: 0))
+    }
+
     func testStampsAreKeptPerDepthAndObject() {
         var set = MemberNameSet(seed: 7)
         set.reserve(expected: 4)
@@ -31,17 +53,17 @@ final class MemberNameSetTests: XCTestCase {
             XCTFail("short fingerprints need no confirmation")
             return false
         }
-        XCTAssertTrue(set.stamp(1, salt: set.salt(depth: 1), depth: 1, stamp: 1, node: 10, isSame: never))
-        XCTAssertTrue(set.stamp(2, salt: set.salt(depth: 1), depth: 1, stamp: 1, node: 11, isSame: never))
+        XCTAssertTrue(set.stamp(short(1), salt: set.salt(depth: 1), depth: 1, stamp: 1, node: 10, isSame: never))
+        XCTAssertTrue(set.stamp(short(2), salt: set.salt(depth: 1), depth: 1, stamp: 1, node: 11, isSame: never))
         // The same name one level deeper, in an object opened inside: another entry.
-        XCTAssertTrue(set.stamp(1, salt: set.salt(depth: 2), depth: 2, stamp: 2, node: 12, isSame: never))
-        XCTAssertFalse(set.stamp(1, salt: set.salt(depth: 2), depth: 2, stamp: 2, node: 13, isSame: never))
+        XCTAssertTrue(set.stamp(short(1), salt: set.salt(depth: 2), depth: 2, stamp: 2, node: 12, isSame: never))
+        XCTAssertFalse(set.stamp(short(1), salt: set.salt(depth: 2), depth: 2, stamp: 2, node: 13, isSame: never))
         // Back in the outer object: its own stamp is still on its entry.
-        XCTAssertFalse(set.stamp(2, salt: set.salt(depth: 1), depth: 1, stamp: 1, node: 14, isSame: never))
+        XCTAssertFalse(set.stamp(short(2), salt: set.salt(depth: 1), depth: 1, stamp: 1, node: 14, isSame: never))
         // A sibling object restamps the entries it meets.
-        XCTAssertTrue(set.stamp(2, salt: set.salt(depth: 1), depth: 1, stamp: 3, node: 15, isSame: never))
-        XCTAssertTrue(set.stamp(1, salt: set.salt(depth: 1), depth: 1, stamp: 3, node: 16, isSame: never))
-        XCTAssertFalse(set.stamp(1, salt: set.salt(depth: 1), depth: 1, stamp: 3, node: 17, isSame: never))
+        XCTAssertTrue(set.stamp(short(2), salt: set.salt(depth: 1), depth: 1, stamp: 3, node: 15, isSame: never))
+        XCTAssertTrue(set.stamp(short(1), salt: set.salt(depth: 1), depth: 1, stamp: 3, node: 16, isSame: never))
+        XCTAssertFalse(set.stamp(short(1), salt: set.salt(depth: 1), depth: 1, stamp: 3, node: 17, isSame: never))
         XCTAssertEqual(set.count, 3)
     }
 
@@ -51,7 +73,7 @@ final class MemberNameSetTests: XCTestCase {
         defer { set.release() }
         // Every long name gets the same fingerprint: only the comparison can tell them apart.
         let names = ["alpha-long", "bravo-long", "charlie-long", "alpha-long"]
-        let fingerprint: UInt64 = 1 << 63 | 42
+        let fingerprint = NameFingerprint(hashed: 42)
         for node in 0..<3 {
             XCTAssertTrue(
                 set.stamp(fingerprint, salt: set.salt(depth: 1), depth: 1, stamp: 1, node: node) {
@@ -71,7 +93,7 @@ final class MemberNameSetTests: XCTestCase {
         defer { set.release() }
         func stamp(_ i: Int, depth: Int, node: Int) -> Bool {
             set.stamp(
-                UInt64(i), salt: set.salt(depth: depth), depth: UInt32(depth), stamp: 1, node: node,
+                short(UInt64(i)), salt: set.salt(depth: depth), depth: UInt32(depth), stamp: 1, node: node,
                 isSame: { _ in false })
         }
         for i in 0..<5000 { XCTAssertTrue(stamp(i, depth: 1 + i % 3, node: i)) }
@@ -295,6 +317,30 @@ final class MemberNameSetTests: XCTestCase {
             check(collection(5) { $0 == 3 ? [plain, Name("b"), escaped] : [plain, Name("b")] }, "plain first")
             check(collection(5) { $0 == 3 ? [escaped, Name("b"), plain] : [plain, Name("b")] }, "escaped first")
             check(collection(5) { $0 == 3 ? [escaped, escaped] : [escaped] }, "escaped twice")
+        }
+    }
+
+    func testNamesOfEveryLengthAtTheEndOfTheText() {
+        // The last names of a document are read by the slower path (no 16 bytes after them),
+        // the same names earlier by the inline one: both must give the same fingerprint.
+        for length in 0...20 {
+            let name = String("abcdefghijklmnopqrstu".prefix(length))
+            for spelled in [Name(name), length > 0 ? Name(name).escaped : Name(name)] {
+                var writer = Writer()
+                writer.append("[")
+                writer.object([Name(name), Name("x")])
+                writer.append(",")
+                writer.object([Name("x"), Name(name), spelled])
+                writer.append("]")
+                check(writer, "length \(length), \(spelled.spelled)")
+                var accepted = Writer()
+                accepted.append("[")
+                accepted.object([Name(name)])
+                accepted.append(",")
+                accepted.object([Name("x"), spelled])
+                accepted.append("]")
+                check(accepted, "length \(length), \(spelled.spelled), once")
+            }
         }
     }
 
