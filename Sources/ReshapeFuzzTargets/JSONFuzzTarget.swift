@@ -12,7 +12,9 @@ import ReshapeJSON
 //   `==`, `<` and `hash` agree with an independent exact comparison, and `int64Value` and
 //   `isMultiple(of:)` with Int64 arithmetic where it applies;
 // - the parser's paths (stage 1 by SIMD, by portable C, or no index at all: the scalar parser)
-//   accept the same documents with the same tape and reject them with the same error.
+//   accept the same documents with the same tape and reject them with the same error;
+// - an accepted document repeats no member name within an object (checked here by sets of
+//   each object's names' bytes, apart from the parser's own check).
 
 /// One libFuzzer input (`LLVMFuzzerTestOneInput` of its fuzz target); always 0.
 public func fuzzJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -83,6 +85,7 @@ private func checkAccepted(_ bytes: [UInt8], _ tape: JSONTape, _ tree: JSON) {
     }
 
     checkNumbers(tree)
+    checkDistinctNames(tree)
 
     do {
         let again = try JSON.parse(compact)
@@ -93,6 +96,21 @@ private func checkAccepted(_ bytes: [UInt8], _ tape: JSONTape, _ tree: JSON) {
         require(prettyAgain == tree, "re-parsing the pretty output gives another value: \(describe(pretty))")
     } catch {
         require(false, "the writer's output does not parse (\(error)): \(describe(compact))")
+    }
+}
+
+/// An accepted document repeats no member name in any object, names compared as UTF-8 bytes
+/// (code points), independently of the parser's own duplicate check.
+private func checkDistinctNames(_ value: JSON) {
+    switch value {
+    case .array(let items): for item in items { checkDistinctNames(item) }
+    case .object(let object):
+        var seen = Set<[UInt8]>()
+        for member in object.members {
+            require(seen.insert(Array(member.key.utf8)).inserted, "accepted a repeated name \"\(member.key)\"")
+            checkDistinctNames(member.value)
+        }
+    default: break
     }
 }
 

@@ -202,14 +202,13 @@ struct IndexedTapeBuilder {
             try builder.close(node, children: 0, irregularitiesAtOpen: irregularitiesAtOpen)
             return
         }
-        let mark = builder.nameNodes.count
-        var large = LargeObjectNames()
+        var names = builder.openNames(node)
         var members = 0
         while true {
             position = try token()
             guard position < end, base[position] == UInt8(ascii: "\"") else { throw IndexedTapeBuilder.giveUp }
             let name = try parseString(position)
-            try builder.checkDuplicate(name, since: mark, large: &large)
+            try builder.checkDuplicate(name, index: members, in: &names)
             position = try token()
             guard position < end, base[position] == UInt8(ascii: ":") else { throw IndexedTapeBuilder.giveUp }
             cursor += 1
@@ -226,8 +225,7 @@ struct IndexedTapeBuilder {
             throw IndexedTapeBuilder.giveUp
         }
         builder.scanner.depth -= 1
-        builder.nameNodes.truncate(to: mark)
-        builder.nameHashes.truncate(to: mark)
+        builder.closeNames(names)
         try builder.close(node, children: members, irregularitiesAtOpen: irregularitiesAtOpen)
     }
 

@@ -52,12 +52,16 @@ struct TapeBuilder {
     /// Bumped by anything the canonical writer would spell differently (whitespace, a
     /// non-canonical escape); a container whose span saw no bump can be copied byte for byte.
     var irregularities = 0
-    /// Name hash and name node of each member of the objects being parsed.
-    var nameHashes = MoveStack<UInt64>()
-    var nameNodes = MoveStack<Int>()
+    /// The duplicate-name check (JSONTapeParser+MemberNames.swift): names met so far by
+    /// depth, with the hash seed read once per parse (a global is read through `swift_once`),
+    /// the last object stamp handed out, and the names of large ordered objects that skip the set.
+    var memberNames: MemberNameSet
+    var objectStamps: UInt32 = 0
+    var deferredNames = MoveStack<Int>()
 
     init(_ scanner: JSONScanner) {
         self.scanner = scanner
+        memberNames = MemberNameSet(seed: memberNameHashSeed)
         // Room for a node per 8 bytes of text, more than typical records use, so most documents
         // never grow; growing is a realloc, which for a large block remaps pages instead of copying.
         capacity = max(64, scanner.end / 8)
@@ -81,8 +85,8 @@ struct TapeBuilder {
     }
 
     private func release() {
-        nameHashes.release()
-        nameNodes.release()
+        memberNames.release()
+        deferredNames.release()
     }
 
     mutating func parseDocument() throws(JSONParseError) {
@@ -182,8 +186,7 @@ struct TapeBuilder {
             try close(node, children: 0, irregularitiesAtOpen: irregularitiesAtOpen)
             return
         }
-        let mark = nameNodes.count
-        var large = LargeObjectNames()
+        var names = openNames(node)
         var members = 0
         while true {
             skipSpace()
@@ -196,7 +199,7 @@ struct TapeBuilder {
                     "unexpected \(scanner.describe(scanner.position)), expected a member name in double quotes")
             }
             let name = try parseString()
-            try checkDuplicate(name, since: mark, large: &large)
+            try checkDuplicate(name, index: members, in: &names)
             skipSpace()
             guard scanner.position < scanner.end, scanner.base[scanner.position] == UInt8(ascii: ":") else {
                 let found =
@@ -225,8 +228,7 @@ struct TapeBuilder {
                 at: scanner.position - 1, "unexpected \(scanner.describe(scanner.position - 1)), expected ',' or '}'")
         }
         scanner.depth -= 1
-        nameNodes.truncate(to: mark)
-        nameHashes.truncate(to: mark)
+        closeNames(names)
         try close(node, children: members, irregularitiesAtOpen: irregularitiesAtOpen)
     }
 
