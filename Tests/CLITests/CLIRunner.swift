@@ -33,9 +33,12 @@ enum CLIRunner {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
+        // A command that refuses its arguments exits before reading its input: the write then
+        // fails with EPIPE, which must not kill the test process with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
+        if let stdin { try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }
+        try? input.fileHandleForWriting.close()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
