@@ -198,15 +198,24 @@ final class ClientConnection {
             for action in state.handle(next) { execute(action) }
         }
         processing = false
+        // An answer not written now waits behind an earlier request's: the budget must know.
+        for held in heldAnswers.values { held.waitsBehind(true) }
     }
 
     private func execute(_ action: HTTPConnectionStateMachine.Action) {
         switch action {
         case .dispatch(let id, let request): dispatch(id, request)
         case .write(let head, let body, let answer):
-            write(head, body, holding: answer.flatMap { heldAnswers.removeValue(forKey: $0) })
-        case .close: requestClose()
-        case .lingeringClose: requestClose(lingering: true)
+            let held = answer.flatMap { heldAnswers.removeValue(forKey: $0) }
+            held?.waitsBehind(false)
+            write(head, body, holding: held)
+        // The machine writes nothing more: answers it dropped give their memory back now.
+        case .close:
+            dropHeldAnswers()
+            requestClose()
+        case .lingeringClose:
+            dropHeldAnswers()
+            requestClose(lingering: true)
         case .abort:
             // Answers already counted as sent are lost with it: say so.
             Log.event(
@@ -517,7 +526,7 @@ final class ClientConnection {
         guard !handles.isClosed else { return }
         handles = .closed
         // Answers never written give their memory back now.
-        heldAnswers.removeAll()
+        dropHeldAnswers()
         if owner.forget(self) { owner.metrics.connectionClosed() }
         let onClose: uv_close_cb = { handle in
             guard let handle, let data = handle.pointee.data else { return }
@@ -528,6 +537,12 @@ final class ClientConnection {
         uv_close(reshape_tcp_handle(tcp), onClose)
         uv_close(reshape_timer_handle(headerTimer), onClose)
         uv_close(reshape_timer_handle(idleTimer), onClose)
+    }
+
+    /// Answers that will never be written give back what they hold (once nothing else does).
+    private func dropHeldAnswers() {
+        for held in heldAnswers.values { held.waitsBehind(false) }
+        heldAnswers.removeAll()
     }
 
     private func handleClosed() {
