@@ -120,6 +120,18 @@ package struct HTTPConnectionStateMachine: Sendable {
         }
     }
 
+    /// The worker refuses the connection before reading anything (its connection cap): the
+    /// driver writes its prebuilt answer and closes. Nothing is read or timed from here, so no
+    /// timer can later answer a refused connection.
+    package mutating func refused() -> [Action] {
+        switch state {
+        case .awaitingFirstRequest:
+            state = .closed
+            return [.stopReading, .stopHeaderTimer]
+        case .idle, .readingHead, .readingBody, .readingDone, .streaming, .closed: impossible("refused", in: stateName)
+        }
+    }
+
     package mutating func handle(_ event: Event) -> [Action] {
         switch event {
         case .messageBegan: return messageBegan()

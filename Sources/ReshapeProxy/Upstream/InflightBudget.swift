@@ -15,7 +15,9 @@ import ReshapeStateMachines
 /// in the queue is *blocked*; the budget learns what it holds when its first fetch queues, and
 /// from `passed` while it stays blocked). A request whose fetch waits for a place among its
 /// upstream's `max-in-flight` is blocked the same way (`waitsForPlace`): the places may be held
-/// by fetches waiting here for the room it holds. When everything used is held so, nothing
+/// by fetches waiting here for the room it holds. So is a request whose answer waits behind an
+/// earlier request's on its connection (`waitsBehind`): it cannot be written before that one.
+/// When everything used is held so, nothing
 /// running would ever give room back, and the first waiter goes, even past the budget: a fetch
 /// alone, the follow-ups of a request alone, or requests that all wait for their next fetch.
 package struct InflightBudget<Waiter: Sendable>: Sendable {
@@ -57,8 +59,8 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
         case none
     }
 
-    /// A request with fetches in the queue or waiting for a place: what it holds from its
-    /// finished fetches, and how many of its fetches wait.
+    /// A request with fetches in the queue or waiting for a place, or whose answer waits behind
+    /// an earlier one: what it holds from its finished fetches, and how many of those wait.
     private struct Blocked: Sendable {
         var held: Int
         var waiters: Int
@@ -170,6 +172,22 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
 
     /// The fetch of `request` that waited for a place has one now, or waits no more.
     package mutating func placeWaitEnded(request: Int) {
+        unblock(request)
+    }
+
+    /// The answer of `request`, which holds `held`, waits on its connection behind an earlier
+    /// request's, which has none yet (answers go out in order). What it holds cannot come back
+    /// before that one is answered, which may wait here or for a place, for that very room:
+    /// counted as held by a waiter, it may let the first go. Not said of an answer waiting for
+    /// a slow client to read: that one comes back without the budget's help.
+    package mutating func waitsBehind(request: Int, held: Int) -> Action {
+        block(request, held: held)
+        guard case .waiting(let used, let queue) = state else { return .none }
+        return admit(used: used, queue: queue)
+    }
+
+    /// The answer of `request` that waited behind an earlier one is written, or never will be.
+    package mutating func behindWaitEnded(request: Int) {
         unblock(request)
     }
 

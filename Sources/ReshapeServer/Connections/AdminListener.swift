@@ -58,7 +58,10 @@ final class AdminListener: ConnectionOwner {
         let connection = ClientConnection(owner: self)
         guard connection.accept(from: server) else { return }
         connections[ObjectIdentifier(connection)] = connection
-        if connections.count > shared.configuration.limits.maxConnections { connection.refuseOverloaded() }
+        // A refusal lingers briefly and counts meanwhile: the admin port is the operator's.
+        if connections.count > shared.configuration.limits.maxConnections {
+            connection.refuseOverloaded(lingering: true)
+        }
     }
 
     func forget(_ connection: ClientConnection) -> Bool {

@@ -68,8 +68,9 @@ final class ClientConnection {
         case closingAfterWrites
         /// A lingering close: once the answers queued are written, the sending side is shut
         /// down (`uv_shutdown`); meanwhile and after, what the client sends is read and
-        /// discarded, until it closes its side, `lingerBytes` came, or `lingerMilliseconds`
-        /// passed since the shutdown. Then the handles close, with nothing unread.
+        /// discarded, until it closes its side, `lingerBytes` came, or the linger's time
+        /// (`lingerMilliseconds`, a refusal's shorter) passed since the shutdown. Then the
+        /// handles close, with nothing unread.
         case lingering(Lingering)
         /// `uv_close` called on every handle: nothing may touch them again.
         case closed
@@ -79,15 +80,22 @@ final class ClientConnection {
         var isClosed: Bool { if case .closed = self { true } else { false } }
     }
 
-    /// What a lingering close counts: the bytes discarded, and the time left once shut down.
+    /// What a lingering close counts: the bytes discarded, how long it reads on once shut
+    /// down, and the timer that ends it.
     private final class Lingering {
+        let milliseconds: Int
         var discarded = 0
         var timer: RouteTimer?
+
+        init(milliseconds: Int) { self.milliseconds = milliseconds }
     }
 
     /// How long a lingering close reads on once its answer is out, and how much it reads at
     /// most: a client that sent its body without waiting has read its answer by then.
     static let lingerMilliseconds = 2000
+    /// The connection cap's refusal lingers briefly: a flood of clients that never close must
+    /// not hold sockets long (a request sent at once on loopback or a LAN has come by then).
+    static let refusalLingerMilliseconds = 250
     static let lingerBytes = 16 << 20
 
     /// Written bytes that wait for the socket (the client reads slowly, or not at all), and
@@ -164,12 +172,14 @@ final class ClientConnection {
     }
 
     /// Answers 503 and closes: the worker is at its connection limit. Nothing was read, and the
-    /// client may have sent its request already: the close lingers.
-    func refuseOverloaded() {
+    /// client may have sent its request already: the close lingers, briefly, if `lingering`
+    /// (the worker bounds how many refusals linger at once); else it closes once written.
+    func refuseOverloaded(lingering: Bool) {
+        for action in state.refused() { execute(action) }
         write(
             Problem.overloadedResponse.serialized(headOnly: false, keepAlive: false, date: owner.answerDate.current()),
             [])
-        requestClose(lingering: true)
+        requestClose(lingering: lingering, for: Self.refusalLingerMilliseconds)
     }
 
     func drain() { send(.drain) }
@@ -198,15 +208,24 @@ final class ClientConnection {
             for action in state.handle(next) { execute(action) }
         }
         processing = false
+        // An answer not written now waits behind an earlier request's: the budget must know.
+        for held in heldAnswers.values { held.waitsBehind(true) }
     }
 
     private func execute(_ action: HTTPConnectionStateMachine.Action) {
         switch action {
         case .dispatch(let id, let request): dispatch(id, request)
         case .write(let head, let body, let answer):
-            write(head, body, holding: answer.flatMap { heldAnswers.removeValue(forKey: $0) })
-        case .close: requestClose()
-        case .lingeringClose: requestClose(lingering: true)
+            let held = answer.flatMap { heldAnswers.removeValue(forKey: $0) }
+            held?.waitsBehind(false)
+            write(head, body, holding: held)
+        // The machine writes nothing more: answers it dropped give their memory back now.
+        case .close:
+            dropHeldAnswers()
+            requestClose()
+        case .lingeringClose:
+            dropHeldAnswers()
+            requestClose(lingering: true)
         case .abort:
             // Answers already counted as sent are lost with it: say so.
             Log.event(
@@ -445,17 +464,18 @@ final class ClientConnection {
     /// Closes once queued writes are on the wire (uv_close would cancel them). A client that
     /// reads none of them (a slow consumer, or one that never reads) does not hold them, nor
     /// the socket, for ever: the send timer ends the connection (`sendTimeout`).
-    /// `lingering`: the client may still be sending what was not read (`lingeringClose`);
-    /// without it, only where the client's end came or its socket failed.
-    func requestClose(lingering: Bool = false) {
-        if handles.isOpen { handles = lingering ? startLingering() : .closingAfterWrites }
+    /// `lingering`: the client may still be sending what was not read (`lingeringClose`), read
+    /// on for `milliseconds` after the shutdown; without it, only where the client's end came
+    /// or its socket failed.
+    func requestClose(lingering: Bool = false, for milliseconds: Int = lingerMilliseconds) {
+        if handles.isOpen { handles = lingering ? startLingering(milliseconds) : .closingAfterWrites }
         driver?.cancelAll()
         if pendingWrites == 0, case .closingAfterWrites = handles { closeHandles() }
     }
 
     /// Shuts the sending side down behind the queued writes and reads on, discarding; the
     /// handles close when that ends (`lingerRead`, `shutDown`). Without a shutdown, a plain close.
-    private func startLingering() -> Handles {
+    private func startLingering(_ milliseconds: Int) -> Handles {
         let request = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
         request.pointee.data = Unmanaged.passRetained(self).toOpaque()
         // Its callback runs once, also when the handles close first (`UV_ECANCELED`).
@@ -482,15 +502,15 @@ final class ClientConnection {
                 guard let stream, let data = stream.pointee.data else { return }
                 Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().lingerRead(count)
             })
-        return .lingering(Lingering())
+        return .lingering(Lingering(milliseconds: milliseconds))
     }
 
     /// The writes are done and the sending side is shut down: the client has its answers and
-    /// the end of them. What it still sends is read for `lingerMilliseconds` at most.
+    /// the end of them. What it still sends is read for the linger's `milliseconds` at most.
     private func shutDown(_ status: Int32) {
         guard case .lingering(let lingering) = handles else { return }
         guard status == 0 else { return closeHandles() }
-        lingering.timer = RouteTimer(loop: owner.loop, milliseconds: Self.lingerMilliseconds) { [unowned self] in
+        lingering.timer = RouteTimer(loop: owner.loop, milliseconds: lingering.milliseconds) { [unowned self] in
             self.closeHandles()
         }
     }
@@ -517,7 +537,7 @@ final class ClientConnection {
         guard !handles.isClosed else { return }
         handles = .closed
         // Answers never written give their memory back now.
-        heldAnswers.removeAll()
+        dropHeldAnswers()
         if owner.forget(self) { owner.metrics.connectionClosed() }
         let onClose: uv_close_cb = { handle in
             guard let handle, let data = handle.pointee.data else { return }
@@ -528,6 +548,12 @@ final class ClientConnection {
         uv_close(reshape_tcp_handle(tcp), onClose)
         uv_close(reshape_timer_handle(headerTimer), onClose)
         uv_close(reshape_timer_handle(idleTimer), onClose)
+    }
+
+    /// Answers that will never be written give back what they hold (once nothing else does).
+    private func dropHeldAnswers() {
+        for held in heldAnswers.values { held.waitsBehind(false) }
+        heldAnswers.removeAll()
     }
 
     private func handleClosed() {

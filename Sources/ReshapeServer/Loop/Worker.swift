@@ -37,6 +37,9 @@ final class Worker: ConnectionOwner {
     private let listener = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
     let commands = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
+    /// Connections refused past the cap, until they close: kept apart, so they do not keep the
+    /// next client out, and bounded apart (`maxLingeringRefusals`).
+    private var refused: [ObjectIdentifier: ClientConnection] = [:]
     let handleSlab = BlockSlab(byteCount: ConnectionHandles.byteCount)
     /// Work other threads hand this loop (cached answers another worker fetched).
     private(set) var mailbox: LoopMailbox?
@@ -148,17 +151,23 @@ final class Worker: ConnectionOwner {
         assertOnLoopThread()
         let connection = ClientConnection(owner: self)
         guard connection.accept(from: server) else { return }
-        connections[ObjectIdentifier(connection)] = connection
-        if connections.count > shared.configuration.limits.maxConnections {
-            connection.refuseOverloaded()
-        } else if draining {
-            connection.drain()
+        guard connections.count < shared.configuration.limits.maxConnections else {
+            refused[ObjectIdentifier(connection)] = connection
+            connection.refuseOverloaded(lingering: refused.count <= Self.maxLingeringRefusals)
+            return
         }
+        connections[ObjectIdentifier(connection)] = connection
+        if draining { connection.drain() }
     }
+
+    /// Refusals that may linger at once; past them a refusal closes once its answer is
+    /// written, so a flood of clients that never close holds no more sockets than this.
+    static let maxLingeringRefusals = 64
 
     /// Called by a connection as it closes; true the first time.
     func forget(_ connection: ClientConnection) -> Bool {
-        let known = connections.removeValue(forKey: ObjectIdentifier(connection)) != nil
+        let key = ObjectIdentifier(connection)
+        let known = connections.removeValue(forKey: key) != nil || refused.removeValue(forKey: key) != nil
         if draining { finishDrainIfIdle() }
         return known
     }

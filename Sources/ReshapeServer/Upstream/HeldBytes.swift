@@ -10,7 +10,8 @@
 /// While one of its fetches waits in the budget's queue or for a place among its upstream's
 /// `max-in-flight`, nothing it holds can come back: the budget learns what it holds when the
 /// fetch queues, and of every fetch that ends meanwhile (`take`), so that when everything used
-/// is held by waiting requests, the first waiter goes.
+/// is held by waiting requests, the first waiter goes. So while its answer waits behind an
+/// earlier request's on its connection (`waitsBehind`).
 final class HeldBytes {
     private let inflight: InflightBytes
     private let route: String
@@ -19,8 +20,10 @@ final class HeldBytes {
     /// What its finished fetches passed to it.
     private(set) var bytes = 0
     /// Its fetches waiting now: in the budget's queue (new ones, or transfers paused for
-    /// room), or for a place.
+    /// room), or for a place; and its answer, while it waits behind an earlier one.
     var waiting = 0
+    /// Its answer waits on its connection behind an earlier request's, not answered yet.
+    private var behind = false
     private var bodies = 0
     private var fetches = 0
     /// Some fetch brought a body: the request's sizes say something of its route.
@@ -55,7 +58,22 @@ final class HeldBytes {
         need = bodies + tapeBytes + answerBytes
     }
 
+    /// Its answer waits behind an earlier request's (answers go out in order), or no longer:
+    /// while it does, what it holds cannot come back before that one is answered.
+    func waitsBehind(_ now: Bool) {
+        guard now != behind else { return }
+        behind = now
+        if now {
+            waiting += 1
+            inflight.waitsBehind(request: id, held: bytes)
+        } else {
+            waiting -= 1
+            inflight.behindWaitEnded(request: id)
+        }
+    }
+
     deinit {
+        if behind { inflight.behindWaitEnded(request: id) }
         inflight.release(
             bytes, request: id, route: route,
             sizes: need.map { InflightBytes.Sizes(need: $0, bodies: bodies, fetches: fetches) })

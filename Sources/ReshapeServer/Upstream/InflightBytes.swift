@@ -80,6 +80,16 @@ final class InflightBytes: Sendable {
         state.withLock { $0.budget.placeWaitEnded(request: request) }
     }
 
+    /// The answer of `request`, which holds `held`, waits behind an earlier request's on its
+    /// connection; `behindWaitEnded`: it is written now, or never will be.
+    func waitsBehind(request: Int, held: Int) {
+        wake(state.withLock { $0.budget.waitsBehind(request: request, held: held) })
+    }
+
+    func behindWaitEnded(request: Int) {
+        state.withLock { $0.budget.behindWaitEnded(request: request) }
+    }
+
     /// A started fetch's bytes changed by `delta`.
     func changed(by delta: Int) {
         guard delta != 0 else { return }

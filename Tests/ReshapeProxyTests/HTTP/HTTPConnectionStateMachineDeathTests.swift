@@ -129,6 +129,13 @@ final class HTTPConnectionStateMachineDeathTests: XCTestCase {
         }
     }
 
+    func testARefusalAfterARequestTraps() throws {
+        try expectTrap(containing: "impossible event 'refused' in state 'idle'") {
+            var machine = idle()
+            _ = machine.refused()
+        }
+    }
+
     func testOpenedTwiceTraps() throws {
         try expectTrap(containing: "impossible event 'opened' in state 'idle'") {
             var machine = idle()

@@ -110,6 +110,14 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
         XCTAssertEqual(machine.state, .awaitingFirstRequest)
     }
 
+    func testARefusalClosesAndStopsTheHeaderTimer() {
+        var machine = awaitingFirstRequest()
+        _ = machine.opened()
+        XCTAssertEqual(machine.refused(), [.stopReading, .stopHeaderTimer])
+        XCTAssertEqual(machine.state, .closed)
+        XCTAssertEqual(machine.handle(.headerTimeout), [], "a timer that fires anyway answers nothing")
+    }
+
     func testFirstRequestBeginning() {
         var machine = awaitingFirstRequest()
         XCTAssertEqual(machine.handle(.messageBegan), [.stopIdleTimer, .startHeaderTimer])

@@ -295,6 +295,34 @@ final class InflightBudgetTests: XCTestCase {
         XCTAssertEqual(budget.heldByWaiters, 0)
     }
 
+    func testAnAnswerWaitingBehindAnEarlierRequestHoldsItsBytesStuck() throws {
+        // Request 2's answer (90) waits on its connection behind request 1, which had no
+        // bytes when its fetch got its place: it cannot come back before 1 is answered.
+        var budget = Budget(limit: 100)
+        _ = budget.reserve(90, request: 2, "2")
+        XCTAssertTrue(isNone(budget.passed(90, to: 2)))
+        let first = try ticket(budget.reserve(40, request: 1, "1"))
+        XCTAssertEqual(budget.heldByWaiters, 0, "2's answer may still be written")
+        XCTAssertEqual(woken(budget.waitsBehind(request: 2, held: 90)), ["1"], "nothing else would make room")
+        XCTAssertEqual(budget.used, 130)
+        // 1's answer is written, then 2's: 2 gives its bytes back.
+        XCTAssertTrue(isNone(budget.timedOut(ticket: first)), "1 was woken already")
+        budget.behindWaitEnded(request: 2)
+        XCTAssertEqual(budget.heldByWaiters, 0)
+        XCTAssertTrue(isNone(budget.released(40, by: 1)))
+        XCTAssertTrue(isNone(budget.released(90, by: 2)))
+        XCTAssertEqual(budget.used, 0)
+        // Behind a request that runs, an answer lets nobody past the budget.
+        _ = budget.reserve(50, request: 3, "3")
+        _ = budget.reserve(40, request: 4, "4")
+        XCTAssertTrue(isNone(budget.passed(40, to: 4)))
+        _ = try ticket(budget.reserve(30, request: 5, "5"))
+        XCTAssertTrue(isNone(budget.waitsBehind(request: 4, held: 40)), "3 runs: it will end")
+        XCTAssertEqual(woken(budget.released(50, by: 3)), ["5"])
+        budget.behindWaitEnded(request: 4)
+        XCTAssertEqual(budget.heldByWaiters, 0)
+    }
+
     func testTheStateNames() {
         XCTAssertEqual(Budget.StateName.allCases.map(\.rawValue), ["open", "waiting"])
     }

@@ -78,6 +78,47 @@ final class BudgetAndQueueTests: XCTestCase {
             }, "all given back")
     }
 
+    /// One connection pipelines a request to an upstream whose one place is taken, then eight
+    /// whose 300 KB answers fill the 1 MiB budget. Those answers wait behind the first (answers
+    /// go out in order), holding their bytes; when the first gets its place, it finds the budget
+    /// full of bytes that only its own answer would let go. Before, nothing counted them as
+    /// held by a waiter: it waited out its route's timeout (4 s) and was answered 503
+    /// `load-shed`. Now they count as stuck, the first goes, and every answer is a 200 soon.
+    func testAnswersWaitingBehindAnEarlierRequestDoNotHoldUpItsFetch() throws {
+        let upstream = try DemoUpstream()
+        defer { upstream.child.stop() }
+        let server = try ReshapeServer(
+            rules: """
+                upstreams:
+                  narrow: { url: "http://127.0.0.1:\(upstream.port)", max-in-flight: 1, queue: { size: 16, timeout: 5s } }
+                  wide: { url: "http://127.0.0.1:\(upstream.port)" }
+                routes:
+                  - { name: slow, request: "GET /slow/{tag}", upstream: narrow, path: "/delay/1000/fault/big", forward-query: [bytes, tag], timeout: 4s, transform: [] }
+                  - { name: quick, request: "GET /quick/{tag}", upstream: narrow, path: "/fault/big", forward-query: [bytes, tag], timeout: 4s, transform: [] }
+                  - { name: large, request: "GET /large/{tag}", upstream: wide, path: "/fault/big", forward-query: [bytes, tag], timeout: 4s, transform: [] }
+                """,
+            arguments: ["--workers", "1", "--max-inflight-bytes", "1MiB"])
+        defer { server.stop() }
+        let port = server.port
+        let blocker = Thread { _ = try? RawHTTP.get(port: port, "/slow/b?bytes=1000&tag=b") }
+        blocker.start()
+        Thread.sleep(forTimeInterval: 0.3)
+        let started = Date()
+        var client = try RawHTTP(port: port)
+        defer { client.close() }
+        let first = "GET /quick/q?bytes=1000&tag=q HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        let rest = (2...9).map { "GET /large/l\($0)?bytes=300000&tag=l\($0) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" }
+        client.send(first + rest.joined())
+        let statuses = (1...9).map { _ in client.readResponse()?.status ?? 0 }
+        let seconds = Date().timeIntervalSince(started)
+        XCTAssertEqual(statuses, Array(repeating: 200, count: 9))
+        XCTAssertLessThan(seconds, 3, "answered well before the route's timeout")
+        XCTAssertTrue(
+            try waitUntil(timeout: 3) {
+                try RawHTTP.get(port: port, "/_reshape/metrics").text.contains("\nreshape_inflight_bytes 0\n")
+            }, "all given back")
+    }
+
     /// Runs `count` calls of `body` at once, each on a thread of its own (the global queues
     /// may run only as many at once as there are cores), and returns their results in order.
     static func atOnce<Result: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) -> Result) -> [Result] {
