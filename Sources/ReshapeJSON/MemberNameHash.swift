@@ -7,11 +7,19 @@ let memberNameHashSeed = UInt64.random(in: .min ... .max)
     key.withUTF8 { memberNameHash($0, seed: seed) }
 }
 
+/// The hash's start: the length through a seeded multiply. Xored in plainly, two lengths
+/// differed by the same bits whatever the seed, so a first byte flipped by those bits and
+/// trailing NULs made names of different lengths collide for every seed.
+@inline(__always) func lengthMix(_ n: Int, seed: UInt64) -> UInt64 {
+    let h = (seed ^ UInt64(truncatingIfNeeded: n)) &* 0x9E37_79B9_7F4A_7C15
+    return h ^ (h >> 32)
+}
+
 /// `memberNameHash` of UTF-8 bytes.
 @inline(__always) func memberNameHash(_ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> UInt64 {
     do {
         let n = bytes.count
-        var h: UInt64 = seed ^ UInt64(truncatingIfNeeded: n)
+        var h = lengthMix(n, seed: seed)
         guard let p = bytes.baseAddress else { return h }
         let raw = UnsafeRawPointer(p)
         var i = 0
@@ -36,7 +44,7 @@ let memberNameHashSeed = UInt64.random(in: .min ... .max)
 /// `n + 8` readable bytes at `p` (the name's bytes are followed by more of the document).
 @inline(__always) func overreadingMemberNameHash(_ p: UnsafePointer<UInt8>, count n: Int, seed: UInt64) -> UInt64 {
     let raw = UnsafeRawPointer(p)
-    var h: UInt64 = seed ^ UInt64(truncatingIfNeeded: n)
+    var h = lengthMix(n, seed: seed)
     var at = 0
     while at + 8 <= n {
         h = (h ^ raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9

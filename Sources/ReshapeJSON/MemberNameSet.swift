@@ -76,7 +76,7 @@ struct MemberNameSet {
         slots[i] = Slot(fingerprint: fingerprint, depth: depth, stamp: stamp)
         nodes[i] = UInt32(truncatingIfNeeded: node)
         count &+= 1
-        if count &* 2 > mask { grow() }
+        if count &* 2 > mask { compactOrGrow() }
         return true
     }
 
@@ -88,14 +88,36 @@ struct MemberNameSet {
         nodes = malloc(size * MemoryLayout<UInt32>.stride)!.assumingMemoryBound(to: UInt32.self)
     }
 
-    /// Doubles the slots, placing every entry again (its hash is recomputed from its depth).
-    private mutating func grow() {
+    /// The set is half full: the entries of objects that have closed go, and the rest are
+    /// placed again, in twice the slots if they still fill more than a quarter. Stamps grow
+    /// through the parse, so at each depth the highest stamp is the last object opened there,
+    /// the only one there that may still be open; an entry with an older stamp can never be
+    /// found repeated again (a later object re-adds its name). Without this, every distinct
+    /// name of the document would stay until the end: tens of bytes per input byte for records
+    /// of unique keys. With it the set holds about the names of the last object at each depth,
+    /// and each rebuild follows at least a quarter of the slots' worth of new names.
+    private mutating func compactOrGrow() {
+        var latest: [UInt32] = []
+        for j in 0...mask where slots[j].depth != 0 {
+            let depth = Int(slots[j].depth)
+            if depth >= latest.count { latest += repeatElement(0, count: depth + 1 - latest.count) }
+            latest[depth] = max(latest[depth], slots[j].stamp)
+        }
+        var live = 0
+        for j in 0...mask where slots[j].depth != 0 && slots[j].stamp == latest[Int(slots[j].depth)] { live += 1 }
+        rebuild(size: live &* 4 > mask ? (mask + 1) * 2 : mask + 1) { $0.stamp == latest[Int($0.depth)] }
+    }
+
+    /// Places the entries `keep` accepts again, in `size` slots (a power of two).
+    private mutating func rebuild(size: Int, keep: (Slot) -> Bool) {
         let oldSlots = slots
         let oldNodes = nodes
         let oldSize = mask + 1
-        allocate(expected: oldSize)
-        for j in 0..<oldSize where oldSlots[j].depth != 0 {
+        allocate(expected: size / 2)
+        count = 0
+        for j in 0..<oldSize where oldSlots[j].depth != 0 && keep(oldSlots[j]) {
             let entry = oldSlots[j]
+            count += 1
             var i = MemberNameSet.home(entry.fingerprint, salt: salt(depth: Int(entry.depth)), mask: mask)
             while slots[i].depth != 0 { i = (i + 1) & mask }
             slots[i] = entry
@@ -104,6 +126,9 @@ struct MemberNameSet {
         free(oldSlots)
         free(oldNodes)
     }
+
+    /// Slots held now (0 before the first object with members).
+    var capacity: Int { mask == 0 ? 0 : mask + 1 }
 
     /// Frees the memory; the set must not be used afterwards.
     func release() {
