@@ -14,9 +14,9 @@ import ReshapeStateMachines
 /// reservation, and what its request holds from its finished fetches (a request with a fetch
 /// in the queue is *blocked*; the budget learns what it holds when its first fetch queues, and
 /// from `passed` while it stays blocked). A request whose fetch waits for a place among its
-/// upstream's `max-in-flight` is blocked the same way (`waitsForPlace`): the places may be held
+/// upstream's `max-in-flight` is blocked the same way (`heldWhileBlocked`): the places may be held
 /// by fetches waiting here for the room it holds. So is a request whose answer waits behind an
-/// earlier request's on its connection (`waitsBehind`): it cannot be written before that one.
+/// earlier request's on its connection (`heldWhileBlocked` too): it cannot be written before that one.
 /// When everything used is held so, nothing
 /// running would ever give room back, and the first waiter goes, even past the budget: a fetch
 /// alone, the follow-ups of a request alone, or requests that all wait for their next fetch.
@@ -160,34 +160,21 @@ package struct InflightBudget<Waiter: Sendable>: Sendable {
         return admit(used: used, queue: queue)
     }
 
-    /// A fetch of `request`, which holds `held` from its finished fetches, waits for a place
-    /// among its upstream's `max-in-flight` (it reserves only once it has one). What the
-    /// request holds cannot come back meanwhile, and the places may be held by fetches
-    /// waiting here for that very room: counted as held by a waiter, it may let the first go.
-    package mutating func waitsForPlace(request: Int, held: Int) -> Action {
+    /// What `request` holds (`held`) cannot come back until something outside the budget
+    /// moves, and that may itself wait here for that very room: counted as held by a waiter, it
+    /// may let the first go. Said when a fetch of it waits for a place among its upstream's
+    /// `max-in-flight` (it reserves only once it has one), or when its answer waits on its
+    /// connection behind an earlier request's, which has none yet (answers go out in order).
+    /// Not said of an answer waiting for a slow client to read: that one comes back without
+    /// the budget's help. `blockEnded` undoes it, once per time it was said.
+    package mutating func heldWhileBlocked(request: Int, held: Int) -> Action {
         block(request, held: held)
         guard case .waiting(let used, let queue) = state else { return .none }
         return admit(used: used, queue: queue)
     }
 
-    /// The fetch of `request` that waited for a place has one now, or waits no more.
-    package mutating func placeWaitEnded(request: Int) {
-        unblock(request)
-    }
-
-    /// The answer of `request`, which holds `held`, waits on its connection behind an earlier
-    /// request's, which has none yet (answers go out in order). What it holds cannot come back
-    /// before that one is answered, which may wait here or for a place, for that very room:
-    /// counted as held by a waiter, it may let the first go. Not said of an answer waiting for
-    /// a slow client to read: that one comes back without the budget's help.
-    package mutating func waitsBehind(request: Int, held: Int) -> Action {
-        block(request, held: held)
-        guard case .waiting(let used, let queue) = state else { return .none }
-        return admit(used: used, queue: queue)
-    }
-
-    /// The answer of `request` that waited behind an earlier one is written, or never will be.
-    package mutating func behindWaitEnded(request: Int) {
+    /// The fetch that waited for a place has one, or its answer is written (or never will be).
+    package mutating func blockEnded(request: Int) {
         unblock(request)
     }
 

@@ -65,15 +65,15 @@ final class HeldBytes {
         behind = now
         if now {
             waiting += 1
-            inflight.waitsBehind(request: id, held: bytes)
+            inflight.heldWhileBlocked(request: id, held: bytes)
         } else {
             waiting -= 1
-            inflight.behindWaitEnded(request: id)
+            inflight.blockEnded(request: id)
         }
     }
 
     deinit {
-        if behind { inflight.behindWaitEnded(request: id) }
+        if behind { inflight.blockEnded(request: id) }
         inflight.release(
             bytes, request: id, route: route,
             sizes: need.map { InflightBytes.Sizes(need: $0, bodies: bodies, fetches: fetches) })

@@ -70,24 +70,15 @@ final class InflightBytes: Sendable {
         wake(state.withLock { $0.budget.passed(bytes, to: request) })
     }
 
-    /// A fetch of `request`, which holds `held`, waits for a place among its upstream's
-    /// `max-in-flight`; `placeWaitEnded`: it has one now, or waits no more.
-    func waitsForPlace(request: Int, held: Int) {
-        wake(state.withLock { $0.budget.waitsForPlace(request: request, held: held) })
+    /// What `request` holds (`held`) cannot come back for now: a fetch of it waits for a place
+    /// among its upstream's `max-in-flight`, or its answer waits behind an earlier request's
+    /// on its connection (`InflightBudget.heldWhileBlocked`); `blockEnded` when that is over.
+    func heldWhileBlocked(request: Int, held: Int) {
+        wake(state.withLock { $0.budget.heldWhileBlocked(request: request, held: held) })
     }
 
-    func placeWaitEnded(request: Int) {
-        state.withLock { $0.budget.placeWaitEnded(request: request) }
-    }
-
-    /// The answer of `request`, which holds `held`, waits behind an earlier request's on its
-    /// connection; `behindWaitEnded`: it is written now, or never will be.
-    func waitsBehind(request: Int, held: Int) {
-        wake(state.withLock { $0.budget.waitsBehind(request: request, held: held) })
-    }
-
-    func behindWaitEnded(request: Int) {
-        state.withLock { $0.budget.behindWaitEnded(request: request) }
+    func blockEnded(request: Int) {
+        state.withLock { $0.budget.blockEnded(request: request) }
     }
 
     /// A started fetch's bytes changed by `delta`.

@@ -60,10 +60,10 @@ final class UpstreamFetch {
             guard let heldBy, let inflight, oldValue.isWaiting != place.isWaiting else { return }
             if place.isWaiting {
                 heldBy.waiting += 1
-                inflight.waitsForPlace(request: heldBy.id, held: heldBy.bytes)
+                inflight.heldWhileBlocked(request: heldBy.id, held: heldBy.bytes)
             } else {
                 heldBy.waiting -= 1
-                inflight.placeWaitEnded(request: heldBy.id)
+                inflight.blockEnded(request: heldBy.id)
             }
         }
     }

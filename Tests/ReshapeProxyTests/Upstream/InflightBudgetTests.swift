@@ -265,12 +265,12 @@ final class InflightBudgetTests: XCTestCase {
         XCTAssertTrue(isNone(budget.passed(80, to: 1)), "1 waits for nothing yet")
         _ = try ticket(budget.reserve(40, request: 2, "2"))
         XCTAssertEqual(budget.heldByWaiters, 0, "1 may still answer")
-        XCTAssertEqual(woken(budget.waitsForPlace(request: 1, held: 80)), ["2"], "nothing else would make room")
+        XCTAssertEqual(woken(budget.heldWhileBlocked(request: 1, held: 80)), ["2"], "nothing else would make room")
         XCTAssertEqual(budget.used, 120)
         XCTAssertEqual(budget.heldByWaiters, 80)
         // 2 ends, its place goes to 1's follow-up, which then reserves beside what 1 holds.
         XCTAssertTrue(isNone(budget.released(40, by: 2)))
-        budget.placeWaitEnded(request: 1)
+        budget.blockEnded(request: 1)
         XCTAssertEqual(budget.heldByWaiters, 0)
         XCTAssertTrue(isStart(budget.reserve(40, request: 1, held: 80, "1b")), "all that is used is its own")
         XCTAssertTrue(isNone(budget.released(120, by: 1)))
@@ -282,7 +282,7 @@ final class InflightBudgetTests: XCTestCase {
         var budget = Budget(limit: 100)
         _ = budget.reserve(30, request: 1, "1")
         XCTAssertTrue(isNone(budget.passed(30, to: 1)))
-        XCTAssertTrue(isNone(budget.waitsForPlace(request: 1, held: 30)), "nobody waits for room")
+        XCTAssertTrue(isNone(budget.heldWhileBlocked(request: 1, held: 30)), "nobody waits for room")
         XCTAssertTrue(isStart(budget.reserve(30, request: 1, held: 30, "1a")))
         _ = budget.reserve(20, request: 3, "3")
         _ = try ticket(budget.reserve(40, request: 2, "2"))
@@ -291,7 +291,7 @@ final class InflightBudgetTests: XCTestCase {
         XCTAssertTrue(isNone(budget.passed(30, to: 1)), "3 runs: it will end")
         XCTAssertEqual(budget.heldByWaiters, 60)
         XCTAssertEqual(woken(budget.released(20, by: 3)), ["2"], "only waiters hold bytes")
-        budget.placeWaitEnded(request: 1)
+        budget.blockEnded(request: 1)
         XCTAssertEqual(budget.heldByWaiters, 0)
     }
 
@@ -303,11 +303,11 @@ final class InflightBudgetTests: XCTestCase {
         XCTAssertTrue(isNone(budget.passed(90, to: 2)))
         let first = try ticket(budget.reserve(40, request: 1, "1"))
         XCTAssertEqual(budget.heldByWaiters, 0, "2's answer may still be written")
-        XCTAssertEqual(woken(budget.waitsBehind(request: 2, held: 90)), ["1"], "nothing else would make room")
+        XCTAssertEqual(woken(budget.heldWhileBlocked(request: 2, held: 90)), ["1"], "nothing else would make room")
         XCTAssertEqual(budget.used, 130)
         // 1's answer is written, then 2's: 2 gives its bytes back.
         XCTAssertTrue(isNone(budget.timedOut(ticket: first)), "1 was woken already")
-        budget.behindWaitEnded(request: 2)
+        budget.blockEnded(request: 2)
         XCTAssertEqual(budget.heldByWaiters, 0)
         XCTAssertTrue(isNone(budget.released(40, by: 1)))
         XCTAssertTrue(isNone(budget.released(90, by: 2)))
@@ -317,9 +317,9 @@ final class InflightBudgetTests: XCTestCase {
         _ = budget.reserve(40, request: 4, "4")
         XCTAssertTrue(isNone(budget.passed(40, to: 4)))
         _ = try ticket(budget.reserve(30, request: 5, "5"))
-        XCTAssertTrue(isNone(budget.waitsBehind(request: 4, held: 40)), "3 runs: it will end")
+        XCTAssertTrue(isNone(budget.heldWhileBlocked(request: 4, held: 40)), "3 runs: it will end")
         XCTAssertEqual(woken(budget.released(50, by: 3)), ["5"])
-        budget.behindWaitEnded(request: 4)
+        budget.blockEnded(request: 4)
         XCTAssertEqual(budget.heldByWaiters, 0)
     }
 
