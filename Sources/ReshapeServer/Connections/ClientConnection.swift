@@ -494,10 +494,7 @@ final class ClientConnection {
         uv_read_stop(reshape_tcp_stream(tcp))
         uv_read_start(
             reshape_tcp_stream(tcp),
-            { handle, _, buffer in
-                guard let handle, let data = handle.pointee.data else { return }
-                Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().owner.fillReadBuffer(buffer)
-            },
+            ClientConnection.readBuffer,
             { stream, count, _ in
                 guard let stream, let data = stream.pointee.data else { return }
                 Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().lingerRead(count)
@@ -561,13 +558,17 @@ final class ClientConnection {
         if handlesOpen == 0 { owner.handleSlab.deallocate(uvHandles.block) }
     }
 
+    /// Where every read of a connection lands: its worker's shared read buffer (the request
+    /// reads and a lingering close's discarding reads alike).
+    private static let readBuffer: uv_alloc_cb = { handle, _, buffer in
+        guard let handle, let data = handle.pointee.data else { return }
+        Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().owner.fillReadBuffer(buffer)
+    }
+
     private func resumeReading() {
         uv_read_start(
             reshape_tcp_stream(tcp),
-            { handle, _, buffer in
-                guard let handle, let data = handle.pointee.data else { return }
-                Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue().owner.fillReadBuffer(buffer)
-            },
+            ClientConnection.readBuffer,
             { stream, count, buffer in
                 guard let stream, let data = stream.pointee.data else { return }
                 let connection = Unmanaged<ClientConnection>.fromOpaque(data).takeUnretainedValue()
