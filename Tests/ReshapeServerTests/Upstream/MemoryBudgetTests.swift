@@ -232,7 +232,10 @@ final class MemoryBudgetTests: XCTestCase {
         XCTAssertEqual(served.status, 200, served.text)
         XCTAssertLessThan(Date().timeIntervalSince(started), 5, "served once the reader was cut off, not shed")
         XCTAssertTrue(try waitUntil(timeout: 2) { try gauge("reshape_inflight_bytes") == 0 }, "all given back")
-        XCTAssertEqual(try gauge("reshape_open_connections"), 2, "the waiter's and the metrics'")
+        // The metrics' earlier connections close once their client's end is read (a closing
+        // answer lingers until then): counted until that turn of the loop.
+        XCTAssertTrue(
+            try waitUntil(timeout: 3) { try gauge("reshape_open_connections") == 2 }, "the waiter's and the metrics'")
         XCTAssertTrue(server.child.stderr.contains("connection cut off"), "said in the log: \(server.child.stderr)")
     }
 
