@@ -47,7 +47,7 @@ extension JSONTape {
         }
         switch kind(node) {
         case .string:
-            writer.writeString(string(node))
+            withString(node) { writer.writeString(utf8: $0) }
         case .array:
             writer.sink.append(UInt8(ascii: "["))
             forEachElement(node) { index, element in

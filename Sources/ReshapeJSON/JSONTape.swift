@@ -139,11 +139,13 @@ public final class JSONTape: @unchecked Sendable {
     @inline(__always) public func withString<R>(_ node: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows
         -> R
     {
-        if isEscaped(node) {
-            var decoded = Array(string(node).utf8)
-            return try decoded.withUnsafeMutableBufferPointer { try body(UnsafeBufferPointer($0)) }
-        }
         let n = nodes[node]
+        if n.tag & TapeNode.escapedFlag != 0 {
+            return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(n.length)) { buffer in
+                let count = decodeEscaped(node, into: buffer.baseAddress!)
+                return try body(UnsafeBufferPointer(start: buffer.baseAddress, count: count))
+            }
+        }
         return try bytes.withUnsafeBufferPointer { all in
             try body(UnsafeBufferPointer(rebasing: all[Int(n.offset) + 1..<Int(n.offset + n.length) - 1]))
         }
@@ -165,16 +167,13 @@ public final class JSONTape: @unchecked Sendable {
     /// A string node's value.
     public func string(_ node: Int) -> String {
         let n = nodes[node]
+        if n.tag & TapeNode.escapedFlag != 0 {
+            return String(unsafeUninitializedCapacity: Int(n.length)) { decodeEscaped(node, into: $0.baseAddress!) }
+        }
         return bytes.withUnsafeBufferPointer { all in
-            if n.tag & TapeNode.escapedFlag == 0 {
-                return String(
-                    decoding: UnsafeBufferPointer(rebasing: all[Int(n.offset) + 1..<Int(n.offset + n.length) - 1]),
-                    as: UTF8.self)
-            }
-            // Decoding escapes again is the parser's job; the text is known to be valid.
-            var parser = JSONScanner(all, base: all.baseAddress!, maxDepth: 1)
-            parser.position = Int(n.offset)
-            return (try? parser.parseString()) ?? ""
+            String(
+                decoding: UnsafeBufferPointer(rebasing: all[Int(n.offset) + 1..<Int(n.offset + n.length) - 1]),
+                as: UTF8.self)
         }
     }
 

@@ -132,7 +132,7 @@ struct JSONWriter {
         }
     }
 
-    private mutating func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+    mutating func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         do {
             let count = bytes.count
             sink.reserve(count + 2)
