@@ -6,6 +6,8 @@
 #   FEW=200 MANY=2200 SIZE=3kb ROUTE=users bench/callgrind/run.sh
 #   ACCEPT_ENCODING=gzip SIZE=150kb bench/callgrind/run.sh     (or br, zstd; default identity)
 #   KEEP=/tmp/cg bench/callgrind/run.sh      (keeps both callgrind files there, for callgrind_annotate)
+#   RULES=bench/callgrind/limited ROUTE=limited/users EXPECT=429 bench/callgrind/run.sh
+#                                            (a refusal: every answer after the first is a 429)
 #
 # The server runs under callgrind with one worker, in front of a keep-alive origin on loopback
 # (bench/callgrind/origin.py serving bench/peers/gen.py's documents); one client sends FEW,
@@ -21,6 +23,8 @@ MANY=${MANY:-2200}
 SIZE=${SIZE:-3kb}
 ROUTE=${ROUTE:-users}
 ACCEPT_ENCODING=${ACCEPT_ENCODING:-}
+RULES=${RULES:-bench/peers/rules}
+EXPECT=${EXPECT:-200}
 [ -x "$BIN" ] || { echo "callgrind: $BIN is missing (swift build -c release --product reshape)" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "callgrind: valgrind is missing (apt-get install valgrind)" >&2; exit 1; }
 
@@ -53,11 +57,11 @@ instructions() {  # N: total instructions of one server run that answered N requ
   port=$(free_port)
   out="$work/callgrind.$1"
   ORIGIN_URL="http://127.0.0.1:$origin_port" valgrind --tool=callgrind --callgrind-out-file="$out" \
-    "$BIN" serve --rules bench/peers/rules --listen "127.0.0.1:$port" --workers 1 \
+    "$BIN" serve --rules "$RULES" --listen "127.0.0.1:$port" --workers 1 \
     >/dev/null 2>"$work/valgrind.$1.log" &
   server_pid=$!
   wait_port "$port"
-  python3 bench/callgrind/client.py "$port" "/$ROUTE/$SIZE" "$1" "$ACCEPT_ENCODING" >"$work/client.$1"
+  EXPECT=$EXPECT python3 bench/callgrind/client.py "$port" "/$ROUTE/$SIZE" "$1" "$ACCEPT_ENCODING" >"$work/client.$1"
   kill -TERM "$server_pid"
   wait "$server_pid" || true
   server_pid=""

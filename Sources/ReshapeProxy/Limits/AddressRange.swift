@@ -100,6 +100,9 @@ package struct AddressRange: Sendable, Equatable {
 /// a whole /64, and could otherwise take a fresh address, and a fresh bucket, per request.
 package enum ClientAddress {
     package static func of(peer: String, forwardedFor: String?, trusted: [AddressRange]) -> String {
+        // A socket's IPv4 address is already written as its key; without trusted proxies it
+        // is the answer, and costs no parse.
+        if trusted.isEmpty, isCanonicalIPv4(peer) { return peer }
         let peerKey = key(peer) ?? peer
         guard !trusted.isEmpty, trusted.contains(where: { $0.contains(peer) }), let forwardedFor else {
             return peerKey
@@ -116,6 +119,32 @@ package enum ClientAddress {
         }
         // Every hop is a trusted proxy: the farthest one is the client as far as anyone knows.
         return reporter
+    }
+
+    /// True when `text` is an IPv4 address as its key writes it: four decimal numbers up to
+    /// 255, without leading zeros, joined by dots.
+    static func isCanonicalIPv4(_ text: String) -> Bool {
+        var dots = 0
+        var digits = 0
+        var value = 0
+        var leadingZero = false
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0, dots < 3 else { return false }
+                dots += 1
+                digits = 0
+                value = 0
+                continue
+            }
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), !leadingZero || digits == 0 else {
+                return false
+            }
+            leadingZero = digits == 0 && byte == UInt8(ascii: "0")
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            digits += 1
+            guard value <= 255 else { return false }
+        }
+        return dots == 3 && digits > 0
     }
 
     /// The key of an address as text (a socket's, or an `X-Forwarded-For` entry); nil when it

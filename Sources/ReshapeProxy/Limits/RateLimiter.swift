@@ -164,6 +164,10 @@ package struct RateLimiter: Sendable {
 
     /// A structured-field string (RFC 8941 §3.3.3): the policy's name in quotes.
     static func quoted(_ name: String) -> String {
+        // Policy names are YAML keys, nearly always plain: then only the quotes are added.
+        if name.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            return "\"" + name + "\""
+        }
         var out = "\""
         for character in name.unicodeScalars
         where character.isASCII && character.value >= 0x20 && character.value < 0x7F {

@@ -62,4 +62,17 @@ final class ClientAddressTests: XCTestCase {
         XCTAssertEqual(ClientAddress.of(peer: "10.0.0.2", forwardedFor: "1.2.3.4:x", trusted: trusted), "10.0.0.2")
         XCTAssertEqual(ClientAddress.of(peer: "10.0.0.2", forwardedFor: "[::1]:", trusted: trusted), "10.0.0.2")
     }
+
+    func testAPeerAlreadyWrittenAsItsKeyIsItsOwnKey() {
+        // Without trusted proxies a canonical IPv4 peer is returned as it is; anything else is
+        // parsed: both must give what the parse gives.
+        for peer in [
+            "127.0.0.1", "0.0.0.0", "255.255.255.255", "10.0.0.2", "192.168.100.20", "256.1.1.1", "1.2.3.256",
+            "01.2.3.4", "1.2.3.04", "00.0.0.0", "1.2.3", "1.2.3.4.5", "1..2.3", ".1.2.3", "1.2.3.", "", "::1",
+            "1.2.3.4:80", "::ffff:10.0.0.1", "2001:db8::1", "999.0.0.0", "1.2.3.4 ", "١.2.3.4",
+        ] {
+            XCTAssertEqual(
+                ClientAddress.of(peer: peer, forwardedFor: nil, trusted: []), ClientAddress.key(peer) ?? peer, peer)
+        }
+    }
 }
