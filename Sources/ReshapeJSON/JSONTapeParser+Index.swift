@@ -181,11 +181,74 @@ struct IndexedTapeBuilder {
             builder.scanner.position = close + 1
             return builder.append(.string, offset: start, length: close + 1 - start)
         }
-        // Escapes are checked, and flagged, by the scalar parser's code.
-        builder.scanner.position = start
-        let node = try builder.parseString()
-        while try entry(0) < builder.scanner.position { cursor += 1 }
-        return node
+        return try parseEscapedString(start)
+    }
+
+    /// A string whose next position is not its closing quote but a backslash: inside a string
+    /// stage 1 indexes each backslash that starts an escape, so only the escapes are read; the
+    /// bytes between them are text stage 1 has checked. Flagged as the scalar parser flags it.
+    @inline(never) private mutating func parseEscapedString(_ start: Int) throws(JSONParseError) -> Int {
+        cursor += 1
+        var canonical = true
+        while true {
+            let position = try entry(0)
+            guard position < end else { throw IndexedTapeBuilder.giveUp }
+            cursor += 1
+            if base[position] == UInt8(ascii: "\"") {
+                builder.scanner.position = position + 1
+                let flags = TapeNode.escapedFlag | (canonical ? 0 : TapeNode.nonCanonicalFlag)
+                return builder.append(.string, offset: start, length: position + 1 - start, flags: flags)
+            }
+            guard base[position] == UInt8(ascii: "\\") else { throw IndexedTapeBuilder.giveUp }
+            if !builder.isCanonicalEscape(at: position) {
+                builder.irregularities += 1
+                canonical = false
+            }
+            try escape(at: position)
+        }
+    }
+
+    /// Checks the escape whose backslash is at `position`; for a surrogate pair, steps the
+    /// cursor past its second backslash too.
+    @inline(__always) private mutating func escape(at position: Int) throws(JSONParseError) {
+        guard position + 1 < end else { throw IndexedTapeBuilder.giveUp }
+        switch base[position + 1] {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            return
+        case UInt8(ascii: "u"):
+            let scalar = try hex4(at: position + 2)
+            if scalar >= 0xDC00 && scalar <= 0xDFFF { throw IndexedTapeBuilder.giveUp }  // a lone low surrogate
+            guard scalar >= 0xD800 && scalar <= 0xDBFF else { return }
+            // A high surrogate: its low one must follow as the next escape.
+            let low = position + 6
+            guard low + 1 < end, base[low] == UInt8(ascii: "\\"), base[low + 1] == UInt8(ascii: "u"),
+                try entry(0) == low
+            else { throw IndexedTapeBuilder.giveUp }
+            let second = try hex4(at: low + 2)
+            guard second >= 0xDC00 && second <= 0xDFFF else { throw IndexedTapeBuilder.giveUp }
+            cursor += 1
+        default:
+            throw IndexedTapeBuilder.giveUp
+        }
+    }
+
+    /// The value of the four hex digits at `position`.
+    @inline(__always) private func hex4(at position: Int) throws(JSONParseError) -> UInt32 {
+        guard position + 4 <= end else { throw IndexedTapeBuilder.giveUp }
+        var value: UInt32 = 0
+        for k in 0..<4 {
+            let byte = base[position + k]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte &- UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte &- UInt8(ascii: "a") &+ 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte &- UInt8(ascii: "A") &+ 10
+            default: throw IndexedTapeBuilder.giveUp
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
     }
 
     private mutating func parseObject(_ open: Int) throws(JSONParseError) {

@@ -51,7 +51,7 @@ extension TapeBuilder {
 
     /// True when the escape at `offset` is the one the canonical writer would write:
     /// `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, or `\u00xx` (lowercase) for other control characters.
-    private func isCanonicalEscape(at offset: Int) -> Bool {
+    func isCanonicalEscape(at offset: Int) -> Bool {
         let base = scanner.base
         guard offset + 1 < scanner.end else { return false }
         switch base[offset + 1] {

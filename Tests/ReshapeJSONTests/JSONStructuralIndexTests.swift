@@ -272,4 +272,27 @@ final class JSONStructuralIndexTests: XCTestCase {
             assertTapesAgree([UInt8(ascii: "["), UInt8(byte), UInt8(ascii: "]")])
         }
     }
+
+    func testEscapesReadFromTheIndexAgree() {
+        // Stage 2 reads a string's escapes at the backslashes stage 1 indexed: every escape,
+        // canonical or not, surrogate pairs (whose second backslash is indexed too), and every
+        // malformed one, which must give up to the scalar parser's error.
+        var cases = [
+            #""a\"b""#, #""\\""#, #""\\\\\"""#, #""\/x\b\f\n\r\t""#, #""\u0000\u001f\u0020\u007F\u00e9""#,
+            #""\uD83D\uDE00 and \ud83d\ude00""#, #""\ud83d\u0041""#, #""\ud83d\\ude00""#, #""\ud83dx""#,
+            #""\ude00""#, #""\u12""#, #""\u12g4""#, #""\u""#, #""\""#, #""\q""#, #""é\n😀\u00e9""#,
+            #"{"k\u0030":"v\"","k0":1}"#, #"{"\u006b":1,"k":2}"#, #"["\\", "\"", "\\\\\\"]"#,
+        ]
+        // Escapes across the small windows and 64-byte blocks the agreement check also walks.
+        for pad in [60, 61, 62, 63, 64, 125, 126, 127, 190] {
+            let padding = String(repeating: "x", count: pad)
+            cases.append("[\"\(padding)\\ud83d\\ude00\\n\\u00e9\",\"\(padding)\\\"\"]")
+            cases.append("{\"\(padding)\":\"\\\\\(padding)\\/\"}")
+        }
+        for text in cases {
+            let built = assertTapesAgree(Array(text.utf8))
+            // The valid ones are read by stage 2 itself, not handed to the scalar parser.
+            if (try? JSON.parse(Array(text.utf8))) != nil { XCTAssertTrue(built, "stage 2 gave up on \(text)") }
+        }
+    }
 }
