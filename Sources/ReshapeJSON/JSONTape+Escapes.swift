@@ -1,12 +1,12 @@
 // A string node's value when its text has escapes, decoded from the tape's bytes into memory
 // the caller provides: no `String`, no array. The parser has checked the text (every escape
-// well formed, surrogates paired), so this only decodes; `JSONScanner.parseEscape` is where
-// an escape is judged.
+// well formed, surrogates paired), so this only decodes; the parser's two stages are where an
+// escape is judged (`JSONScanner.parseEscape`, `IndexedTapeBuilder.escape(at:)`).
 
 extension JSONTape {
     /// Decodes the escaped string at `node` into `output`, which has room for its text's length
     /// (a decoded value is never longer than its text); returns the decoded byte count.
-    @usableFromInline func decodeEscaped(_ node: Int, into output: UnsafeMutablePointer<UInt8>) -> Int {
+    func decodeEscaped(_ node: Int, into output: UnsafeMutablePointer<UInt8>) -> Int {
         let n = nodes[node]
         return bytes.withUnsafeBufferPointer { all -> Int in
             let base = all.baseAddress!

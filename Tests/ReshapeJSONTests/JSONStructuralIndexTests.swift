@@ -282,6 +282,8 @@ final class JSONStructuralIndexTests: XCTestCase {
             #""\uD83D\uDE00 and \ud83d\ude00""#, #""\ud83d\u0041""#, #""\ud83d\\ude00""#, #""\ud83dx""#,
             #""\ude00""#, #""\u12""#, #""\u12g4""#, #""\u""#, #""\""#, #""\q""#, #""é\n😀\u00e9""#,
             #"{"k\u0030":"v\"","k0":1}"#, #"{"\u006b":1,"k":2}"#, #"["\\", "\"", "\\\\\\"]"#,
+            // Cut off at the end of the text, inside an escape.
+            #""\"#, #""\u12"#, #""\ud83d"#, #""\ud83d\"#, #""\ud83d\u"#, #""\ud83d\ude0"#, #"["\u00e"#,
         ]
         // Escapes across the small windows and 64-byte blocks the agreement check also walks.
         for pad in [60, 61, 62, 63, 64, 125, 126, 127, 190] {

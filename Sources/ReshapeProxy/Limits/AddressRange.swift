@@ -123,7 +123,7 @@ package enum ClientAddress {
 
     /// True when `text` is an IPv4 address as its key writes it: four decimal numbers up to
     /// 255, without leading zeros, joined by dots.
-    static func isCanonicalIPv4(_ text: String) -> Bool {
+    private static func isCanonicalIPv4(_ text: String) -> Bool {
         var dots = 0
         var digits = 0
         var value = 0
