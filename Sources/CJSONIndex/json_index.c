@@ -58,6 +58,12 @@ static size_t utf8_sequence(const uint8_t *bytes, size_t length, size_t i) {
     return n;
 }
 
+// True when the text before `end` stops inside a multi-byte sequence.
+static inline __attribute__((always_inline)) int utf8_unfinished(const uint8_t *bytes, size_t end) {
+    return (end >= 1 && bytes[end - 1] >= 0xC0) || (end >= 2 && bytes[end - 2] >= 0xE0)
+        || (end >= 3 && bytes[end - 3] >= 0xF0);
+}
+
 // Only the non-ASCII bytes of a block are visited (their mask says where); each lead byte is
 // checked with its continuation bytes, which may run into the next block.
 static void check_utf8(scan_state *s, const uint8_t *bytes, size_t length, size_t start, uint64_t nonascii) {
@@ -74,6 +80,10 @@ static void check_utf8(scan_state *s, const uint8_t *bytes, size_t length, size_
         nonascii = next >= 64 ? 0 : nonascii & ~((1ULL << next) - 1);
     }
 }
+
+// The UTF-8 step of the portable and SSE paths: the non-ASCII bytes of a block, one by one.
+#define UTF8_SCALAR(block, nonascii)                                                          \
+    if (nonascii) check_utf8(&s, bytes, length, offset, nonascii)
 
 // Writes the offsets of the set bits, eight at a time (simdjson's flatten): fewer mispredicted
 // branches than one per bit, at the price of writing up to 63 entries past the last.
@@ -107,7 +117,7 @@ static inline __attribute__((always_inline)) uint64_t prefix_xor_portable(uint64
 
 // The shared bit logic of one block whose first byte is at `offset` and whose first `valid`
 // bytes are input (the rest is space padding).
-#define INDEX_BLOCK(masks, PREFIX_XOR)                                                        \
+#define INDEX_BLOCK(masks, PREFIX_XOR, UTF8)                                                  \
     do {                                                                                      \
         escapes esc = find_escapes(&s, masks.backslash);                                      \
         uint64_t escaped = esc.escaped, escape = esc.escape;                                  \
@@ -121,14 +131,14 @@ static inline __attribute__((always_inline)) uint64_t prefix_xor_portable(uint64
         s.control_in_string |= masks.control & in_string;                                     \
         uint64_t bits = (masks.op & outside) | quote | starts | (escape & in_string);         \
         if (valid < 64) bits &= (1ULL << valid) - 1;                                          \
-        if (masks.nonascii && !s.utf8_invalid) check_utf8(&s, bytes, length, offset, masks.nonascii); \
+        if (!s.utf8_invalid) UTF8(block, masks.nonascii);                                     \
         flatten(positions + count, (uint32_t)offset, bits);                                   \
         count += (size_t)__builtin_popcountll(bits);                                          \
     } while (0)
 
 // The block loop of one path: from the scanner's offset up to `limit` (a multiple of 64, or
 // the end), full blocks straight from the input, the last one padded with spaces.
-#define INDEX_LOOP(CLASSIFY, PREFIX_XOR)                                                      \
+#define INDEX_LOOP(CLASSIFY, PREFIX_XOR, UTF8)                                                \
     scan_state s = *scanner;                                                                  \
     const uint8_t *bytes = s.bytes;                                                           \
     const size_t length = s.length;                                                           \
@@ -137,18 +147,20 @@ static inline __attribute__((always_inline)) uint64_t prefix_xor_portable(uint64
     size_t stop = limit < length ? limit : length;                                            \
     for (; offset + 64 <= stop; offset += 64) {                                               \
         const size_t valid = 64;                                                              \
+        const uint8_t *block = bytes + offset;                                                \
         block_masks masks;                                                                    \
-        CLASSIFY(bytes + offset, &masks);                                                     \
-        INDEX_BLOCK(masks, PREFIX_XOR);                                                       \
+        CLASSIFY(block, &masks);                                                              \
+        INDEX_BLOCK(masks, PREFIX_XOR, UTF8);                                                 \
     }                                                                                         \
     if (offset < stop) {                                                                      \
         const size_t valid = stop - offset;                                                   \
         uint8_t tail[64];                                                                     \
         memset(tail, ' ', sizeof tail);                                                       \
         memcpy(tail, bytes + offset, valid);                                                  \
+        const uint8_t *block = tail;                                                          \
         block_masks masks;                                                                    \
-        CLASSIFY(tail, &masks);                                                               \
-        INDEX_BLOCK(masks, PREFIX_XOR);                                                       \
+        CLASSIFY(block, &masks);                                                              \
+        INDEX_BLOCK(masks, PREFIX_XOR, UTF8);                                                 \
         offset = stop;                                                                        \
     }                                                                                         \
     s.offset = offset;                                                                        \
@@ -178,7 +190,7 @@ static inline __attribute__((always_inline)) void classify_portable(const uint8_
 }
 
 static size_t next_portable(json_index_scanner *scanner, uint32_t *positions, size_t limit) {
-    INDEX_LOOP(classify_portable, prefix_xor_portable)
+    INDEX_LOOP(classify_portable, prefix_xor_portable, UTF8_SCALAR)
 }
 
 // MARK: - x86-64
@@ -223,7 +235,7 @@ static inline __attribute__((always_inline)) SSE_TARGET void classify_sse(const 
 }
 
 static SSE_TARGET size_t next_sse(json_index_scanner *scanner, uint32_t *positions, size_t limit) {
-    INDEX_LOOP(classify_sse, prefix_xor_clmul)
+    INDEX_LOOP(classify_sse, prefix_xor_clmul, UTF8_SCALAR)
 }
 
 static inline __attribute__((always_inline)) AVX2_TARGET uint64_t mask64(__m256i lo, __m256i hi) {
@@ -253,8 +265,102 @@ static inline __attribute__((always_inline)) AVX2_TARGET void classify_avx2(cons
 #undef CTL
 }
 
+// UTF-8 by table lookups, 32 bytes at a time (Keiser and Lemire, "Validating UTF-8 in less
+// than one instruction per byte", as simdjson does it): three 16-entry tables, indexed by the
+// high and low nibble of each byte's predecessor and the high nibble of the byte, say which
+// errors the pair of bytes may be; a bit left set in all three is one. What a pair cannot
+// tell (a third or fourth byte a lead expects, or a continuation too many) is whether the
+// byte two or three back is a 3- or 4-byte lead.
+#define TOO_SHORT (1 << 0)      // a lead not followed by a continuation
+#define TOO_LONG (1 << 1)       // an ASCII byte followed by a continuation
+#define OVERLONG_3 (1 << 2)     // E0 followed by 80-9F
+#define TOO_LARGE (1 << 3)      // F4 followed by 90-BF, or F5-FF
+#define SURROGATE (1 << 4)      // ED followed by A0-BF
+#define OVERLONG_2 (1 << 5)     // C0 or C1
+#define TOO_LARGE_1000 (1 << 6) // F5-FF followed by 80-8F
+#define OVERLONG_4 (1 << 6)     // F0 followed by 80-8F
+#define TWO_CONTS (1 << 7)      // two continuations in a row
+#define CARRY (TOO_SHORT | TOO_LONG | TWO_CONTS)
+
+static const uint8_t utf8_byte1_high[16] = {
+    TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG,
+    TWO_CONTS, TWO_CONTS, TWO_CONTS, TWO_CONTS,
+    TOO_SHORT | OVERLONG_2,
+    TOO_SHORT,
+    TOO_SHORT | OVERLONG_3 | SURROGATE,
+    TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,
+};
+static const uint8_t utf8_byte1_low[16] = {
+    CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4,
+    CARRY | OVERLONG_2,
+    CARRY,
+    CARRY,
+    CARRY | TOO_LARGE,
+    CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE,
+    CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000,
+};
+static const uint8_t utf8_byte2_high[16] = {
+    TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
+    TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,
+    TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,
+    TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+    TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+    TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
+};
+
+static inline __attribute__((always_inline)) AVX2_TARGET __m256i utf8_table(const uint8_t *table) {
+    return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)table));
+}
+
+// The bytes of `input` moved N later, the last N of `previous` in front (simdjson's prev<N>).
+#define UTF8_PREVIOUS(input, previous, N) \
+    _mm256_alignr_epi8(input, _mm256_permute2x128_si256(previous, input, 0x21), 16 - (N))
+
+// Nonzero where the 32 bytes of `input`, after the 32 of `previous`, are not UTF-8.
+static inline __attribute__((always_inline)) AVX2_TARGET __m256i utf8_errors(__m256i input, __m256i previous) {
+    const __m256i low_nibble = _mm256_set1_epi8(0x0F);
+    __m256i prev1 = UTF8_PREVIOUS(input, previous, 1);
+    __m256i byte1_high = _mm256_shuffle_epi8(
+        utf8_table(utf8_byte1_high), _mm256_and_si256(_mm256_srli_epi16(prev1, 4), low_nibble));
+    __m256i byte1_low = _mm256_shuffle_epi8(utf8_table(utf8_byte1_low), _mm256_and_si256(prev1, low_nibble));
+    __m256i byte2_high = _mm256_shuffle_epi8(
+        utf8_table(utf8_byte2_high), _mm256_and_si256(_mm256_srli_epi16(input, 4), low_nibble));
+    __m256i special = _mm256_and_si256(_mm256_and_si256(byte1_high, byte1_low), byte2_high);
+    // 0x80 where the byte two back is a 3- or 4-byte lead or the byte three back a 4-byte
+    // lead: exactly where a continuation after a continuation (TWO_CONTS) is right.
+    __m256i third = _mm256_subs_epu8(UTF8_PREVIOUS(input, previous, 2), _mm256_set1_epi8((char)(0xE0 - 0x80)));
+    __m256i fourth = _mm256_subs_epu8(UTF8_PREVIOUS(input, previous, 3), _mm256_set1_epi8((char)(0xF0 - 0x80)));
+    __m256i expected = _mm256_and_si256(_mm256_or_si256(third, fourth), _mm256_set1_epi8((char)0x80));
+    return _mm256_xor_si256(expected, special);
+}
+
+// The block's 64 bytes at `block` (the input, or its padded copy for the last block), checked
+// with the 32 bytes before them in the input; an ASCII block only when the one before it
+// stopped inside a sequence.
+static inline __attribute__((always_inline)) AVX2_TARGET void check_utf8_avx2(
+    scan_state *s, const uint8_t *block, const uint8_t *bytes, size_t offset, uint64_t nonascii) {
+    if (!nonascii && !(offset > 0 && utf8_unfinished(bytes, offset))) return;
+    __m256i previous =
+        offset >= 32 ? _mm256_loadu_si256((const __m256i *)(bytes + offset - 32)) : _mm256_setzero_si256();
+    __m256i x0 = _mm256_loadu_si256((const __m256i *)block);
+    __m256i x1 = _mm256_loadu_si256((const __m256i *)(block + 32));
+    __m256i errors = _mm256_or_si256(utf8_errors(x0, previous), utf8_errors(x1, x0));
+    if (!_mm256_testz_si256(errors, errors)) s->utf8_invalid = 1;
+}
+
+#define UTF8_AVX2(block, nonascii) check_utf8_avx2(&s, block, bytes, offset, nonascii)
+
 static AVX2_TARGET size_t next_avx2(json_index_scanner *scanner, uint32_t *positions, size_t limit) {
-    INDEX_LOOP(classify_avx2, prefix_xor_clmul)
+    INDEX_LOOP(classify_avx2, prefix_xor_clmul, UTF8_AVX2)
 }
 
 #endif
@@ -292,9 +398,13 @@ size_t json_index_next(json_index_scanner *scanner, uint32_t *positions, size_t 
 }
 
 uint32_t json_index_flags(const json_index_scanner *scanner) {
-    return (scanner->utf8_invalid ? JSON_INDEX_INVALID_UTF8 : 0)
+    // Once the whole text is read, a sequence it stops inside is invalid: the last block has no
+    // successor for the vector check to see it from (the scalar check reads past the block).
+    int done = scanner->offset >= scanner->length;
+    int invalid = scanner->utf8_invalid || (done && utf8_unfinished(scanner->bytes, scanner->length));
+    return (invalid ? JSON_INDEX_INVALID_UTF8 : 0)
         | (scanner->control_in_string ? JSON_INDEX_CONTROL_IN_STRING : 0)
-        | (scanner->offset >= scanner->length && scanner->in_string ? JSON_INDEX_UNTERMINATED_STRING : 0);
+        | (done && scanner->in_string ? JSON_INDEX_UNTERMINATED_STRING : 0);
 }
 
 size_t json_index_build(

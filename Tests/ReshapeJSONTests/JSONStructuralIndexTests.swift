@@ -297,4 +297,42 @@ final class JSONStructuralIndexTests: XCTestCase {
             if (try? JSON.parse(Array(text.utf8))) != nil { XCTAssertTrue(built, "stage 2 gave up on \(text)") }
         }
     }
+
+    func testUTF8VerdictsAgreeOnEveryPairAndOnTheEdgesOfLongerSequences() {
+        // The SIMD path checks UTF-8 by table lookups, the portable one sequence by sequence:
+        // every pair of bytes after a non-ASCII one, at a block's edge, and sequences of up to
+        // four bytes built from the values where the rules change (overlongs, surrogates,
+        // U+10FFFF), across the middle of a block and at the end of the text.
+        func agree(_ bytes: [UInt8]) {
+            let expected = index(bytes, JSON_INDEX_PATH_PORTABLE).1
+            for path in Self.paths.dropFirst() where index(bytes, path).1 != expected {
+                XCTFail("path \(path.rawValue) disagrees on \(bytes.suffix(8).map { String($0, radix: 16) })")
+                return
+            }
+        }
+        let quote = UInt8(ascii: "\"")
+        let space = UInt8(ascii: " ")
+        for first in 0x80...0xFF {
+            for second in 0...0xFF {
+                agree([quote] + [UInt8](repeating: space, count: 62) + [UInt8(first), UInt8(second), quote])
+            }
+        }
+        let edges: [UInt8] = [
+            0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE,
+            0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
+        ]
+        let continuations: [UInt8] = [0x41, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC2]
+        for a in edges where a >= 0xC0 {
+            for b in continuations {
+                for c in continuations {
+                    for d in continuations {
+                        let sequence = [a, b, c, d]
+                        agree([quote] + [UInt8](repeating: space, count: 29) + sequence + [quote])
+                        agree([quote] + [UInt8](repeating: space, count: 59) + sequence)
+                        agree([quote] + [UInt8](repeating: space, count: 60) + sequence.prefix(3))
+                    }
+                }
+            }
+        }
+    }
 }
