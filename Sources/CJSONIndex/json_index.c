@@ -398,8 +398,9 @@ size_t json_index_next(json_index_scanner *scanner, uint32_t *positions, size_t 
 }
 
 uint32_t json_index_flags(const json_index_scanner *scanner) {
-    // Once the whole text is read, a sequence it stops inside is invalid: the last block has no
-    // successor for the vector check to see it from (the scalar check reads past the block).
+    // Once the whole text is read, a sequence it stops inside is invalid. The vector check sees
+    // such a sequence only from the block after it: a padded last block's spaces are one, but
+    // a text whose length is a multiple of 64 has none (the scalar check reads past blocks).
     int done = scanner->offset >= scanner->length;
     int invalid = scanner->utf8_invalid || (done && utf8_unfinished(scanner->bytes, scanner->length));
     return (invalid ? JSON_INDEX_INVALID_UTF8 : 0)

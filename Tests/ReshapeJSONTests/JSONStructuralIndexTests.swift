@@ -92,7 +92,8 @@ final class JSONStructuralIndexTests: XCTestCase {
                 let whole = index(bytes, path)
                 var scanner = json_index_scanner()
                 var positions: [UInt32] = []
-                bytes.withUnsafeBufferPointer { input in
+                // The flags read the text's end: asked for while it is still borrowed.
+                let flags = bytes.withUnsafeBufferPointer { input -> UInt32 in
                     json_index_begin(&scanner, input.baseAddress ?? UnsafePointer(bitPattern: 1)!, input.count, path)
                     while scanner.offset < input.count {
                         let window = 64 * (1 + random.below(4))
@@ -102,9 +103,10 @@ final class JSONStructuralIndexTests: XCTestCase {
                         }
                         positions += part.prefix(count)
                     }
+                    return json_index_flags(&scanner)
                 }
                 XCTAssertEqual(positions, whole.0, "path \(path.rawValue)")
-                XCTAssertEqual(json_index_flags(&scanner), whole.1, "path \(path.rawValue)")
+                XCTAssertEqual(flags, whole.1, "path \(path.rawValue)")
             }
         }
     }
@@ -321,6 +323,21 @@ final class JSONStructuralIndexTests: XCTestCase {
             0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE,
             0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
         ]
+        // A lead among a block's last bytes, its sequence cut off at the block's end: the text
+        // ends there, or a short tail or a whole ASCII block follows.
+        for sequence in [
+            [0xE0, 0xA0, 0x80], [0xED, 0x9F, 0xBF], [0xF0, 0x90, 0x80, 0x80], [0xF4, 0x8F, 0xBF, 0xBF],
+        ]
+            as [[UInt8]]
+        {
+            for lead in 60...63 {
+                let cut = Array(sequence.prefix(64 - lead))
+                let text = [quote] + [UInt8](repeating: space, count: lead - 1) + cut
+                agree(text)
+                agree(text + [quote])
+                agree(text + [UInt8](repeating: space, count: 64) + [quote])
+            }
+        }
         let continuations: [UInt8] = [0x41, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC2]
         for a in edges where a >= 0xC0 {
             for b in continuations {

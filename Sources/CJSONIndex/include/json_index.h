@@ -54,7 +54,9 @@ void json_index_begin(json_index_scanner *scanner, const uint8_t *bytes, size_t 
 /// `scanner->offset == length`.
 size_t json_index_next(json_index_scanner *scanner, uint32_t *positions, size_t max_bytes);
 
-/// JSON_INDEX_ flags of what has been indexed so far (unterminated only once done).
+/// JSON_INDEX_ flags of what has been indexed so far (unterminated only once done). A path
+/// may judge a window's last three bytes only with the next window; once done, the flags
+/// cover the whole text, and they read its last bytes: the text must still be alive.
 uint32_t json_index_flags(const json_index_scanner *scanner);
 
 /// The whole text at once: `positions` must have room for `length + 64` entries.
