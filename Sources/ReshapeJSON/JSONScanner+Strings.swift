@@ -127,38 +127,17 @@ extension JSONScanner {
         guard position + 4 <= end else {
             throw error(at: escapeStart, "incomplete \\u escape, expected four hex digits")
         }
-        var value: UInt32 = 0
-        for i in 0..<4 {
-            let byte = base[position + i]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw error(at: escapeStart, "invalid \\u escape, expected four hex digits")
-            }
-            value = value << 4 | UInt32(digit)
+        guard let value = StringBytes.hex4(base + position) else {
+            throw error(at: escapeStart, "invalid \\u escape, expected four hex digits")
         }
         position += 4
         return value
     }
 
     mutating func appendUTF8(_ scalar: UInt32) {
-        switch scalar {
-        case 0..<0x80:
-            scratch.append(UInt8(scalar))
-        case 0x80..<0x800:
-            scratch.append(UInt8(0xC0 | scalar >> 6))
-            scratch.append(UInt8(0x80 | scalar & 0x3F))
-        case 0x800..<0x10000:
-            scratch.append(UInt8(0xE0 | scalar >> 12))
-            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-            scratch.append(UInt8(0x80 | scalar & 0x3F))
-        default:
-            scratch.append(UInt8(0xF0 | scalar >> 18))
-            scratch.append(UInt8(0x80 | scalar >> 12 & 0x3F))
-            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4) { buffer in
+            let count = StringBytes.writeUTF8(scalar, to: buffer.baseAddress!)
+            scratch.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: count))
         }
     }
 

@@ -30,55 +30,21 @@ extension JSONTape {
                 case UInt8(ascii: "r"): output[count] = 0x0D
                 case UInt8(ascii: "t"): output[count] = 0x09
                 case UInt8(ascii: "u"):
-                    var scalar = Self.hex4(base + i)
+                    // The parser has checked the digits, and that a low surrogate follows a high one.
+                    var scalar = StringBytes.hex4(base + i).unsafelyUnwrapped
                     i += 4
                     if scalar >= 0xD800 && scalar <= 0xDBFF {
-                        // The parser has seen its low surrogate: `\uDC00`-`\uDFFF` follows.
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (Self.hex4(base + i + 2) - 0xDC00)
+                        let low = StringBytes.hex4(base + i + 2).unsafelyUnwrapped
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                         i += 6
                     }
-                    count += Self.writeUTF8(scalar, to: output + count)
+                    count += StringBytes.writeUTF8(scalar, to: output + count)
                     continue
                 default: output[count] = kind  // `"`, `\` and `/` stand for themselves
                 }
                 count += 1
             }
             return count
-        }
-    }
-
-    /// The value of four hex digits the parser has checked.
-    @inline(__always) private static func hex4(_ digits: UnsafePointer<UInt8>) -> UInt32 {
-        var value: UInt32 = 0
-        for k in 0..<4 {
-            let byte = UInt32(digits[k])
-            // '0'-'9' are 0x30-0x39; 'a'-'f' and 'A'-'F' differ by 0x20 and are 9 past their low nibble.
-            value = value << 4 | (byte <= 0x39 ? byte - 0x30 : (byte | 0x20) - 0x57)
-        }
-        return value
-    }
-
-    /// Writes `scalar` as UTF-8; returns its byte count.
-    @inline(__always) private static func writeUTF8(_ scalar: UInt32, to output: UnsafeMutablePointer<UInt8>) -> Int {
-        switch scalar {
-        case 0..<0x80:
-            output[0] = UInt8(scalar)
-            return 1
-        case 0x80..<0x800:
-            output[0] = UInt8(0xC0 | scalar >> 6)
-            output[1] = UInt8(0x80 | scalar & 0x3F)
-            return 2
-        case 0x800..<0x10000:
-            output[0] = UInt8(0xE0 | scalar >> 12)
-            output[1] = UInt8(0x80 | scalar >> 6 & 0x3F)
-            output[2] = UInt8(0x80 | scalar & 0x3F)
-            return 3
-        default:
-            output[0] = UInt8(0xF0 | scalar >> 18)
-            output[1] = UInt8(0x80 | scalar >> 12 & 0x3F)
-            output[2] = UInt8(0x80 | scalar >> 6 & 0x3F)
-            output[3] = UInt8(0x80 | scalar & 0x3F)
-            return 4
         }
     }
 }

@@ -235,18 +235,8 @@ struct IndexedTapeBuilder {
 
     /// The value of the four hex digits at `position`.
     @inline(__always) private func hex4(at position: Int) throws(JSONParseError) -> UInt32 {
-        guard position + 4 <= end else { throw IndexedTapeBuilder.giveUp }
-        var value: UInt32 = 0
-        for k in 0..<4 {
-            let byte = base[position + k]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte &- UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte &- UInt8(ascii: "a") &+ 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte &- UInt8(ascii: "A") &+ 10
-            default: throw IndexedTapeBuilder.giveUp
-            }
-            value = value << 4 | UInt32(digit)
+        guard position + 4 <= end, let value = StringBytes.hex4(base + position) else {
+            throw IndexedTapeBuilder.giveUp
         }
         return value
     }

@@ -100,9 +100,6 @@ package struct AddressRange: Sendable, Equatable {
 /// a whole /64, and could otherwise take a fresh address, and a fresh bucket, per request.
 package enum ClientAddress {
     package static func of(peer: String, forwardedFor: String?, trusted: [AddressRange]) -> String {
-        // A socket's IPv4 address is already written as its key; without trusted proxies it
-        // is the answer, and costs no parse.
-        if trusted.isEmpty, isCanonicalIPv4(peer) { return peer }
         let peerKey = key(peer) ?? peer
         guard !trusted.isEmpty, trusted.contains(where: { $0.contains(peer) }), let forwardedFor else {
             return peerKey
@@ -150,7 +147,9 @@ package enum ClientAddress {
     /// The key of an address as text (a socket's, or an `X-Forwarded-For` entry); nil when it
     /// is not an address.
     package static func key(_ text: String) -> String? {
-        bytes(text).flatMap(key)
+        // A socket's IPv4 address is already written as its key: no parse.
+        if isCanonicalIPv4(text) { return text }
+        return bytes(text).flatMap(key)
     }
 
     private static func key(_ bytes: [UInt8]) -> String? {
