@@ -13,6 +13,15 @@ package enum CORSAnswer: Sendable, Equatable {
     /// then the answer is the same for all and varies on nothing).
     case allowed(origin: String, credentials: Bool, exposeHeaders: [String])
 
+    /// Not the request's own origin echoed: every request that gets this answer gets the same
+    /// headers (a cached answer may keep them rendered, `KeptHead`).
+    var isSameForEveryRequest: Bool {
+        switch self {
+        case .none, .varies: true
+        case .allowed(let origin, _, _): origin == "*"
+        }
+    }
+
     /// The answer for a request with `origin` (nil: none sent) to a route with `policy`.
     package static func decide(_ policy: CORSPolicy?, origin: String?) -> CORSAnswer {
         guard let policy else { return .none }

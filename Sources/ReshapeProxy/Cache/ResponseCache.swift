@@ -27,6 +27,11 @@ package final class ResponseCache: Sendable {
         /// (nil: that coding did not make it smaller). A class shared by every copy of this
         /// `Stored`, so what one worker compresses serves the others.
         let encodings = Locked<[ContentCoding: [UInt8]?]>([:])
+        /// The answers a hit wrote last, one per representation (`CacheHit`): while its `Age`
+        /// and `max-age` stay what they were, the next hit writes the same lines. Shared by
+        /// every copy, as `encodings` is; not counted in the byte bound (a few hundred bytes
+        /// per coding asked for, beside a body the bound counts).
+        let keptHeads = Locked<[KeptHead]>([])
 
         /// What the entry weighs in the byte bound before any encoding is added.
         var cost: Int {
@@ -106,6 +111,17 @@ package final class ResponseCache: Sendable {
     }
 
     package var counters: Counters { state.withLock { $0.counters } }
+
+    /// The answer kept under `key` when it is fresh at `now`, counted as a hit; nil, counting
+    /// nothing, otherwise (`lookup` then says what the request does).
+    package func fresh(_ key: CacheKey, now: Double) -> Stored? {
+        state.withLock { state in
+            guard let slot = state.slots[key], now < slot.stored.freshUntil else { return nil }
+            state.counters.hits += 1
+            Self.touch(key, &state)
+            return slot.stored
+        }
+    }
 
     /// Looks `key` up at `now`, registering `waiter` when another request is fetching it.
     package func lookup(_ key: CacheKey, now: Double, waiter: @escaping Waiter) -> Lookup {
@@ -259,10 +275,14 @@ extension ResponseCache.Stored {
         forwarded = route.varyHeaders
     }
 
+    /// Its `Age` at `now`, and the `max-age` left, in whole seconds.
+    func ages(now: Double) -> (age: Int, remaining: Int) {
+        (max(0, Int(now - storedAt)), max(0, Int(freshUntil - now)))
+    }
+
     /// The stored answer as sent at `now`, with its age, remaining freshness and how it was found.
     package func response(now: Double, cacheStatus: CacheStatus) -> HTTPResponse {
-        let age = max(0, Int(now - storedAt))
-        let remaining = max(0, Int(freshUntil - now))
+        let (age, remaining) = ages(now: now)
         // One array, sized once: every hit makes it.
         var all: [NameValue] = []
         all.reserveCapacity(headers.count + 4)
@@ -271,5 +291,42 @@ extension ResponseCache.Stored {
         all.append(NameValue(name: "Age", value: String(age)))
         all.append(cacheStatus.header)
         return HTTPResponse(status: 200, headers: all, body: body)
+    }
+}
+
+/// A hit's answer as written, kept with its entry (`Stored.keptHeads`) for the next hit of the
+/// same representation while its ages last.
+struct KeptHead: Sendable {
+    /// The content coding asked for (nil: the listener negotiates none).
+    let coding: ContentCoding?
+    /// What CORS added: one of the answers that are the same for every request.
+    let cors: CORSAnswer
+    let age: Int
+    let remaining: Int
+    let answer: RenderedAnswer
+}
+
+extension ResponseCache.Stored {
+    /// The answer a hit wrote for `coding` and `cors` with these ages, if one did.
+    func keptHead(coding: ContentCoding?, cors: CORSAnswer, age: Int, remaining: Int) -> RenderedAnswer? {
+        keptHeads.withLock { heads in
+            heads.first {
+                $0.coding == coding && $0.cors == cors && $0.age == age && $0.remaining == remaining
+            }?.answer
+        }
+    }
+
+    /// Keeps `answer` for the next hits of `coding` and `cors`, in place of the one with older
+    /// ages: at most one per coding and CORS answer that is the same for every request.
+    func keep(_ answer: RenderedAnswer, coding: ContentCoding?, cors: CORSAnswer, age: Int, remaining: Int) {
+        guard cors.isSameForEveryRequest else { return }
+        let kept = KeptHead(coding: coding, cors: cors, age: age, remaining: remaining, answer: answer)
+        keptHeads.withLock { heads in
+            if let index = heads.firstIndex(where: { $0.coding == coding && $0.cors == cors }) {
+                heads[index] = kept
+            } else {
+                heads.append(kept)
+            }
+        }
     }
 }

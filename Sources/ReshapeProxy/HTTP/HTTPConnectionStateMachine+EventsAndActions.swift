@@ -46,6 +46,8 @@ extension HTTPConnectionStateMachine {
         case peerClosed
         /// The answer to the request dispatched with `id`.
         case responseReady(id: Int, HTTPResponse)
+        /// The same, rendered already (a cached answer's kept head).
+        case renderedReady(id: Int, RenderedAnswer)
         /// The answer to the request dispatched with `id` is a live stream: its head is written
         /// in turn, then `streamOpened`.
         case streamReady(id: Int, headers: [NameValue] = [])

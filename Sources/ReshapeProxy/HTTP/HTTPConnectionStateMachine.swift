@@ -53,8 +53,8 @@ package struct HTTPConnectionStateMachine: Sendable {
         enum Answer {
             /// Dispatched; its answer has not come back yet.
             case pending
-            /// Its response, written when its turn comes.
-            case response(HTTPResponse)
+            /// Its answer, written when its turn comes.
+            case response(RenderedAnswer)
             /// A live stream (`streamReady`), whose head is written when its turn comes, with
             /// these headers besides its own (CORS).
             case stream([NameValue])
@@ -143,7 +143,8 @@ package struct HTTPConnectionStateMachine: Sendable {
         case .messageComplete(let request): return messageComplete(request)
         case .parseError(let reason): return parseError(reason)
         case .peerClosed: return peerClosed()
-        case .responseReady(let id, let response): return responseReady(id, response)
+        case .responseReady(let id, let response): return responseReady(id, RenderedAnswer(response))
+        case .renderedReady(let id, let answer): return responseReady(id, answer)
         case .streamReady(let id, let headers): return streamReady(id, headers: headers)
         case .streamEnded: return streamEnded()
         case .headerTimeout: return headerTimeout()
@@ -309,7 +310,7 @@ package struct HTTPConnectionStateMachine: Sendable {
         }
     }
 
-    private mutating func responseReady(_ id: Int, _ response: HTTPResponse) -> [Action] {
+    private mutating func responseReady(_ id: Int, _ response: RenderedAnswer) -> [Action] {
         switch state {
         case .awaitingFirstRequest, .idle, .readingHead, .readingBody, .readingDone:
             // Each dispatched request is answered once, unless cancelled (which closes).
@@ -400,7 +401,8 @@ package struct HTTPConnectionStateMachine: Sendable {
         state = .readingDone
         let id = nextID
         nextID += 1
-        slots.append(Slot(id: id, headOnly: false, keepAlive: false, answer: .response(problem.response)))
+        slots.append(
+            Slot(id: id, headOnly: false, keepAlive: false, answer: .response(RenderedAnswer(problem.response))))
         return actions + flush()
     }
 
@@ -428,7 +430,7 @@ package struct HTTPConnectionStateMachine: Sendable {
                 let keepAlive = first.keepAlive && !draining
                 actions.append(
                     .write(
-                        head: response.head(bodyBytes: response.body.count, keepAlive: keepAlive, date: date),
+                        head: response.head(keepAlive: keepAlive, date: date),
                         body: first.headOnly ? [] : response.body, answer: first.id))
                 if !keepAlive {
                     state = .closed

@@ -121,16 +121,15 @@ package struct HTTPResponse: Sendable {
         // Built as bytes into one allocation: this runs once per response on the loop thread.
         var bytes: [UInt8] = []
         bytes.reserveCapacity(160 + headers.count * 48)
-        bytes.appendUTF8("HTTP/1.1 ")
-        bytes.appendDecimal(status)
-        bytes.append(UInt8(ascii: " "))
-        bytes.appendUTF8(HTTPResponse.reason(status))
-        bytes.appendUTF8("\r\n")
-        if !date.isEmpty {
-            bytes.appendUTF8("Date: ")
-            bytes.appendUTF8(date)
-            bytes.appendUTF8("\r\n")
-        }
+        RenderedAnswer.appendStatusLine(status, date: date, to: &bytes)
+        appendHeaderLines(bodyBytes: bodyBytes, to: &bytes)
+        RenderedAnswer.appendEnd(keepAlive: keepAlive, to: &bytes)
+        return bytes
+    }
+
+    /// Each header as `Name: value` and CRLF, then `Content-Length` where the status has one:
+    /// what is the same for every client the answer goes to (`RenderedAnswer.lines`).
+    func appendHeaderLines(bodyBytes: Int, to bytes: inout [UInt8]) {
         for header in headers {
             bytes.appendUTF8(header.name)
             bytes.appendUTF8(": ")
@@ -142,9 +141,6 @@ package struct HTTPResponse: Sendable {
             bytes.appendDecimal(bodyBytes)
             bytes.appendUTF8("\r\n")
         }
-        if !keepAlive { bytes.appendUTF8("Connection: close\r\n") }
-        bytes.appendUTF8("\r\n")
-        return bytes
     }
 
     package static func reason(_ status: Int) -> String {

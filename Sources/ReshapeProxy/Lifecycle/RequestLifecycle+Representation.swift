@@ -13,20 +13,27 @@ extension RequestLifecycle {
             response = clientView.render(response)
             entry = nil
         }
-        if let compression = settings.compression {
-            let identity = response.body
-            response = ContentNegotiation.represent(
-                response, acceptEncoding: acceptEncoding, minimumBytes: compression.minimumBytes
-            ) { coding in
-                if let entry, let cache = settings.cache {
-                    return cache.body(of: entry, as: coding) { compression.compressor.compress($0, as: coding) }
-                }
-                return compression.compressor.compress(identity, as: coding)
-            }
-        }
+        response = Self.encoded(response, entry: entry, acceptEncoding: acceptEncoding, settings: settings)
         // Last: the CORS headers name what the answer carries (the rate limits' too, so a page
         // may read them), and are never kept with it.
         return cors.apply(to: withLimitHeaders(notModified(response) ?? response))
+    }
+
+    /// `response` in the content coding `acceptEncoding` asks for, where the listener
+    /// compresses; a cache entry's (`entry`) coded bodies are made once and kept with it.
+    static func encoded(
+        _ response: HTTPResponse, entry: ResponseCache.Entry?, acceptEncoding: String?, settings: LifecycleSettings
+    ) -> HTTPResponse {
+        guard let compression = settings.compression else { return response }
+        let identity = response.body
+        return ContentNegotiation.represent(
+            response, acceptEncoding: acceptEncoding, minimumBytes: compression.minimumBytes
+        ) { coding in
+            if let entry, let cache = settings.cache {
+                return cache.body(of: entry, as: coding) { compression.compressor.compress($0, as: coding) }
+            }
+            return compression.compressor.compress(identity, as: coding)
+        }
     }
 
     /// `304 Not Modified` when the client already has this representation: its tag and the

@@ -277,17 +277,58 @@ package final class RequestLifecycle {
     )
         -> (RequestLifecycle, Action)
     {
+        let decision = rules.decide(request, endpoints: settings.endpoints)
+        return begin(
+            request, decision, rules: rules, draining: draining, shedding: shedding, settings: settings, now: now,
+            cacheWaiter: cacheWaiter)
+    }
+
+    /// What the server does with a request it dispatches: a fresh cached answer that needs no
+    /// lifecycle (`CacheHit`), or `begin`'s lifecycle and first action. `wallClockMilliseconds`
+    /// is asked for only by a hit's access-log line.
+    package enum Dispatch {
+        case cached(RenderedAnswer, FinishedRequest)
+        case lifecycle(RequestLifecycle, Action)
+    }
+
+    /// `begin`, but a plain GET that a fresh cached answer serves is answered at once, without
+    /// a lifecycle, where nothing else is to be decided for it (`CacheHit`).
+    package static func dispatch(
+        _ request: HTTPRequest, rules: ServingRules, draining: Bool, shedding: Bool,
+        settings: LifecycleSettings, now: Double, wallClockMilliseconds: () -> Int,
+        cacheWaiter: @autoclosure () -> ResponseCache.Waiter?
+    ) -> Dispatch {
+        let decision = rules.decide(request, endpoints: settings.endpoints)
+        if !draining, !shedding, case .route(let route, let parameters) = decision,
+            let (answer, finished) = CacheHit.answer(
+                request, route: route, parameters: parameters, rules: rules, settings: settings, now: now,
+                wallClockMilliseconds: wallClockMilliseconds)
+        {
+            return .cached(answer, finished)
+        }
+        let (lifecycle, action) = begin(
+            request, decision, rules: rules, draining: draining, shedding: shedding, settings: settings, now: now,
+            cacheWaiter: cacheWaiter)
+        return .lifecycle(lifecycle, action)
+    }
+
+    private static func begin(
+        _ request: HTTPRequest, _ decision: ServingRules.Decision, rules: ServingRules, draining: Bool,
+        shedding: Bool, settings: LifecycleSettings, now: Double, cacheWaiter: () -> ResponseCache.Waiter?
+    ) -> (RequestLifecycle, Action) {
         let lifecycle = RequestLifecycle(request, rules: rules, settings: settings, now: now)
         // The action first: it changes the lifecycle, which is returned after it.
-        let action = lifecycle.route(draining: draining, shedding: shedding, now: now, cacheWaiter: cacheWaiter)
+        let action = lifecycle.route(
+            decision, draining: draining, shedding: shedding, now: now, cacheWaiter: cacheWaiter)
         return (lifecycle, action)
     }
 
-    private func route(draining: Bool, shedding: Bool, now: Double, cacheWaiter: () -> ResponseCache.Waiter?)
-        -> Action
-    {
+    private func route(
+        _ decision: ServingRules.Decision, draining: Bool, shedding: Bool, now: Double,
+        cacheWaiter: () -> ResponseCache.Waiter?
+    ) -> Action {
         guard case .routing = state else { impossible("begin", in: stateName) }
-        switch rules.decide(request, endpoints: settings.endpoints) {
+        switch decision {
         case .respond(let response, let route, let errorCode):
             return respond(response, AnswerRecord(routeName: route, errorCode: errorCode))
         case .admin(let name):

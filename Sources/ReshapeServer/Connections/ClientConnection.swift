@@ -315,12 +315,19 @@ final class ClientConnection {
         request.fromLoopback = peerIsLoopback
         request.peerAddress = peerAddress
         owner.metrics.requestStarted()
-        let (lifecycle, action) = RequestLifecycle.begin(
+        let dispatched = RequestLifecycle.dispatch(
             request, rules: owner.shared.rules,
             draining: owner.shared.draining.load(ordering: .relaxed), shedding: owner.shedding,
             settings: owner.lifecycleSettings, now: Clock.monotonicSeconds(),
-            cacheWaiter: requestDriver().cacheWaiter(for: id))
-        requestDriver().run(id, lifecycle, action)
+            wallClockMilliseconds: Clock.unixMilliseconds, cacheWaiter: requestDriver().cacheWaiter(for: id))
+        switch dispatched {
+        case .cached(let answer, let finished):
+            // Recorded first, as the driver does: a client that reads the answer finds it counted.
+            RequestDriver.record(finished, owner: owner)
+            send(.renderedReady(id: id, answer))
+        case .lifecycle(let lifecycle, let action):
+            requestDriver().run(id, lifecycle, action)
+        }
     }
 
     // MARK: - Socket

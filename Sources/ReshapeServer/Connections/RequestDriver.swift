@@ -178,7 +178,11 @@ final class RequestDriver {
         if let wake = settlement.wake { for waiter in wake.waiters { waiter(wake.delivery) } }
     }
 
-    private func record(_ finished: FinishedRequest) {
+    private func record(_ finished: FinishedRequest) { Self.record(finished, owner: owner) }
+
+    /// Writes a finished request into the metrics, the log and the trace: for the driver's
+    /// requests, and for the cached answers a connection gives without one (`CacheHit`).
+    static func record(_ finished: FinishedRequest, owner: any ConnectionOwner) {
         finished.record(in: owner.metrics)
         if let notice = finished.cacheSkip?.notice { Log.event(notice) }
         if let line = finished.accessLogLine { Log.access(line) }
