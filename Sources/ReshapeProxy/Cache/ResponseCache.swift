@@ -6,8 +6,9 @@ import ReshapeRules
 /// others for that key wait for its answer instead of fetching it again. Pure bookkeeping;
 /// times are monotonic seconds passed in, and waiters are the server's closures.
 package final class ResponseCache: Sendable {
-    /// One stored answer (always a 200) and its windows.
-    package struct Stored: Sendable {
+    /// One stored answer (always a 200) and its windows. A class: it is handed out on every
+    /// hit, and as a value each copy retained each of its arrays and strings.
+    package final class Stored: Sendable {
         package let body: [UInt8]
         /// The only headers an entry keeps (`Stored.init`), and the only ones one read back from
         /// the shared cache may carry.
@@ -24,19 +25,55 @@ package final class ResponseCache: Sendable {
         /// The route's forwarded headers: its answers are per requester (`CachingHeaders`).
         let forwarded: [String]
         /// The body in each content coding asked for so far, made once and kept with the entry
-        /// (nil: that coding did not make it smaller). A class shared by every copy of this
-        /// `Stored`, so what one worker compresses serves the others.
+        /// (nil: that coding did not make it smaller): what one worker compresses serves the
+        /// others.
         let encodings = Locked<[ContentCoding: [UInt8]?]>([:])
         /// The answers a hit wrote last, one per representation (`CacheHit`): while its `Age`
-        /// and `max-age` stay what they were, the next hit writes the same lines. Shared by
-        /// every copy, as `encodings` is; not counted in the byte bound (a few hundred bytes
-        /// per coding asked for, beside a body the bound counts).
+        /// and `max-age` stay what they were, the next hit writes the same lines. Not counted
+        /// in the byte bound (a few hundred bytes per coding asked for, beside the body).
         let keptHeads = Locked<[KeptHead]>([])
 
         /// What the entry weighs in the byte bound before any encoding is added.
         var cost: Int {
             body.count + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
                 + ResponseCache.entryOverhead
+        }
+
+        /// An entry as a shared cache's replica read it back (`SharedCacheEntry.decode`).
+        init(
+            body: [UInt8], headers: [NameValue], dropped: Int, storedAt: Double, freshUntil: Double,
+            staleWhileRevalidateUntil: Double, staleIfErrorUntil: Double, route: String, fingerprint: String,
+            forwarded: [String]
+        ) {
+            self.body = body
+            self.headers = headers
+            self.dropped = dropped
+            self.storedAt = storedAt
+            self.freshUntil = freshUntil
+            self.staleWhileRevalidateUntil = staleWhileRevalidateUntil
+            self.staleIfErrorUntil = staleIfErrorUntil
+            self.route = route
+            self.fingerprint = fingerprint
+            self.forwarded = forwarded
+        }
+
+        /// A normalized 200 to keep for `policy`, fetched from `now`; an upstream `max-age` shorter
+        /// than the `ttl` wins.
+        package init(
+            response: HTTPResponse, dropped: Int, route: Route, policy: CachePolicy, now: Double, upstreamMaxAge: Int?
+        ) {
+            var ttl = Double(policy.ttlMilliseconds) / 1000
+            if let upstreamMaxAge { ttl = min(ttl, Double(upstreamMaxAge)) }
+            body = response.body
+            headers = response.headers.filter { Self.keptHeaderNames.contains($0.name) }
+            self.dropped = dropped
+            storedAt = now
+            freshUntil = now + ttl
+            staleWhileRevalidateUntil = freshUntil + Double(policy.staleWhileRevalidateMilliseconds) / 1000
+            staleIfErrorUntil = freshUntil + Double(policy.staleIfErrorMilliseconds) / 1000
+            self.route = route.name
+            fingerprint = route.fingerprint
+            forwarded = route.varyHeaders
         }
     }
 
@@ -256,25 +293,6 @@ package final class ResponseCache: Sendable {
 }
 
 extension ResponseCache.Stored {
-    /// A normalized 200 to keep for `policy`, fetched from `now`; an upstream `max-age` shorter
-    /// than the `ttl` wins.
-    package init(
-        response: HTTPResponse, dropped: Int, route: Route, policy: CachePolicy, now: Double, upstreamMaxAge: Int?
-    ) {
-        var ttl = Double(policy.ttlMilliseconds) / 1000
-        if let upstreamMaxAge { ttl = min(ttl, Double(upstreamMaxAge)) }
-        body = response.body
-        headers = response.headers.filter { Self.keptHeaderNames.contains($0.name) }
-        self.dropped = dropped
-        storedAt = now
-        freshUntil = now + ttl
-        staleWhileRevalidateUntil = freshUntil + Double(policy.staleWhileRevalidateMilliseconds) / 1000
-        staleIfErrorUntil = freshUntil + Double(policy.staleIfErrorMilliseconds) / 1000
-        self.route = route.name
-        fingerprint = route.fingerprint
-        forwarded = route.varyHeaders
-    }
-
     /// Its `Age` at `now`, and the `max-age` left, in whole seconds.
     func ages(now: Double) -> (age: Int, remaining: Int) {
         (max(0, Int(now - storedAt)), max(0, Int(freshUntil - now)))

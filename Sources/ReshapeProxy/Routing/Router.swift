@@ -41,12 +41,49 @@ package struct Router: Sendable {
         guard path.utf8.first == UInt8(ascii: "/") else {
             return .badRequest("the request target must be an absolute path")
         }
-        // The byte after "/": `dropFirst()` would drop a whole character, a combining mark
-        // after the slash with it, and `/\u{301}users` would reach `/users`.
-        let segments = PathTemplate.segments(of: Substring(path.utf8.dropFirst()))
+        // Matched on the bytes after "/": `dropFirst()` would drop a whole character, a
+        // combining mark after the slash with it, and `/\u{301}users` would reach `/users`.
+        var text = String(path)
+        return text.withUTF8 { bytes in
+            let rest = UnsafeBufferPointer(rebasing: bytes.dropFirst())
+            return Self.withSegmentEnds(rest) { ends in match(method: method, Segments(bytes: rest, ends: ends)) }
+        }
+    }
+
+    /// A path's segments as byte ranges: segment `i` ends at `ends[i]` (a `/` or the end), and
+    /// starts after the one before it.
+    private struct Segments {
+        let bytes: UnsafeBufferPointer<UInt8>
+        let ends: UnsafeBufferPointer<Int>
+
+        subscript(index: Int) -> UnsafeBufferPointer<UInt8> {
+            let start = index == 0 ? 0 : ends[index - 1] + 1
+            return UnsafeBufferPointer(rebasing: bytes[start..<ends[index]])
+        }
+    }
+
+    /// Calls `body` with where each segment of `bytes` ends, in stack memory.
+    private static func withSegmentEnds<Result>(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<Int>) -> Result
+    ) -> Result {
+        var count = 1
+        for byte in bytes where byte == UInt8(ascii: "/") { count += 1 }
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { ends in
+            var segment = 0
+            for offset in bytes.indices where bytes[offset] == UInt8(ascii: "/") {
+                ends[segment] = offset
+                segment += 1
+            }
+            ends[segment] = bytes.count
+            return body(UnsafeBufferPointer(ends))
+        }
+    }
+
+    private func match(method: String, _ segments: Segments) -> Match {
         var allowed: [String] = []
         for shared in routes {
-            guard let raw = Router.captures(shared.route.path, segments) else { continue }
+            let template = shared.route.path.segments
+            guard template.count == segments.ends.count, Self.fits(template, segments) else { continue }
             let routeMethod = shared.route.method
             guard routeMethod == method || (method == "HEAD" && routeMethod == "GET") else {
                 if !allowed.contains(routeMethod) { allowed.append(routeMethod) }
@@ -54,8 +91,10 @@ package struct Router: Sendable {
                 continue
             }
             var parameters: [String: String] = [:]
-            for (name, value) in raw {
-                guard let decoded = PercentEncoding.decode(value) else {
+            for (index, part) in template.enumerated() {
+                guard case .parameter(let name) = part else { continue }
+                let value = String(decoding: segments[index], as: UTF8.self)
+                guard let decoded = PercentEncoding.decode(value[...]) else {
                     return .badRequest("path segment '\(value)' has an invalid percent-encoding or is not UTF-8")
                 }
                 parameters[name] = decoded
@@ -65,18 +104,17 @@ package struct Router: Sendable {
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
     }
 
-    private static func captures(_ template: PathTemplate, _ segments: [Substring]) -> [(String, Substring)]? {
-        guard template.segments.count == segments.count else { return nil }
-        var captured: [(String, Substring)] = []
-        for (part, segment) in zip(template.segments, segments) {
+    /// Whether the segments are the template's: each literal the same bytes, each parameter
+    /// not empty.
+    private static func fits(_ template: [PathTemplate.Segment], _ segments: Segments) -> Bool {
+        for (index, part) in template.enumerated() {
+            let segment = segments[index]
             switch part {
-            case .literal(let text): guard Router.sameBytes(segment, text) else { return nil }
-            case .parameter(let name):
-                guard !segment.isEmpty else { return nil }
-                captured.append((name, segment))
+            case .literal(let text): guard sameBytes(segment, text) else { return false }
+            case .parameter: guard !segment.isEmpty else { return false }
             }
         }
-        return captured
+        return true
     }
 
     /// Whether `path` begins with the admin prefix, byte for byte, without indexing the
@@ -91,16 +129,14 @@ package struct Router: Sendable {
         return (compared ?? nil) ?? path.utf8.starts(with: prefix)
     }
 
-    /// Byte for byte (not canonical equivalence, as `==` on strings), and at once over
-    /// contiguous storage: every request's segments are compared with the routes' literals.
-    static func sameBytes(_ a: Substring, _ b: String) -> Bool {
-        guard a.utf8.count == b.utf8.count else { return false }
-        let compared = a.utf8.withContiguousStorageIfAvailable { a in
-            b.utf8.withContiguousStorageIfAvailable { b in
-                a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
-            }
+    /// Byte for byte (not canonical equivalence, as `==` on strings): every request's segments
+    /// are compared with the routes' literals.
+    static func sameBytes(_ segment: UnsafeBufferPointer<UInt8>, _ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { text in
+            text.count == segment.count
+                && (text.count == 0 || memcmp(text.baseAddress!, segment.baseAddress!, text.count) == 0)
         }
-        return (compared ?? nil) ?? a.utf8.elementsEqual(b.utf8)
     }
 
     /// A strict weak order: by segment count (templates of different lengths never compete),
