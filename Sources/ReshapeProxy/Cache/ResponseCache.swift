@@ -28,9 +28,8 @@ package final class ResponseCache: Sendable {
         /// (nil: that coding did not make it smaller): what one worker compresses serves the
         /// others.
         let encodings = Locked<[ContentCoding: [UInt8]?]>([:])
-        /// The answers a hit wrote last, one per representation (`CacheHit`): while its `Age`
-        /// and `max-age` stay what they were, the next hit writes the same lines. Not counted
-        /// in the byte bound (a few hundred bytes per coding asked for, beside the body).
+        /// The answers a hit wrote last, one per representation (`CacheHit`, `KeptHeads.swift`):
+        /// while its `Age` and `max-age` stay what they were, the next hit writes the same lines.
         let keptHeads = Locked<[KeptHead]>([])
 
         /// What the entry weighs in the byte bound before any encoding is added.
@@ -220,14 +219,19 @@ package final class ResponseCache: Sendable {
             return (made, made?.count ?? 0)
         }
         guard added > 0 else { return body }
+        charge(added, to: entry)
+        return body
+    }
+
+    /// Counts `bytes` more (or fewer) for `entry`: only while this very entry is kept, since a
+    /// replaced or evicted one is gone and its bytes with it.
+    func charge(_ bytes: Int, to entry: Entry) {
         state.withLock { state in
-            // Charged only while this very entry is kept; a replaced or evicted one is gone.
-            guard let slot = state.slots[entry.key], slot.stored.encodings === entry.stored.encodings else { return }
-            state.slots[entry.key]?.cost += added
-            state.counters.bytes += added
+            guard let slot = state.slots[entry.key], slot.stored === entry.stored else { return }
+            state.slots[entry.key]?.cost += bytes
+            state.counters.bytes += bytes
             Self.evict(sparing: entry.key, &state, capacity: capacityBytes)
         }
-        return body
     }
 
     /// A stale copy answered instead of an upstream failure (`stale-if-error`).
@@ -309,42 +313,5 @@ extension ResponseCache.Stored {
         all.append(NameValue(name: "Age", value: String(age)))
         all.append(cacheStatus.header)
         return HTTPResponse(status: 200, headers: all, body: body)
-    }
-}
-
-/// A hit's answer as written, kept with its entry (`Stored.keptHeads`) for the next hit of the
-/// same representation while its ages last.
-struct KeptHead: Sendable {
-    /// The content coding asked for (nil: the listener negotiates none).
-    let coding: ContentCoding?
-    /// What CORS added: one of the answers that are the same for every request.
-    let cors: CORSAnswer
-    let age: Int
-    let remaining: Int
-    let answer: RenderedAnswer
-}
-
-extension ResponseCache.Stored {
-    /// The answer a hit wrote for `coding` and `cors` with these ages, if one did.
-    func keptHead(coding: ContentCoding?, cors: CORSAnswer, age: Int, remaining: Int) -> RenderedAnswer? {
-        keptHeads.withLock { heads in
-            heads.first {
-                $0.coding == coding && $0.cors == cors && $0.age == age && $0.remaining == remaining
-            }?.answer
-        }
-    }
-
-    /// Keeps `answer` for the next hits of `coding` and `cors`, in place of the one with older
-    /// ages: at most one per coding and CORS answer that is the same for every request.
-    func keep(_ answer: RenderedAnswer, coding: ContentCoding?, cors: CORSAnswer, age: Int, remaining: Int) {
-        guard cors.isSameForEveryRequest else { return }
-        let kept = KeptHead(coding: coding, cors: cors, age: age, remaining: remaining, answer: answer)
-        keptHeads.withLock { heads in
-            if let index = heads.firstIndex(where: { $0.coding == coding && $0.cors == cors }) {
-                heads[index] = kept
-            } else {
-                heads.append(kept)
-            }
-        }
     }
 }

@@ -29,11 +29,12 @@ enum CacheHit {
         if let kept = stored.keptHead(coding: coding, cors: cors, age: age, remaining: remaining) {
             answer = kept
         } else {
+            let entry = ResponseCache.Entry(key: key, stored: stored)
             let response = RequestLifecycle.encoded(
-                stored.response(now: now, cacheStatus: .hit), entry: ResponseCache.Entry(key: key, stored: stored),
-                acceptEncoding: acceptEncoding, settings: settings)
+                stored.response(now: now, cacheStatus: .hit), entry: entry, acceptEncoding: acceptEncoding,
+                settings: settings)
             answer = RenderedAnswer(cors.apply(to: response))
-            stored.keep(answer, coding: coding, cors: cors, age: age, remaining: remaining)
+            cache.keepHead(answer, of: entry, coding: coding, cors: cors, age: age, remaining: remaining)
         }
         var finished = FinishedRequest(outcome: .answered(status: 200, seconds: 0), route: route.name)
         finished.cacheStatus = CacheStatus.hit.rawValue

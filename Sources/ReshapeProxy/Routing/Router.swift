@@ -62,7 +62,8 @@ package struct Router: Sendable {
         }
     }
 
-    /// Calls `body` with where each segment of `bytes` ends, in stack memory.
+    /// Calls `body` with where each segment of `bytes` ends, in temporary memory (the stack,
+    /// unless the path has more segments than any route could).
     private static func withSegmentEnds<Result>(
         _ bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<Int>) -> Result
     ) -> Result {
