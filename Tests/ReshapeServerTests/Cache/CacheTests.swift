@@ -33,6 +33,13 @@ final class CacheTests: XCTestCase {
             forward-headers: [Authorization]
             cache: { ttl: 30s }
             transform: [ { select: /headers }, { keep: [authorization] } ]
+          - name: hits
+            request: GET /hits/{tag}
+            upstream: demo
+            path: /echo/{tag}
+            cache: { ttl: 30s }
+            cors: { origins: ["https://app.example.com"] }
+            transform: []
           - name: flood
             request: GET /flood/{tag}
             upstream: demo
@@ -91,6 +98,37 @@ final class CacheTests: XCTestCase {
         XCTAssertTrue(again.body.isEmpty)
         XCTAssertEqual(again.header("Reshape-Cache"), "hit")
         XCTAssertNotNil(again.header("Age"))
+    }
+
+    /// A plain GET that a fresh entry answers is given at dispatch from the head its entry
+    /// kept (`CacheHit`); one with an `If-None-Match` that matches nothing takes the full
+    /// request lifecycle. On the wire both are the same answer, header for header.
+    func testAHitAnsweredAtDispatchIsWhatTheFullPathAnswers() throws {
+        let miss = try RawHTTP.get(port: port, "/hits/same")
+        XCTAssertEqual(miss.header("Reshape-Cache"), "miss")
+        for extra in [[], ["Accept-Encoding: gzip"], ["Origin: https://app.example.com"], ["Origin: https://x.test"]] {
+            var compared = false
+            // Both within one second of the entry's life, so that their Age is the same.
+            for _ in 0..<5 where !compared {
+                var connection = try RawHTTP(port: port)
+                defer { connection.close() }
+                let head = (["GET /hits/same HTTP/1.1", "Host: test"] + extra).joined(separator: "\r\n")
+                connection.send(head + "\r\n\r\n")
+                connection.send(head + "\r\nIf-None-Match: \"nothing\"\r\n\r\n")
+                let direct = try XCTUnwrap(connection.readResponse())
+                let full = try XCTUnwrap(connection.readResponse())
+                guard direct.header("Age") == full.header("Age"), direct.header("Date") == full.header("Date") else {
+                    continue
+                }
+                compared = true
+                XCTAssertEqual(direct.status, 200)
+                XCTAssertEqual(direct.header("Reshape-Cache"), "hit")
+                XCTAssertEqual(
+                    direct.headers.map { "\($0.0): \($0.1)" }, full.headers.map { "\($0.0): \($0.1)" }, "\(extra)")
+                XCTAssertEqual(direct.body, full.body)
+            }
+            XCTAssertTrue(compared, "two answers a second apart five times over")
+        }
     }
 
     func testAStaleAnswerIsServedAtOnceAndRefreshedOnce() throws {
