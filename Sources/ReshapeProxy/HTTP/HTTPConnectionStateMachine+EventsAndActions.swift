@@ -30,10 +30,9 @@ extension HTTPConnectionStateMachine {
         case messageBegan
         /// A piece of the request target.
         case urlBytes(Int)
-        /// The first piece of a header (or chunked trailer) name.
-        case headerField(bytes: Int)
-        /// A piece of a header value, or a further piece of a name.
-        case headerValue(bytes: Int)
+        /// Pieces of header (or chunked trailer) names and values: `bytes` of them, `fields` of
+        /// which begin a new field. The driver may gather a read's pieces into one event.
+        case headerBytes(fields: Int, bytes: Int)
         /// The head is complete; `head` is what it says about the body to come.
         case headersComplete(RequestHead)
         /// A piece of the body, after any chunked framing.
@@ -128,10 +127,10 @@ extension HTTPConnectionStateMachine {
         var headerCount = 0
         var bodyBytes = 0
 
-        func adding(headerBytes bytes: Int, field: Bool) -> RequestCounts {
+        func adding(headerBytes bytes: Int, fields: Int) -> RequestCounts {
             var counts = self
             counts.headerBytes += bytes
-            if field { counts.headerCount += 1 }
+            counts.headerCount += fields
             return counts
         }
     }

@@ -136,8 +136,7 @@ package struct HTTPConnectionStateMachine: Sendable {
         switch event {
         case .messageBegan: return messageBegan()
         case .urlBytes(let count): return urlBytes(count)
-        case .headerField(let count): return headerBytes(count, startsField: true, event: "headerField")
-        case .headerValue(let count): return headerBytes(count, startsField: false, event: "headerValue")
+        case .headerBytes(let fields, let bytes): return headerBytes(bytes, fields: fields)
         case .headersComplete(let head): return headersComplete(head)
         case .bodyBytes(let count): return bodyBytes(count)
         case .messageComplete(let request): return messageComplete(request)
@@ -181,20 +180,21 @@ package struct HTTPConnectionStateMachine: Sendable {
         }
     }
 
-    /// A header name (`startsField`) or value piece; after the head, of a chunked trailer.
-    private mutating func headerBytes(_ count: Int, startsField: Bool, event: String) -> [Action] {
+    /// Header name and value pieces (`fields` of them new fields); after the head, of a
+    /// chunked trailer.
+    private mutating func headerBytes(_ count: Int, fields: Int) -> [Action] {
         let counts: RequestCounts
         switch state {
         case .readingHead(let current):
-            counts = current.adding(headerBytes: count, field: startsField)
+            counts = current.adding(headerBytes: count, fields: fields)
             state = .readingHead(counts)
         case .readingBody(let current, let promise):
-            counts = current.adding(headerBytes: count, field: startsField)
+            counts = current.adding(headerBytes: count, fields: fields)
             state = .readingBody(counts, promise)
-        case .awaitingFirstRequest, .idle: impossible(event, in: stateName)
+        case .awaitingFirstRequest, .idle: impossible("headerBytes", in: stateName)
         case .readingDone, .streaming, .closed: return []
         }
-        if startsField && counts.headerCount > limits.maxHeaderCount {
+        if fields > 0 && counts.headerCount > limits.maxHeaderCount {
             return fail(.headersTooLarge("more than \(limits.maxHeaderCount) header fields"))
         }
         return checkHeaderBytes(counts)

@@ -23,6 +23,12 @@ package final class HTTPParserAdapter {
     /// After the head of a chunked request: the fields that arrive now are trailers.
     private var inTrailers = false
     private var body: [UInt8] = []
+    /// Head bytes parsed that the machine has not been told of yet: a read's pieces go to it
+    /// together (`countsDelivered`), before the next event that needs them and at the end of
+    /// the read, rather than one event per piece (two per header).
+    private var pendingURLBytes = 0
+    private var pendingFields = 0
+    private var pendingHeaderBytes = 0
 
     deinit {
         parser.deallocate()
@@ -40,6 +46,8 @@ package final class HTTPParserAdapter {
         let me = Unmanaged.passUnretained(self).toOpaque()
         parser.pointee.data = me
         let parsed = http_parser_execute(parser, settings, base.assumingMemoryBound(to: CChar.self), bytes.count)
+        // What is left of a head that goes on in the next read is checked against the limits now.
+        guard countsDelivered() else { return }
         let errno = reshape_http_errno(parser)
         if errno != HPE_OK {
             // A callback that returned 1 was the connection refusing the request: it has
@@ -55,6 +63,10 @@ package final class HTTPParserAdapter {
     // MARK: - Callbacks
 
     fileprivate func messageBegan() -> Int32 {
+        // The last message's counts were all delivered as it completed.
+        pendingURLBytes = 0
+        pendingFields = 0
+        pendingHeaderBytes = 0
         url.removeAll(keepingCapacity: true)
         headers.removeAll(keepingCapacity: true)
         field.removeAll(keepingCapacity: true)
@@ -67,7 +79,8 @@ package final class HTTPParserAdapter {
 
     fileprivate func url(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
         append(at, length, to: &url)
-        return deliver(.urlBytes(length)) ? 0 : 1
+        pendingURLBytes += length
+        return 0
     }
 
     fileprivate func headerField(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
@@ -75,19 +88,39 @@ package final class HTTPParserAdapter {
             completeHeader()
             inValue = false
         }
-        let isNew = field.isEmpty
-        append(at, length, to: &field)
         // A field name may arrive in pieces; count the header once, its bytes every time.
-        return deliver(isNew ? .headerField(bytes: length) : .headerValue(bytes: length)) ? 0 : 1
+        if field.isEmpty { pendingFields += 1 }
+        append(at, length, to: &field)
+        pendingHeaderBytes += length
+        return 0
     }
 
     fileprivate func headerValue(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
         inValue = true
         append(at, length, to: &value)
-        return deliver(.headerValue(bytes: length)) ? 0 : 1
+        pendingHeaderBytes += length
+        return 0
+    }
+
+    /// Tells the machine of the head bytes parsed since it last heard (the target first, as
+    /// it came first); false when it refused the request for them.
+    private func countsDelivered() -> Bool {
+        if pendingURLBytes > 0 {
+            let bytes = pendingURLBytes
+            pendingURLBytes = 0
+            guard deliver(.urlBytes(bytes)) else { return false }
+        }
+        if pendingHeaderBytes > 0 || pendingFields > 0 {
+            let (fields, bytes) = (pendingFields, pendingHeaderBytes)
+            pendingFields = 0
+            pendingHeaderBytes = 0
+            guard deliver(.headerBytes(fields: fields, bytes: bytes)) else { return false }
+        }
+        return true
     }
 
     fileprivate func headersComplete() -> Int32 {
+        guard countsDelivered() else { return 1 }
         if inValue || !field.isEmpty { completeHeader() }
         inValue = false
         inTrailers = true
@@ -98,12 +131,14 @@ package final class HTTPParserAdapter {
     }
 
     fileprivate func bodyBytes(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
-        guard deliver(.bodyBytes(length)) else { return 1 }
+        guard countsDelivered(), deliver(.bodyBytes(length)) else { return 1 }
         append(at, length, to: &body)
         return 0
     }
 
     fileprivate func messageComplete() -> Int32 {
+        // A chunked request's trailers are counted before it completes.
+        guard countsDelivered() else { return 1 }
         if inValue || !field.isEmpty { completeHeader() }
         inValue = false
         // http_parser ends a CONNECT at its head, whatever its Content-Length says (the bytes after

@@ -41,9 +41,9 @@ final class HTTPConnectionStateMachineDeathTests: XCTestCase {
     }
 
     func testAHeaderFieldBetweenRequestsTraps() throws {
-        try expectTrap(containing: "impossible event 'headerField' in state 'idle'") {
+        try expectTrap(containing: "impossible event 'headerBytes' in state 'idle'") {
             var machine = idle()
-            _ = machine.handle(.headerField(bytes: 1))
+            _ = machine.handle(.headerBytes(fields: 1, bytes: 1))
         }
     }
 

@@ -17,8 +17,8 @@ final class HTTPConnectionStateMachineTests: XCTestCase {
         var actions = connection.handle(.messageBegan)
         actions += connection.handle(.urlBytes(request.target.utf8.count))
         for header in request.headers {
-            actions += connection.handle(.headerField(bytes: header.name.utf8.count))
-            actions += connection.handle(.headerValue(bytes: header.value.utf8.count))
+            actions += connection.handle(.headerBytes(fields: 1, bytes: header.name.utf8.count))
+            actions += connection.handle(.headerBytes(fields: 0, bytes: header.value.utf8.count))
         }
         actions += connection.handle(
             .headersComplete(
@@ -148,16 +148,16 @@ final class HTTPConnectionStateMachineTests: XCTestCase {
 
     func testMoreThanAHundredHeadersIs431() {
         _ = connection.handle(.messageBegan)
-        for _ in 0..<100 { XCTAssertEqual(connection.handle(.headerField(bytes: 2)), []) }
-        assertRefused(connection.handle(.headerField(bytes: 2)), status: "431", code: "headers-too-large")
+        for _ in 0..<100 { XCTAssertEqual(connection.handle(.headerBytes(fields: 1, bytes: 2)), []) }
+        assertRefused(connection.handle(.headerBytes(fields: 1, bytes: 2)), status: "431", code: "headers-too-large")
     }
 
     func testAHeadPastSixteenKiBIs431() {
         _ = connection.handle(.messageBegan)
         _ = connection.handle(.urlBytes(10))
-        _ = connection.handle(.headerField(bytes: 10))
-        XCTAssertEqual(connection.handle(.headerValue(bytes: 16 * 1024 - 20)), [])
-        assertRefused(connection.handle(.headerValue(bytes: 1)), status: "431", code: "headers-too-large")
+        _ = connection.handle(.headerBytes(fields: 1, bytes: 10))
+        XCTAssertEqual(connection.handle(.headerBytes(fields: 0, bytes: 16 * 1024 - 20)), [])
+        assertRefused(connection.handle(.headerBytes(fields: 0, bytes: 1)), status: "431", code: "headers-too-large")
     }
 
     func testABodyPastOneMiBIs413EvenWhenChunked() {

@@ -196,8 +196,8 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
     func testHeadPiecesAreCounted() {
         var machine = readingHead()
         XCTAssertEqual(machine.handle(.urlBytes(3)), [])
-        XCTAssertEqual(machine.handle(.headerField(bytes: 4)), [])
-        XCTAssertEqual(machine.handle(.headerValue(bytes: 5)), [])
+        XCTAssertEqual(machine.handle(.headerBytes(fields: 1, bytes: 4)), [])
+        XCTAssertEqual(machine.handle(.headerBytes(fields: 0, bytes: 5)), [])
         XCTAssertEqual(machine.state, .readingHead(Machine.RequestCounts(urlBytes: 3, headerBytes: 12, headerCount: 1)))
     }
 
@@ -223,7 +223,7 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
         assertRefusedAndClosed(.parseError(reason: "HPE_INVALID_URL"), in: readingHead(), status: "400")
         assertRefusedAndClosed(.headersComplete(RequestHead(contentLength: 1 << 30)), in: readingHead(), status: "413")
         assertRefusedAndClosed(.urlBytes(8 * 1024 + 1), in: readingHead(), status: "414")
-        assertRefusedAndClosed(.headerValue(bytes: 16 * 1024 + 1), in: readingHead(), status: "431")
+        assertRefusedAndClosed(.headerBytes(fields: 0, bytes: 16 * 1024 + 1), in: readingHead(), status: "431")
     }
 
     func testAnEarlierAnswerIsWrittenWhileAHeadArrives() {
@@ -257,8 +257,8 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
     func testBodyAndTrailersAreCounted() {
         var machine = readingBody(RequestHead(chunked: true))
         XCTAssertEqual(machine.handle(.bodyBytes(7)), [])
-        XCTAssertEqual(machine.handle(.headerField(bytes: 2)), [], "a trailer")
-        XCTAssertEqual(machine.handle(.headerValue(bytes: 3)), [])
+        XCTAssertEqual(machine.handle(.headerBytes(fields: 1, bytes: 2)), [], "a trailer")
+        XCTAssertEqual(machine.handle(.headerBytes(fields: 0, bytes: 3)), [])
         let counts = Machine.RequestCounts(headerBytes: 5, headerCount: 1, bodyBytes: 7)
         XCTAssertEqual(machine.state, .readingBody(counts, .body))
     }
@@ -316,7 +316,7 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
 
     func testAfterReadingIsDoneTheParsersLateEventsAreIgnored() {
         let late: [Machine.Event] = [
-            .messageBegan, .urlBytes(1), .headerField(bytes: 1), .headerValue(bytes: 1),
+            .messageBegan, .urlBytes(1), .headerBytes(fields: 1, bytes: 1), .headerBytes(fields: 0, bytes: 1),
             .headersComplete(RequestHead()), .bodyBytes(1), .messageComplete(get),
             .parseError(reason: "HPE_INVALID_METHOD"),
         ]
@@ -343,7 +343,7 @@ final class HTTPConnectionStateMachineTransitionTests: XCTestCase {
 
     func testAfterCloseEveryEventIsIgnored() {
         let events: [Machine.Event] = [
-            .messageBegan, .urlBytes(1), .headerField(bytes: 1), .headerValue(bytes: 1),
+            .messageBegan, .urlBytes(1), .headerBytes(fields: 1, bytes: 1), .headerBytes(fields: 0, bytes: 1),
             .headersComplete(RequestHead()), .bodyBytes(1), .messageComplete(get),
             .parseError(reason: "x"), .peerClosed, .responseReady(id: 0, answer),
             .headerTimeout, .bodyTimeout, .idleTimeout, .drain,
