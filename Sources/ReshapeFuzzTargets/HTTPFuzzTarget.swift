@@ -80,7 +80,7 @@ private final class ConnectionSimulation {
 
     init(limits: ServerLimits) {
         state = HTTPConnectionStateMachine(limits: limits)
-        parser = HTTPParserAdapter { [unowned self] event in
+        parser = HTTPParserAdapter(limits: limits) { [unowned self] event in
             self.send(event)
             // What `ClientConnection` asks, which must agree with the actions seen so far.
             require(

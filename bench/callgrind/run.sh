@@ -6,6 +6,7 @@
 #   FEW=200 MANY=2200 SIZE=3kb ROUTE=users bench/callgrind/run.sh
 #   ACCEPT_ENCODING=gzip SIZE=150kb bench/callgrind/run.sh     (or br, zstd; default identity)
 #   KEEP=/tmp/cg bench/callgrind/run.sh      (keeps both callgrind files there, for callgrind_annotate)
+#   HEADERS=browser bench/callgrind/run.sh   (each GET with a browser's dozen headers, not two)
 #   RULES=bench/callgrind/limited ROUTE=limited/users EXPECT=429 bench/callgrind/run.sh
 #                                            (a refusal: every answer after the first is a 429)
 #
@@ -61,7 +62,7 @@ instructions() {  # N: total instructions of one server run that answered N requ
     >/dev/null 2>"$work/valgrind.$1.log" &
   server_pid=$!
   wait_port "$port"
-  EXPECT=$EXPECT python3 bench/callgrind/client.py "$port" "/$ROUTE/$SIZE" "$1" "$ACCEPT_ENCODING" >"$work/client.$1"
+  EXPECT=$EXPECT HEADERS=${HEADERS:-} python3 bench/callgrind/client.py "$port" "/$ROUTE/$SIZE" "$1" "$ACCEPT_ENCODING" >"$work/client.$1"
   kill -TERM "$server_pid"
   wait "$server_pid" || true
   server_pid=""

@@ -260,7 +260,7 @@ final class ClientConnection {
 
     private func requestParser() -> HTTPParserAdapter {
         if let parser { return parser }
-        let made = HTTPParserAdapter { [unowned self] event in
+        let made = HTTPParserAdapter(limits: owner.shared.configuration.limits) { [unowned self] event in
             self.send(event)
             return self.state.readsRequestsInPlace()
         }

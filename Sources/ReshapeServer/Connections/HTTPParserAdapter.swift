@@ -14,6 +14,9 @@ package final class HTTPParserAdapter {
     private var settings: UnsafeMutablePointer<http_parser_settings> { httpParserSettings }
     /// Receives parse events; returns false to stop parsing (the connection reads no more requests).
     private let deliver: (HTTPConnectionStateMachine.Event) -> Bool
+    /// The machine's head limits: pending counts that pass one alone are delivered at once, so
+    /// a head refused for them has buffered no more than the limit again.
+    private let limits: ServerLimits
 
     private var url: [UInt8] = []
     private var headers: [NameValue] = []
@@ -34,7 +37,8 @@ package final class HTTPParserAdapter {
         parser.deallocate()
     }
 
-    package init(deliver: @escaping (HTTPConnectionStateMachine.Event) -> Bool) {
+    package init(limits: ServerLimits, deliver: @escaping (HTTPConnectionStateMachine.Event) -> Bool) {
+        self.limits = limits
         self.deliver = deliver
         parser.initialize(to: http_parser())
         http_parser_init(parser, HTTP_REQUEST)
@@ -80,7 +84,7 @@ package final class HTTPParserAdapter {
     fileprivate func url(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
         append(at, length, to: &url)
         pendingURLBytes += length
-        return 0
+        return countedInTime() ? 0 : 1
     }
 
     fileprivate func headerField(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
@@ -92,29 +96,38 @@ package final class HTTPParserAdapter {
         if field.isEmpty { pendingFields += 1 }
         append(at, length, to: &field)
         pendingHeaderBytes += length
-        return 0
+        return countedInTime() ? 0 : 1
     }
 
     fileprivate func headerValue(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
         inValue = true
         append(at, length, to: &value)
         pendingHeaderBytes += length
-        return 0
+        return countedInTime() ? 0 : 1
+    }
+
+    /// Delivers the pending counts once they alone pass a limit (a read of many small fields
+    /// would otherwise be buffered whole before the machine refuses it); false when it did.
+    @inline(__always) private func countedInTime() -> Bool {
+        guard
+            pendingFields > limits.maxHeaderCount || pendingURLBytes > limits.maxURLBytes
+                || pendingURLBytes + pendingHeaderBytes > limits.maxHeaderBytes
+        else { return true }
+        return countsDelivered()
     }
 
     /// Tells the machine of the head bytes parsed since it last heard (the target first, as
     /// it came first); false when it refused the request for them.
     private func countsDelivered() -> Bool {
-        if pendingURLBytes > 0 {
-            let bytes = pendingURLBytes
-            pendingURLBytes = 0
-            guard deliver(.urlBytes(bytes)) else { return false }
+        let (urlBytes, fields, headerBytes) = (pendingURLBytes, pendingFields, pendingHeaderBytes)
+        pendingURLBytes = 0
+        pendingFields = 0
+        pendingHeaderBytes = 0
+        if urlBytes > 0 {
+            guard deliver(.urlBytes(urlBytes)) else { return false }
         }
-        if pendingHeaderBytes > 0 || pendingFields > 0 {
-            let (fields, bytes) = (pendingFields, pendingHeaderBytes)
-            pendingFields = 0
-            pendingHeaderBytes = 0
-            guard deliver(.headerBytes(fields: fields, bytes: bytes)) else { return false }
+        if headerBytes > 0 || fields > 0 {
+            guard deliver(.headerBytes(fields: fields, bytes: headerBytes)) else { return false }
         }
         return true
     }

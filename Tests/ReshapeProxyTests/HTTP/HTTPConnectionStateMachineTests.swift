@@ -152,6 +152,19 @@ final class HTTPConnectionStateMachineTests: XCTestCase {
         assertRefused(connection.handle(.headerBytes(fields: 1, bytes: 2)), status: "431", code: "headers-too-large")
     }
 
+    /// A read's pieces come as one event: the limits hold for the sum.
+    func testOneEventOfManyFieldsIsCountedWhole() {
+        _ = connection.handle(.messageBegan)
+        XCTAssertEqual(connection.handle(.headerBytes(fields: 100, bytes: 200)), [])
+        assertRefused(connection.handle(.headerBytes(fields: 1, bytes: 2)), status: "431", code: "headers-too-large")
+        var fresh = HTTPConnectionStateMachine(limits: ServerLimits())
+        _ = fresh.opened()
+        _ = fresh.handle(.messageBegan)
+        let refused = fresh.handle(.headerBytes(fields: 101, bytes: 202))
+        XCTAssertTrue(refused.contains(.stopReading), "\(refused)")
+        XCTAssertTrue(fresh.isClosed || fresh.stateName == "readingDone", fresh.stateName)
+    }
+
     func testAHeadPastSixteenKiBIs431() {
         _ = connection.handle(.messageBegan)
         _ = connection.handle(.urlBytes(10))

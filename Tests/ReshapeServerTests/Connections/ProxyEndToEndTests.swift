@@ -215,6 +215,30 @@ final class ProxyEndToEndTests: XCTestCase {
         }
     }
 
+    /// A read's head pieces are counted together: a request with too many fields behind a good
+    /// one in the same write is refused after the good one is answered, and a head that passes
+    /// a limit within one read is refused at once, without waiting for its end or a timeout.
+    func testHeadLimitsHoldForPiecesCountedTogether() throws {
+        var client = try RawHTTP(port: port, timeout: 3)
+        defer { client.close() }
+        client.send(
+            "GET /_reshape/live HTTP/1.1\r\nHost: a\r\n\r\nGET /users HTTP/1.1\r\n"
+                + (0..<150).map { "X-\($0): v\r\n" }.joined() + "\r\n")
+        XCTAssertEqual(try XCTUnwrap(client.readResponse()).status, 200)
+        let refused = try XCTUnwrap(client.readResponse())
+        XCTAssertEqual(refused.status, 431, refused.text)
+        XCTAssertEqual(refused.header("Connection"), "close")
+
+        var unfinished = try RawHTTP(port: port, timeout: 3)
+        defer { unfinished.close() }
+        let started = Date()
+        // No blank line: the head never ends, and the header timeout is 10 s.
+        unfinished.send("GET /users HTTP/1.1\r\n" + (0..<150).map { "X-\($0): v\r\n" }.joined())
+        let answer = try XCTUnwrap(unfinished.readResponse())
+        XCTAssertEqual(answer.status, 431, answer.text)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2)
+    }
+
     func testMalformedAndOversizedRequestsGetClearErrors() throws {
         let cases: [(String, Int)] = [
             ("GARBAGE\r\n\r\n", 400),
