@@ -14,8 +14,9 @@ package final class HTTPParserAdapter {
     private var settings: UnsafeMutablePointer<http_parser_settings> { httpParserSettings }
     /// Receives parse events; returns false to stop parsing (the connection reads no more requests).
     private let deliver: (HTTPConnectionStateMachine.Event) -> Bool
-    /// The machine's head limits: pending counts that pass one alone are delivered at once, so
-    /// a head refused for them has buffered no more than the limit again.
+    /// The machine's head limits: pending counts that pass one alone are delivered at once,
+    /// before the piece that passes it is kept, so a head refused for them has buffered no more
+    /// than twice the limit (what the machine counted, and what was pending).
     private let limits: ServerLimits
 
     private var url: [UInt8] = []
@@ -27,8 +28,9 @@ package final class HTTPParserAdapter {
     private var inTrailers = false
     private var body: [UInt8] = []
     /// Head bytes parsed that the machine has not been told of yet: a read's pieces go to it
-    /// together (`countsDelivered`), before the next event that needs them and at the end of
-    /// the read, rather than one event per piece (two per header).
+    /// together (`countsDelivered`), before the next event that needs them, at the end of the
+    /// read, and as soon as they alone pass a limit (`countedInTime`), rather than one event
+    /// per piece (two per header).
     private var pendingURLBytes = 0
     private var pendingFields = 0
     private var pendingHeaderBytes = 0
@@ -82,9 +84,10 @@ package final class HTTPParserAdapter {
     }
 
     fileprivate func url(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
-        append(at, length, to: &url)
         pendingURLBytes += length
-        return countedInTime() ? 0 : 1
+        guard countedInTime() else { return 1 }
+        append(at, length, to: &url)
+        return 0
     }
 
     fileprivate func headerField(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
@@ -94,16 +97,18 @@ package final class HTTPParserAdapter {
         }
         // A field name may arrive in pieces; count the header once, its bytes every time.
         if field.isEmpty { pendingFields += 1 }
-        append(at, length, to: &field)
         pendingHeaderBytes += length
-        return countedInTime() ? 0 : 1
+        guard countedInTime() else { return 1 }
+        append(at, length, to: &field)
+        return 0
     }
 
     fileprivate func headerValue(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
         inValue = true
-        append(at, length, to: &value)
         pendingHeaderBytes += length
-        return countedInTime() ? 0 : 1
+        guard countedInTime() else { return 1 }
+        append(at, length, to: &value)
+        return 0
     }
 
     /// Delivers the pending counts once they alone pass a limit (a read of many small fields
