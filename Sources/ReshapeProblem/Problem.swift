@@ -34,6 +34,30 @@ public struct Problem: Error, Sendable, Equatable {
         self.extra = extra
     }
 
+    /// `body`'s text, written member by member without building the tree (every error answer
+    /// has one): the same bytes as `body.serialized()`.
+    public var serializedBody: [UInt8] {
+        JSONTextWriter.bytes(capacity: 192 + title.utf8.count + detail.utf8.count + 2 * code.utf8.count) { out in
+            out.appendRaw("{\"type\":")
+            out.appendString("https://reshape.dev/problems/" + code)
+            out.appendRaw(",\"title\":")
+            out.appendString(title)
+            out.appendRaw(",\"status\":")
+            out.appendInteger(status)
+            out.appendRaw(",\"detail\":")
+            out.appendString(detail)
+            out.appendRaw(",\"code\":")
+            out.appendString(code)
+            for member in extra {
+                out.appendRaw(",")
+                out.appendString(member.key)
+                out.appendRaw(":")
+                out.append(member.value)
+            }
+            out.appendRaw("}")
+        }
+    }
+
     /// The problem as JSON.
     public var body: JSON {
         var members: [JSONMember] = [

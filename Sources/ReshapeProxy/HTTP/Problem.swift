@@ -10,7 +10,7 @@ extension Problem {
             NameValue(name: "Content-Type", value: "application/problem+json"), CachingHeaders.noStore,
         ]
         headers += extraHeaders.map { NameValue(name: $0.name, value: $0.value) }
-        return HTTPResponse(status: status, headers: headers, body: body.serialized())
+        return HTTPResponse(status: status, headers: headers, body: serializedBody)
     }
 }
 
