@@ -34,8 +34,9 @@ public struct Problem: Error, Sendable, Equatable {
         self.extra = extra
     }
 
-    /// `body`'s text, written member by member without building the tree (every error answer
-    /// has one): the same bytes as `body.serialized()`.
+    /// `body`'s text, written member by member without building the tree: what every error
+    /// answer and every live stream's `event: error` carries (the same bytes as
+    /// `body.serialized()`, which tests compare it with).
     public var serializedBody: [UInt8] {
         JSONTextWriter.bytes(capacity: 192 + title.utf8.count + detail.utf8.count + 2 * code.utf8.count) { out in
             out.appendRaw("{\"type\":")

@@ -64,7 +64,7 @@ public struct LiveEvent: Sendable {
         switch kind {
         case .snapshot(let answer): answer.serialize(into: &output)
         case .patch(let patch): output += patch.serialized()
-        case .error(let problem): problem.body.serialize(into: &output)
+        case .error(let problem): output += problem.serializedBody
         }
     }
 }

@@ -23,6 +23,17 @@ final class ProblemBodyTests: XCTestCase {
                     JSONMember(key: "emp\u{0}ty", value: .object(JSONObject([]))),
                 ]),
         ]
+        for status in [-1, 0, Int.min, Int.max] {
+            problems.append(Problem(status: status, code: "c", title: "t", detail: "d"))
+        }
+        // Extras may repeat a member of the five: the tree keeps both, so must the writer.
+        problems.append(
+            Problem(
+                status: 500, code: "x", title: "t", detail: "d",
+                extra: [
+                    JSONMember(key: "code", value: .bool(true)), JSONMember(key: "status", value: .bool(false)),
+                    JSONMember(key: "n", value: try JSON.parse(Array("1.5e-7".utf8))),
+                ]))
         var random = SplitMix64(seed: 29)
         let alphabet: [Character] = ["a", "\"", "\\", "\u{7F}", "\u{0}", "\n", "\u{2028}", "é", "\u{1F600}", " "]
         for _ in 0..<200 {
@@ -33,9 +44,10 @@ final class ProblemBodyTests: XCTestCase {
                     extra: [JSONMember(key: text, value: .string(text))]))
         }
         for problem in problems {
+            // Bytes, not strings: `String ==` would take canonically equivalent text as equal.
             XCTAssertEqual(
-                String(decoding: problem.serializedBody, as: UTF8.self),
-                String(decoding: problem.body.serialized(), as: UTF8.self))
+                problem.serializedBody, problem.body.serialized(),
+                String(decoding: problem.serializedBody, as: UTF8.self))
             XCTAssertEqual(problem.response.body, problem.body.serialized())
         }
     }
