@@ -284,8 +284,7 @@ package final class RequestLifecycle {
     }
 
     /// What the server does with a request it dispatches: a fresh cached answer that needs no
-    /// lifecycle (`CacheHit`), or `begin`'s lifecycle and first action. `wallClockMilliseconds`
-    /// is asked for only by a hit's access-log line.
+    /// lifecycle (`CacheHit`), or `begin`'s lifecycle and first action.
     package enum Dispatch {
         case cached(RenderedAnswer, FinishedRequest)
         case lifecycle(RequestLifecycle, Action)
@@ -293,6 +292,7 @@ package final class RequestLifecycle {
 
     /// `begin`, but a plain GET that a fresh cached answer serves is answered at once, without
     /// a lifecycle, where nothing else is to be decided for it (`CacheHit`).
+    /// `wallClockMilliseconds` is asked for only by such a hit's access-log line.
     package static func dispatch(
         _ request: HTTPRequest, rules: ServingRules, draining: Bool, shedding: Bool,
         settings: LifecycleSettings, now: Double, wallClockMilliseconds: () -> Int,
