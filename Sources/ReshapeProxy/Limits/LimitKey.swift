@@ -1,33 +1,56 @@
 import ReshapeDigest
 
-/// What a request is counted under in the table: a policy's name and the key's value, hashed
-/// (SHA-256, its first 128 bits). The value may be a credential (an API key), so it is never
-/// kept as sent; 128 bits make two values sharing one bucket out of reach.
+/// What a request is counted under in this process's table: a policy's name and the key's
+/// value, hashed. The value may be a credential (an API key), so it is never kept as sent. The
+/// hash is SipHash (Swift's `Hasher`) keyed by two secrets drawn when the process starts, one
+/// per half: 128 bits that nobody outside the process can aim at another value's bucket, at a
+/// tenth of a SHA-256's cost (every request of a limited route makes one per policy). Replicas
+/// that share their limits name the key in Redis by `sharedName`, which every process computes
+/// alike.
 package struct LimitKey: Hashable, Sendable {
     package let high: UInt64
     package let low: UInt64
 
     package init(policy: String, value: String) {
+        high = Self.half(policy, value, secret: Self.secrets.high)
+        low = Self.half(policy, value, secret: Self.secrets.low)
+    }
+
+    private static let secrets: (high: UInt64, low: UInt64) = {
+        var random = SystemRandomNumberGenerator()
+        return (random.next(), random.next())
+    }()
+
+    /// The policy's length first, so no policy and value pair reads as another.
+    private static func half(_ policy: String, _ value: String, secret: UInt64) -> UInt64 {
+        var hasher = Hasher()
+        hasher.combine(secret)
+        hasher.combine(policy.utf8.count)
+        feed(policy, to: &hasher)
+        feed(value, to: &hasher)
+        return UInt64(bitPattern: Int64(hasher.finalize()))
+    }
+
+    /// The text's UTF-8 bytes as they are: values compare by bytes, not by canonical equivalence.
+    private static func feed(_ text: String, to hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The key's name in Redis: SHA-256 of the policy's name, a zero byte and the value, its
+    /// first 128 bits in hex. The same in every replica (and as earlier versions named it).
+    package static func sharedName(policy: String, value: String) -> String {
         var bytes = Array(policy.utf8)
         bytes.append(0)
         bytes += value.utf8
         let digest = SHA256Digest.hash(bytes)
-        var high: UInt64 = 0
-        var low: UInt64 = 0
-        for index in 0..<8 {
-            high = high << 8 | UInt64(digest[index])
-            low = low << 8 | UInt64(digest[index + 8])
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(32)
+        for byte in digest.prefix(16) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
         }
-        self.high = high
-        self.low = low
-    }
-
-    /// The hex text of the key, for the Redis key (never the value itself).
-    package var hex: String {
-        func hex(_ value: UInt64) -> String {
-            let text = String(value, radix: 16)
-            return String(repeating: "0", count: 16 - text.count) + text
-        }
-        return hex(high) + hex(low)
+        return String(decoding: hex, as: UTF8.self)
     }
 }

@@ -20,11 +20,19 @@ package struct RateLimiter: Sendable {
 
     /// One policy of the route counted for one request.
     package struct Entry: Sendable, Equatable {
-        package let policy: String
+        package let policy: LimitPolicy
+        /// The key in this process's table.
         package let key: LimitKey
+        /// The key's name in Redis, made only where replicas share their limits.
+        package let sharedName: String?
         package let gcra: GCRA
-        /// The policy's `RateLimit-Policy` item.
-        package let policyItem: String
+
+        package init(policy: LimitPolicy, key: LimitKey, sharedName: String? = nil) {
+            self.policy = policy
+            self.key = key
+            self.sharedName = sharedName
+            gcra = GCRA(count: policy.count, intervalSeconds: policy.intervalSeconds, burst: policy.burst)
+        }
     }
 
     /// What the route's policies of one phase say about a request.
@@ -55,10 +63,11 @@ package struct RateLimiter: Sendable {
         }
     }
 
-    /// The route's policies of `phase`, each with the key this request is counted under.
+    /// The route's policies of `phase`, each with the key this request is counted under (and its
+    /// name in Redis when `shared`).
     package func entries(
         _ route: Route, policies: [String: LimitPolicy], phase: Phase, request: HTTPRequest,
-        parameters: [String: String]
+        parameters: [String: String], shared: Bool = false
     ) -> [Entry] {
         var entries: [Entry] = []
         for name in route.limit {
@@ -77,9 +86,8 @@ package struct RateLimiter: Sendable {
             }
             entries.append(
                 Entry(
-                    policy: name, key: LimitKey(policy: name, value: value),
-                    gcra: GCRA(count: policy.count, intervalSeconds: policy.intervalSeconds, burst: policy.burst),
-                    policyItem: "\(Self.quoted(name));q=\(policy.count);w=\(policy.intervalSeconds)"))
+                    policy: policy, key: LimitKey(policy: name, value: value),
+                    sharedName: shared ? LimitKey.sharedName(policy: name, value: value) : nil))
         }
         return entries
     }
@@ -135,8 +143,8 @@ package struct RateLimiter: Sendable {
     package static func check(_ entries: [Entry], _ verdicts: [Verdict]) -> Check {
         var check = Check()
         for (entry, verdict) in zip(entries, verdicts) {
-            check.policyItems.append(entry.policyItem)
-            let name = quoted(entry.policy)
+            check.policyItems.append(entry.policy.policyItem)
+            let name = entry.policy.quotedName
             guard !verdict.admitted else {
                 check.stateItems.append("\(name);r=\(verdict.remaining);t=0")
                 continue
@@ -144,7 +152,7 @@ package struct RateLimiter: Sendable {
             let seconds = max(1, Int(verdict.retryAfterSeconds.rounded(.up)))
             check.stateItems.append("\(name);r=0;t=\(seconds)")
             if seconds > check.refusal?.retryAfterSeconds ?? 0 {
-                check.refusal = Check.Refusal(policy: entry.policy, retryAfterSeconds: seconds)
+                check.refusal = Check.Refusal(policy: entry.policy.name, retryAfterSeconds: seconds)
             }
         }
         return check
@@ -160,20 +168,5 @@ package struct RateLimiter: Sendable {
             return PercentEncoding.decode(equals.map { pair[pair.index(after: $0)...] } ?? "", plusIsSpace: true)
         }
         return nil
-    }
-
-    /// A structured-field string (RFC 8941 §3.3.3): the policy's name in quotes.
-    static func quoted(_ name: String) -> String {
-        // Policy names are YAML keys, nearly always plain: then only the quotes are added.
-        if name.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            return "\"" + name + "\""
-        }
-        var out = "\""
-        for character in name.unicodeScalars
-        where character.isASCII && character.value >= 0x20 && character.value < 0x7F {
-            if character == "\"" || character == "\\" { out += "\\" }
-            out.unicodeScalars.append(character)
-        }
-        return out + "\""
     }
 }

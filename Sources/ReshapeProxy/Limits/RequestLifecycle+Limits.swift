@@ -25,7 +25,7 @@ extension RequestLifecycle {
         }
         let entries = limiter.entries(
             match.route, policies: rules.ruleSet.limits, phase: phase, request: request,
-            parameters: match.parameters)
+            parameters: match.parameters, shared: settings.sharesLimits)
         if entries.isEmpty { return goOn(match, after: phase, now: now, cacheWaiter: cacheWaiter) }
         if settings.sharesLimits {
             state = .awaitingLimit(match, phase, entries)

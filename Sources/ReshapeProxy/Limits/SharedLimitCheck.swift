@@ -10,7 +10,12 @@ package struct SharedLimitCheck: Sendable, Equatable {
     package static let keyPrefix = "reshape:limit:"
 
     init(_ entries: [RateLimiter.Entry]) {
-        keys = entries.map { Self.keyPrefix + $0.key.hex }
+        keys = entries.map { entry in
+            guard let name = entry.sharedName else {
+                preconditionFailure("policy \(entry.policy.name) checked in Redis without its shared name")
+            }
+            return Self.keyPrefix + name
+        }
         arguments = entries.flatMap { entry in
             // Whole nanoseconds: exact enough for any rate `reshape check` accepts (at most
             // 1,000,000/s, an interval of 1000 ns or more); microseconds were not (700000/s

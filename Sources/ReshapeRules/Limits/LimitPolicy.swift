@@ -13,14 +13,18 @@ package struct LimitPolicy: Sendable, Equatable {
         case capture(String)
     }
 
-    package var name: String
+    package let name: String
     /// Requests allowed per `intervalSeconds` (`10/s`: 10 and 1).
-    package var count: Int
-    package var intervalSeconds: Int
+    package let count: Int
+    package let intervalSeconds: Int
     /// Requests allowed at once; defaults to `count`.
     package var burst: Int
     package var key: Key
     package var location: SourceLocation
+    /// The name as a structured-field string (RFC 8941 §3.3.3), as the `RateLimit` headers
+    /// carry it, and the policy's `RateLimit-Policy` item: fixed per rule set, not made per request.
+    package let quotedName: String
+    package let policyItem: String
 
     package init(name: String, count: Int, intervalSeconds: Int, burst: Int, key: Key, location: SourceLocation) {
         self.name = name
@@ -29,6 +33,23 @@ package struct LimitPolicy: Sendable, Equatable {
         self.burst = burst
         self.key = key
         self.location = location
+        quotedName = Self.quoted(name)
+        policyItem = "\(quotedName);q=\(count);w=\(intervalSeconds)"
+    }
+
+    /// A structured-field string: the text in quotes, printable ASCII only, `"` and `\` escaped.
+    package static func quoted(_ name: String) -> String {
+        // Policy names are YAML keys, nearly always plain: then only the quotes are added.
+        if name.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            return "\"" + name + "\""
+        }
+        var out = "\""
+        for character in name.unicodeScalars
+        where character.isASCII && character.value >= 0x20 && character.value < 0x7F {
+            if character == "\"" || character == "\\" { out += "\\" }
+            out.unicodeScalars.append(character)
+        }
+        return out + "\""
     }
 }
 

@@ -28,8 +28,18 @@ final class LimitTableTests: XCTestCase {
         let a = LimitKey(policy: "a", value: "secret")
         XCTAssertNotEqual(a, LimitKey(policy: "b", value: "secret"))
         XCTAssertEqual(a, LimitKey(policy: "a", value: "secret"))
-        XCTAssertEqual(a.hex.count, 32)
-        XCTAssertFalse(a.hex.contains("secret"))
+        // The policy's length is part of the key: no policy and value pair reads as another.
+        XCTAssertNotEqual(LimitKey(policy: "ab", value: "c"), LimitKey(policy: "a", value: "bc"))
+        // By bytes: canonically equivalent values are different keys, as they are upstream.
+        XCTAssertNotEqual(LimitKey(policy: "a", value: "\u{e9}"), LimitKey(policy: "a", value: "e\u{301}"))
+        XCTAssertNotEqual(a.high, a.low, "the halves are keyed apart")
+    }
+
+    func testRedisNamesAreTheFirstHalfOfASHA256EveryReplicaComputesAlike() {
+        // hashlib.sha256(b"per-key\x00api-key-1").hexdigest()[:32]: the name earlier versions gave.
+        XCTAssertEqual(LimitKey.sharedName(policy: "per-key", value: "api-key-1"), "f95af1806237848a8676bd9fc00eade9")
+        XCTAssertEqual(LimitKey.sharedName(policy: "a", value: "secret"), "9c5997d231ef441e344368a9841eaff8")
+        XCTAssertFalse(LimitKey.sharedName(policy: "a", value: "secret").contains("secret"))
     }
 
     func testLoopsSharingTheTableAdmitTheRateOnce() {

@@ -157,9 +157,9 @@ final class RequestLifecycleLimitTests: XCTestCase {
     func testPolicyNamesAreQuotedAsStructuredFieldStrings() {
         // Plain names only gain the quotes; a quote or backslash is escaped, and what a
         // structured-field string cannot hold (controls, non-ASCII) is left out.
-        XCTAssertEqual(RateLimiter.quoted("per-key"), #""per-key""#)
-        XCTAssertEqual(RateLimiter.quoted(""), #""""#)
-        XCTAssertEqual(RateLimiter.quoted(#"a"b\c"#), #""a\"b\\c""#)
-        XCTAssertEqual(RateLimiter.quoted("per-\u{e9}t\u{e9}\tx"), #""per-tx""#)
+        XCTAssertEqual(LimitPolicy.quoted("per-key"), #""per-key""#)
+        XCTAssertEqual(LimitPolicy.quoted(""), #""""#)
+        XCTAssertEqual(LimitPolicy.quoted(#"a"b\c"#), #""a\"b\\c""#)
+        XCTAssertEqual(LimitPolicy.quoted("per-\u{e9}t\u{e9}\tx"), #""per-tx""#)
     }
 }

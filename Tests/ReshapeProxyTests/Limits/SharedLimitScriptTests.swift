@@ -1,4 +1,5 @@
 import Foundation
+import ReshapeRules
 import ReshapeTestSupport
 import XCTest
 
@@ -53,9 +54,14 @@ final class SharedLimitScriptTests: XCTestCase {
     }
 
     func testArgumentsAreNanoseconds() {
+        let policy = LimitPolicy(
+            name: "fast", count: 700_000, intervalSeconds: 1, burst: 5, key: .clientAddress,
+            location: SourceLocation(file: "rules.yaml", line: 1, column: 1))
         let entry = RateLimiter.Entry(
-            policy: "fast", key: LimitKey(policy: "fast", value: "v"),
-            gcra: GCRA(count: 700_000, intervalSeconds: 1, burst: 5), policyItem: "")
-        XCTAssertEqual(SharedLimitCheck([entry]).arguments, ["1429", "5"])
+            policy: policy, key: LimitKey(policy: "fast", value: "v"),
+            sharedName: LimitKey.sharedName(policy: "fast", value: "v"))
+        let check = SharedLimitCheck([entry])
+        XCTAssertEqual(check.arguments, ["1429", "5"])
+        XCTAssertEqual(check.keys, ["reshape:limit:" + LimitKey.sharedName(policy: "fast", value: "v")])
     }
 }
