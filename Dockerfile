@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # Reshape container image.
 #   build:   swift:6.3-bookworm, release, --static-swift-stdlib (no Swift runtime needed at run time)
-#   runtime: debian:bookworm-slim with only the C libraries the binary links (checked in CI by
+#   runtime: debian:bookworm-slim with only the C libraries the binary links or loads (libcurl4,
+#            opened when a server starts) (checked in CI by
 #            scripts/check-runtime-deps.sh against the apt-get list below)
 # Rules are read from /etc/reshape/rules (mount a volume or a ConfigMap there). Every setting is
 # an environment variable (RESHAPE_*), so the command line never needs to change.

@@ -11,6 +11,8 @@ cd "$(dirname "$0")/.."
 
 # In debian:bookworm-slim already (Essential or required by it), so not installed explicitly.
 base_image_packages="libc6 libgcc-s1"
+# Libraries the binary opens itself (dlopen) rather than links.
+dlopened="libcurl.so.4"
 
 binaries=("$@")
 if [ ${#binaries[@]} -eq 0 ]; then
@@ -59,6 +61,18 @@ for binary in "${binaries[@]}"; do
       echo "  FAIL $lib ($package) is not in the runtime stage's apt-get install list"; missing=$((missing + 1))
     fi
   done
+done
+# Loaded with dlopen when a server starts (Sources/CCurl), so not among the NEEDED entries above.
+for lib in $dlopened; do
+  path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib && /x86-64|AArch64|aarch64/ && !found { print $NF; found = 1 }')
+  package=${path:+$(package_of "$path")}
+  if [ -z "$package" ]; then
+    echo "  FAIL $lib (loaded at run time): no Debian package found for it"; missing=$((missing + 1))
+  elif echo "$installed" | grep -qx "$package"; then
+    echo "  ok   $lib ($package, loaded at run time)"
+  else
+    echo "  FAIL $lib ($package, loaded at run time) is not in the runtime stage's apt-get install list"; missing=$((missing + 1))
+  fi
 done
 [ "$missing" -eq 0 ] || { echo "check-runtime-deps: $missing library(ies) not covered"; exit 1; }
 echo "check-runtime-deps: every needed library is covered"

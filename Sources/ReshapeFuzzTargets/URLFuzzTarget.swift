@@ -82,15 +82,15 @@ private func checkParameters(_ request: HTTPRequest, _ route: Route, _ parameter
 }
 
 private func checkURL(_ url: String, _ route: Route, _ upstream: Upstream, target: String) {
-    guard let handle = curl_url() else { fatalError("curl_url") }
-    defer { curl_url_cleanup(handle) }
-    let status = curl_url_set(handle, CURLUPART_URL, url, 0)
+    guard let handle = reshape_curl_url() else { fatalError("curl_url") }
+    defer { reshape_curl_url_cleanup(handle) }
+    let status = reshape_curl_url_set(handle, CURLUPART_URL, url, 0)
     require(status == CURLUE_OK, "curl refuses \(url) (\(status.rawValue)), built for \(target)")
 
     func part(_ which: CURLUPart) -> String? {
         var text: UnsafeMutablePointer<CChar>?
-        guard curl_url_get(handle, which, &text, 0) == CURLUE_OK, let text else { return nil }
-        defer { curl_free(text) }
+        guard reshape_curl_url_get(handle, which, &text, 0) == CURLUE_OK, let text else { return nil }
+        defer { reshape_curl_free(text) }
         return String(cString: text)
     }
     let host = upstream.host.contains(":") ? "[\(upstream.host)]" : upstream.host

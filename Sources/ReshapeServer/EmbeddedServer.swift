@@ -11,9 +11,11 @@ package final class EmbeddedServer {
     private let workers: [Worker]
     private var stopped = false
 
-    private static let curlReady: Bool = {
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        return true
+    /// Why libcurl could not be loaded, or nil once it is loaded and set up.
+    private static let curlFailure: String? = {
+        if let failure = reshape_curl_open() { return String(cString: failure) }
+        reshape_curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        return nil
     }()
 
     package struct Failure: Error, CustomStringConvertible {
@@ -21,7 +23,9 @@ package final class EmbeddedServer {
     }
 
     package init(ruleSet: RuleSet, configuration: ServerConfiguration) throws {
-        _ = EmbeddedServer.curlReady
+        if let failure = EmbeddedServer.curlFailure {
+            throw Failure(description: "libcurl could not be loaded: \(failure)")
+        }
         var configuration = configuration
         configuration.adminListen = nil
         let shared = SharedState(configuration: configuration, rules: ServingRules(ruleSet))

@@ -51,7 +51,13 @@ package final class Server {
         // in again) the memory of every medium-sized request: the heap keeps up to 16 MiB.
         _ = reshape_set_malloc_thresholds(1 << 20, 16 << 20)
         watchSignals()
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        if let failure = reshape_curl_open() {
+            FileOutput.stderr(
+                "reshape: refusing to start: libcurl could not be loaded (\(String(cString: failure))); "
+                    + "install libcurl4 (Debian) or the system's libcurl.so.4")
+            return 1
+        }
+        reshape_curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         let ruleSet: RuleSet
         switch RuleLoader.loadServable(path: configuration.rulesPath, environment: environment) {
         case .success(let loaded): ruleSet = loaded

@@ -22,10 +22,14 @@ enum CLIRunner {
         var stderr: String
     }
 
-    static func reshape(_ arguments: [String], stdin: String? = nil) throws -> Run {
+    static func reshape(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Run
+    {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.currentDirectoryURL = Self.packageRoot
         let out = Pipe()
         let err = Pipe()

@@ -10,6 +10,18 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(try reshape(["check", "--rules", "examples/rules"]).status, 0)
     }
 
+    func testOfflineVerbsStartWithoutLoadingLibcurl() throws {
+        // The dynamic loader says which libraries it maps (LD_DEBUG=files, on standard error):
+        // libcurl and the libraries it brings are a server's, loaded when one starts.
+        let upstream = #"{"-Nx1":{"name":"Ada","age":36,"email":"ada@example.com"}}"#
+        let run = try CLIRunner.reshape(
+            ["apply", "--rules", "examples/rules", "--route", "users", try temporaryFile(upstream)],
+            environment: ["LD_DEBUG": "files"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("libuv"), "LD_DEBUG said nothing of the libraries loaded")
+        XCTAssertFalse(run.stderr.contains("libcurl"), "reshape apply loaded libcurl")
+    }
+
     func testApplyPrintsExactlyTheExamplesResponse() throws {
         let upstream =
             #"{"-Nx2":{"name":"Bea","age":31,"email":"bea@example.com"},"-Nx1":{"name":"Ada","age":"36","email":"ada@example.com"},"-Nx3":{"name":"","email":"nobody@example.com"}}"#

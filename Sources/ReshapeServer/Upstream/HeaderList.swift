@@ -11,12 +11,12 @@ final class HeaderList {
 
     init(_ headers: [NameValue], forBody: Bool) {
         var list: UnsafeMutablePointer<curl_slist>?
-        for header in headers { list = curl_slist_append(list, HeaderList.line(for: header)) }
-        if forBody { list = curl_slist_append(list, HeaderList.noContinueLine) }
+        for header in headers { list = reshape_curl_slist_append(list, HeaderList.line(for: header)) }
+        if forBody { list = reshape_curl_slist_append(list, HeaderList.noContinueLine) }
         self.list = list
     }
 
-    deinit { curl_slist_free_all(list) }
+    deinit { reshape_curl_slist_free_all(list) }
 
     /// curl reads `Name:` with nothing after it as "remove this header"; `Name;` sends it empty.
     static func line(for header: NameValue) -> String {

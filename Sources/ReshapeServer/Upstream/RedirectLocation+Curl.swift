@@ -12,13 +12,13 @@ extension RedirectLocation {
             return nil
         }
         let url = String(cString: pointer.assumingMemoryBound(to: CChar.self))
-        guard let handle = curl_url() else { return nil }
-        defer { curl_url_cleanup(handle) }
-        guard curl_url_set(handle, CURLUPART_URL, url, 0) == CURLUE_OK else { return nil }
+        guard let handle = reshape_curl_url() else { return nil }
+        defer { reshape_curl_url_cleanup(handle) }
+        guard reshape_curl_url_set(handle, CURLUPART_URL, url, 0) == CURLUE_OK else { return nil }
         func part(_ which: CURLUPart, _ flags: UInt32 = 0) -> String? {
             var text: UnsafeMutablePointer<CChar>?
-            guard curl_url_get(handle, which, &text, flags) == CURLUE_OK, let text else { return nil }
-            defer { curl_free(text) }
+            guard reshape_curl_url_get(handle, which, &text, flags) == CURLUE_OK, let text else { return nil }
+            defer { reshape_curl_free(text) }
             return String(cString: text)
         }
         guard let scheme = part(CURLUPART_SCHEME), var host = part(CURLUPART_HOST),

@@ -57,7 +57,7 @@ extension UpstreamClient {
 
     /// Opens the stream's transfer to `url`; false: no transfer could be made.
     private func openTransfer(of stream: UpstreamStream, url: String) -> Bool {
-        guard let easy = idleHandles.popLast() ?? curl_easy_init() else { return false }
+        guard let easy = idleHandles.popLast() ?? reshape_curl_easy_init() else { return false }
         var request = stream.request
         request.url = url
         sockets.idlePool(request.upstreamName, rule: request.idlePool)
@@ -76,7 +76,7 @@ extension UpstreamClient {
         reshape_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, stream.stallSeconds))
         stream.transfer = transfer
         transfers.insert(ObjectIdentifier(transfer))
-        curl_multi_add_handle(multi, easy)
+        reshape_curl_multi_add_handle(multi, easy)
         return true
     }
 

@@ -50,7 +50,7 @@ final class UpstreamClient {
         self.admissions = admissions
         self.inflight = inflight
         self.mailbox = mailbox
-        multi = curl_multi_init()
+        multi = reshape_curl_multi_init()
         sockets = SocketWatches(loop: loop, metrics: metrics) { [unowned self] fd, flags in
             self.socketAction(fd, flags)
         }
@@ -146,7 +146,7 @@ final class UpstreamClient {
     }
 
     private func startTransfer(_ request: UpstreamRequest, for fetch: UpstreamFetch) {
-        guard let easy = idleHandles.popLast() ?? curl_easy_init() else {
+        guard let easy = idleHandles.popLast() ?? reshape_curl_easy_init() else {
             health.cancelled(&fetch.plan, timedOut: false, now: Clock.monotonicSeconds())
             return fetch.finish(.failure(.other, message: "cannot create a transfer"))
         }
@@ -166,7 +166,7 @@ final class UpstreamClient {
         }
         fetch.transferStarted(transfer)
         transfers.insert(ObjectIdentifier(transfer))
-        curl_multi_add_handle(multi, easy)
+        reshape_curl_multi_add_handle(multi, easy)
     }
 
     /// The curl list for a request's headers: a kept one when `headerLists` has it, else one
@@ -196,29 +196,29 @@ final class UpstreamClient {
     /// Stops the timer and frees the multi handle; call when no transfer is left.
     func close() {
         sockets.close()
-        for easy in idleHandles { curl_easy_cleanup(easy) }
+        for easy in idleHandles { reshape_curl_easy_cleanup(easy) }
         idleHandles.removeAll()
         headerLists.removeAll()
         uv_timer_stop(timer)
         uv_close(reshape_timer_handle(timer)) { handle in
             handle?.deallocate()
         }
-        curl_multi_cleanup(multi)
+        reshape_curl_multi_cleanup(multi)
     }
 
     /// Frees idle easy handles beyond `count`.
     func releaseIdleHandles(keeping count: Int) {
-        while idleHandles.count > count, let easy = idleHandles.popLast() { curl_easy_cleanup(easy) }
+        while idleHandles.count > count, let easy = idleHandles.popLast() { reshape_curl_easy_cleanup(easy) }
         if idleHandles.isEmpty { idleHandles = [] }
     }
 
     func release(_ transfer: UpstreamTransfer) {
-        curl_multi_remove_handle(multi, transfer.easy)
+        reshape_curl_multi_remove_handle(multi, transfer.easy)
         if idleHandles.count < UpstreamClient.maxIdleHandles {
-            curl_easy_reset(transfer.easy)
+            reshape_curl_easy_reset(transfer.easy)
             idleHandles.append(transfer.easy)
         } else {
-            curl_easy_cleanup(transfer.easy)
+            reshape_curl_easy_cleanup(transfer.easy)
         }
         Unmanaged.passUnretained(transfer).release()
     }
@@ -244,13 +244,13 @@ final class UpstreamClient {
 
     private func socketAction(_ fd: curl_socket_t, _ flags: Int32) {
         var running: Int32 = 0
-        curl_multi_socket_action(multi, fd, flags, &running)
+        reshape_curl_multi_socket_action(multi, fd, flags, &running)
         drainFinished()
     }
 
     private func drainFinished() {
         var pending: Int32 = 0
-        while let message = curl_multi_info_read(multi, &pending) {
+        while let message = reshape_curl_multi_info_read(multi, &pending) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
             let code = message.pointee.data.result
             var privatePointer: UnsafeMutableRawPointer?

@@ -22,7 +22,7 @@ extension UpstreamResult {
             return
         }
         let detail = String(cString: transfer.errorBuffer)
-        let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        let message = detail.isEmpty ? String(cString: reshape_curl_easy_strerror(code)) : detail
         if transfer.exceededLimit || code == CURLE_FILESIZE_EXCEEDED {
             self = .failure(.tooLarge, message: "the upstream body exceeds \(transfer.maxBodyBytes) bytes")
             return
@@ -77,13 +77,13 @@ extension UpstreamResult {
     /// The last header called `name` of the finished transfer's last answer.
     private static func lastHeader(_ name: String, of easy: UnsafeMutableRawPointer) -> String? {
         var header: UnsafeMutablePointer<curl_header>?
-        guard curl_easy_header(easy, name, 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
+        guard reshape_curl_easy_header(easy, name, 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
             let first = header
         else { return nil }
         let amount = first.pointee.amount
         if amount > 1 {
             var last: UnsafeMutablePointer<curl_header>?
-            if curl_easy_header(easy, name, amount - 1, UInt32(CURLH_HEADER), -1, &last) == CURLHE_OK,
+            if reshape_curl_easy_header(easy, name, amount - 1, UInt32(CURLH_HEADER), -1, &last) == CURLHE_OK,
                 let value = last?.pointee.value
             {
                 return String(cString: value)
@@ -95,13 +95,13 @@ extension UpstreamResult {
     /// Every `Cache-Control` header of the answer, joined as one list (RFC 9110 §5.3).
     private static func cacheControl(of easy: UnsafeMutableRawPointer) -> String? {
         var header: UnsafeMutablePointer<curl_header>?
-        guard curl_easy_header(easy, "Cache-Control", 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
+        guard reshape_curl_easy_header(easy, "Cache-Control", 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
             let first = header
         else { return nil }
         var values: [String] = []
         for index in 0..<first.pointee.amount {
             var each: UnsafeMutablePointer<curl_header>?
-            if curl_easy_header(easy, "Cache-Control", index, UInt32(CURLH_HEADER), -1, &each) == CURLHE_OK,
+            if reshape_curl_easy_header(easy, "Cache-Control", index, UInt32(CURLH_HEADER), -1, &each) == CURLHE_OK,
                 let value = each?.pointee.value
             {
                 values.append(String(cString: value))

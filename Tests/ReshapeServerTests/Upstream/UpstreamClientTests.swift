@@ -15,7 +15,7 @@ final class UpstreamClientTests: XCTestCase {
     nonisolated(unsafe) static var upstream: DemoUpstream!
 
     override class func setUp() {
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        reshape_curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         upstream = try? DemoUpstream()
     }
 
