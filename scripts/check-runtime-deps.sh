@@ -50,7 +50,7 @@ for binary in "${binaries[@]}"; do
     # No `exit` in awk, for the same SIGPIPE reason: keep the first match, read on.
     path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib && /x86-64|AArch64|aarch64/ && !found { print $NF; found = 1 }')
     [ -n "$path" ] || path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib && !found { print $NF; found = 1 }')
-    package=${path:+$(package_of "$path")}
+    package=${path:+$(package_of "$path" || true)}
     if [ -z "$package" ]; then
       echo "  FAIL $lib: no Debian package found for it"; missing=$((missing + 1))
     elif echo " $base_image_packages " | grep -q " $package "; then
@@ -65,7 +65,7 @@ done
 # Loaded with dlopen when a server starts (Sources/CCurl), so not among the NEEDED entries above.
 for lib in $dlopened; do
   path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib && /x86-64|AArch64|aarch64/ && !found { print $NF; found = 1 }')
-  package=${path:+$(package_of "$path")}
+  package=${path:+$(package_of "$path" || true)}
   if [ -z "$package" ]; then
     echo "  FAIL $lib (loaded at run time): no Debian package found for it"; missing=$((missing + 1))
   elif echo "$installed" | grep -qx "$package"; then

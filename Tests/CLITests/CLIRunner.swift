@@ -43,12 +43,24 @@ enum CLIRunner {
         try process.run()
         if let stdin { try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }
         try? input.fileHandleForWriting.close()
+        // Standard error is read beside standard output: read one after the other, a command
+        // that fills the second pipe (LD_DEBUG's lines can) would wait for a reader forever.
+        let errors = ReadToEnd()
+        let reading = DispatchGroup()
+        let errorHandle = err.fileHandleForReading
+        DispatchQueue.global().async(group: reading) { errors.data = errorHandle.readDataToEndOfFile() }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        reading.wait()
+        let stderr = errors.data
         process.waitUntilExit()
         return Run(
             status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
             stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// What the reading thread read; read by the caller only after `DispatchGroup.wait`.
+    private final class ReadToEnd: @unchecked Sendable {
+        var data = Data()
     }
 
     static func temporaryFile(_ text: String, _ name: String = "input.json") throws -> String {

@@ -1,12 +1,13 @@
 import ReshapeDigest
 
 /// What a request is counted under in this process's table: a policy's name and the key's
-/// value, hashed. The value may be a credential (an API key), so it is never kept as sent. The
-/// hash is SipHash (Swift's `Hasher`) keyed by two secrets drawn when the process starts, one
-/// per half: 128 bits that nobody outside the process can aim at another value's bucket, at a
-/// tenth of a SHA-256's cost (every request of a limited route makes one per policy). Replicas
-/// that share their limits name the key in Redis by `sharedName`, which every process computes
-/// alike.
+/// value, hashed. The value may be a credential (an API key), so it is never kept as sent. Each
+/// 64-bit half is SipHash (Swift's `Hasher`, seeded per process) of a secret drawn when the
+/// process starts, one per half, then the policy and the value: 128 bits that nobody outside the
+/// process can aim at another value's bucket (the secrets keep that so even where the process
+/// runs with `SWIFT_DETERMINISTIC_HASHING`), at a tenth of a SHA-256's cost (every request of a
+/// limited route makes one per policy). Replicas that share their limits name the key in Redis
+/// by `sharedName`, which every process computes alike.
 package struct LimitKey: Hashable, Sendable {
     package let high: UInt64
     package let low: UInt64

@@ -14,7 +14,14 @@ import XCTest
 final class UpstreamClientTests: XCTestCase {
     nonisolated(unsafe) static var upstream: DemoUpstream!
 
+    /// Why libcurl could not be loaded, if it could not: each test then fails saying so.
+    nonisolated(unsafe) static var curlFailure: String?
+
     override class func setUp() {
+        if let failure = reshape_curl_open() {
+            curlFailure = String(cString: failure)
+            return
+        }
         reshape_curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         upstream = try? DemoUpstream()
     }
@@ -26,6 +33,7 @@ final class UpstreamClientTests: XCTestCase {
     private var metrics: Metrics!
 
     override func setUpWithError() throws {
+        if let failure = Self.curlFailure { throw HarnessError("libcurl could not be loaded: \(failure)") }
         guard Self.upstream != nil else { throw HarnessError("the demo upstream did not start") }
         loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
         uv_loop_init(loop)
@@ -34,9 +42,10 @@ final class UpstreamClientTests: XCTestCase {
     }
 
     override func tearDown() {
+        guard let client else { return }  // set-up failed before there was one
         // As a worker ends: the client closes, then the loop runs its handles' close callbacks.
         client.close()
-        client = nil
+        self.client = nil
         uv_run(loop, UV_RUN_DEFAULT)
         XCTAssertEqual(uv_loop_close(loop), 0, "a handle was left open")
         loop.deallocate()
