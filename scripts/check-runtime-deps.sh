@@ -43,36 +43,31 @@ package_of() {
 }
 
 missing=0
+# check_library LIB NOTE: the package owning LIB must be in the base image or the install list.
+check_library() {
+  local lib=$1 note=$2 path package
+  # No `exit` in awk, for the same SIGPIPE reason: keep the first match, read on.
+  path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib && /x86-64|AArch64|aarch64/ && !found { print $NF; found = 1 }')
+  [ -n "$path" ] || path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib && !found { print $NF; found = 1 }')
+  package=${path:+$(package_of "$path" || true)}
+  if [ -z "$package" ]; then
+    echo "  FAIL $lib${note:+ ($note)}: no Debian package found for it"; missing=$((missing + 1))
+  elif echo " $base_image_packages " | grep -q " $package "; then
+    echo "  ok   $lib ($package, in the base image${note:+, $note})"
+  elif echo "$installed" | grep -qx "$package"; then
+    echo "  ok   $lib ($package${note:+, $note})"
+  else
+    echo "  FAIL $lib ($package${note:+, $note}) is not in the runtime stage's apt-get install list"; missing=$((missing + 1))
+  fi
+}
 for binary in "${binaries[@]}"; do
   [ -x "$binary" ] || { echo "FAIL: $binary is not an executable"; exit 1; }
   echo "$binary:"
   for lib in $(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-    # No `exit` in awk, for the same SIGPIPE reason: keep the first match, read on.
-    path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib && /x86-64|AArch64|aarch64/ && !found { print $NF; found = 1 }')
-    [ -n "$path" ] || path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib && !found { print $NF; found = 1 }')
-    package=${path:+$(package_of "$path" || true)}
-    if [ -z "$package" ]; then
-      echo "  FAIL $lib: no Debian package found for it"; missing=$((missing + 1))
-    elif echo " $base_image_packages " | grep -q " $package "; then
-      echo "  ok   $lib ($package, in the base image)"
-    elif echo "$installed" | grep -qx "$package"; then
-      echo "  ok   $lib ($package)"
-    else
-      echo "  FAIL $lib ($package) is not in the runtime stage's apt-get install list"; missing=$((missing + 1))
-    fi
+    check_library "$lib" ""
   done
 done
 # Loaded with dlopen when a server starts (Sources/CCurl), so not among the NEEDED entries above.
-for lib in $dlopened; do
-  path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib && /x86-64|AArch64|aarch64/ && !found { print $NF; found = 1 }')
-  package=${path:+$(package_of "$path" || true)}
-  if [ -z "$package" ]; then
-    echo "  FAIL $lib (loaded at run time): no Debian package found for it"; missing=$((missing + 1))
-  elif echo "$installed" | grep -qx "$package"; then
-    echo "  ok   $lib ($package, loaded at run time)"
-  else
-    echo "  FAIL $lib ($package, loaded at run time) is not in the runtime stage's apt-get install list"; missing=$((missing + 1))
-  fi
-done
+for lib in $dlopened; do check_library "$lib" "loaded at run time"; done
 [ "$missing" -eq 0 ] || { echo "check-runtime-deps: $missing library(ies) not covered"; exit 1; }
 echo "check-runtime-deps: every needed library is covered"

@@ -59,6 +59,12 @@ static void load(void) {
     }
     RESHAPE_CURL_FUNCTIONS(RESHAPE_CURL_LOOKUP)
 #undef RESHAPE_CURL_LOOKUP
+    // Once per process, before any other call, as curl asks; pthread_once keeps it so.
+    CURLcode initialized = api.curl_global_init(CURL_GLOBAL_DEFAULT);
+    if (initialized != CURLE_OK) {
+        snprintf(failure, sizeof failure, "curl_global_init failed: %s", api.curl_easy_strerror(initialized));
+        return;
+    }
     // Released after every pointer: a thread that reads it set reads them all set.
     __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
 }
@@ -78,7 +84,6 @@ static inline void ready(void) {
     }
 }
 
-CURLcode reshape_curl_global_init(long flags) { ready(); return api.curl_global_init(flags); }
 CURL *reshape_curl_easy_init(void) { ready(); return api.curl_easy_init(); }
 void reshape_curl_easy_cleanup(CURL *h) { ready(); api.curl_easy_cleanup(h); }
 void reshape_curl_easy_reset(CURL *h) { ready(); api.curl_easy_reset(h); }

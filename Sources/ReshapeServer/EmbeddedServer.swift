@@ -12,11 +12,7 @@ package final class EmbeddedServer {
     private var stopped = false
 
     /// Why libcurl could not be loaded, or nil once it is loaded and set up.
-    private static let curlFailure: String? = {
-        if let failure = reshape_curl_open() { return String(cString: failure) }
-        reshape_curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        return nil
-    }()
+    private static let curlFailure: String? = reshape_curl_open().map { String(cString: $0) }
 
     package struct Failure: Error, CustomStringConvertible {
         package let description: String

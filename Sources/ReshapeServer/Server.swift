@@ -57,7 +57,6 @@ package final class Server {
                     + "install libcurl4 (Debian) or the system's libcurl.so.4")
             return 1
         }
-        reshape_curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         let ruleSet: RuleSet
         switch RuleLoader.loadServable(path: configuration.rulesPath, environment: environment) {
         case .success(let loaded): ruleSet = loaded

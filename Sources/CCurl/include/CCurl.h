@@ -7,10 +7,9 @@
 // the wrappers below; curl's own names are declared by curl.h but not linked, so a direct
 // call fails to link.
 
-/// Loads libcurl.so.4 once; NULL when it could be, else why not (dlerror's words).
+/// Loads libcurl.so.4 and runs its global init, once; NULL when that worked, else why not.
 const char *reshape_curl_open(void);
 
-CURLcode reshape_curl_global_init(long flags);
 CURL *reshape_curl_easy_init(void);
 void reshape_curl_easy_cleanup(CURL *h);
 void reshape_curl_easy_reset(CURL *h);

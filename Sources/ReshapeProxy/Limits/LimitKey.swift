@@ -44,14 +44,6 @@ package struct LimitKey: Hashable, Sendable {
         var bytes = Array(policy.utf8)
         bytes.append(0)
         bytes += value.utf8
-        let digest = SHA256Digest.hash(bytes)
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        var hex: [UInt8] = []
-        hex.reserveCapacity(32)
-        for byte in digest.prefix(16) {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: hex, as: UTF8.self)
+        return String(SHA256Digest.hex(bytes).prefix(32))
     }
 }

@@ -22,7 +22,6 @@ final class UpstreamClientTests: XCTestCase {
             curlFailure = String(cString: failure)
             return
         }
-        reshape_curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         upstream = try? DemoUpstream()
     }
 
